@@ -1,0 +1,259 @@
+// The data that flows through the pipeline:
+//   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
+// Everything here is plain data (JSON-serialisable) so plans and results can be printed,
+// saved and re-judged without the code that produced them.
+
+export type Kind = "collective" | "train" | "inventory";
+
+export type CollectiveOp = "all_reduce" | "all_gather" | "reduce_scatter" | "alltoall" | "broadcast";
+
+export interface CollectiveParams {
+  op: CollectiveOp;
+  minBytes: number;
+  maxBytes: number;
+  factor: number;
+  iters: number;
+  warmup: number;
+  dtype: "float" | "half" | "bfloat16" | "double" | "int32";
+  check: boolean;
+  /** auto = nccl when GPUs are visible, gloo otherwise */
+  backend: "auto" | "nccl" | "gloo";
+  /** workload = gpucheck's own Python benchmark; nccl-tests = the official binaries */
+  impl: "workload" | "nccl-tests";
+  /** directory holding all_reduce_perf & co; PATH when absent */
+  ncclTestsDir?: string;
+}
+
+export interface TrainParams {
+  model: "resnet18" | "resnet50" | "transformer";
+  data: "synthetic" | "fashionmnist" | "cifar10" | "cifar100";
+  /** where pre-staged data files live on the nodes; required for non-synthetic data */
+  dataDir?: string;
+  batchSize: number;
+  steps: number;
+  warmupSteps: number;
+  imageSize?: number;
+  layers?: number;
+  width?: number;
+  heads?: number;
+  seqLen?: number;
+  vocab?: number;
+  precision: "auto" | "fp32" | "bf16";
+}
+
+/** A threshold on one named metric. Values are stored in the metric's canonical unit. */
+export interface Expectation {
+  metric: string;
+  /** canonical unit of the metric, e.g. "GB/s", "samples/s", "count", "ms", "%" */
+  unit: string;
+  min?: number;
+  max?: number;
+  /** message size in bytes for per-size metrics (busbw, algbw, time_us); default: the largest size */
+  at?: number;
+  /** relative threshold: measured ≥ ratio × baseline (with --baseline) */
+  baselineRatio?: number;
+  /** the threshold as the user wrote it, for messages */
+  text: string;
+}
+
+export interface TestSpec {
+  name: string;
+  kind: Kind;
+  description?: string;
+  nodes: number;
+  gpusPerNode: number;
+  /** ranks launched per node; defaults to gpusPerNode (or 2 on CPU suites that say so) */
+  ranksPerNode: number;
+  /** run the test on every node separately, one verdict per node */
+  perNode: boolean;
+  timeoutMs: number;
+  env: Record<string, string>;
+  python: string;
+  collective?: CollectiveParams;
+  train?: TrainParams;
+  expect: Expectation[];
+}
+
+export interface Suite {
+  name: string;
+  description: string;
+  cluster?: string;
+  /** the platform a plain `gpucheck suite` uses, and per-platform settings (validated by each plugin) */
+  platform: { type: string; settings: Record<string, unknown> };
+  /** queue/pending timeout for schedulers, ms */
+  queueTimeoutMs: number;
+  tests: TestSpec[];
+  source: { path: string; sha256: string; builtin: boolean };
+}
+
+/** What a test will launch, independent of where. */
+export interface Launch {
+  python: string;
+  /** arguments after the interpreter, e.g. ["-m", "gpucheck_workload", "collective", ...] */
+  args: string[];
+  env: Record<string, string>;
+  /** workload files staged on every node, relative to the staging directory */
+  files: string[];
+}
+
+export interface PlannedTest {
+  name: string;
+  kind: Kind;
+  nodes: number;
+  gpusPerNode: number;
+  ranksPerNode: number;
+  worldSize: number;
+  perNode: boolean;
+  timeoutMs: number;
+  launch: Launch;
+  expect: Expectation[];
+  spec: TestSpec;
+  /** the platform's rendering (ssh argv, sbatch script, container options, manifests): pure data */
+  rendered: unknown;
+}
+
+export interface Plan {
+  suite: { name: string; description: string; cluster?: string; path: string; sha256: string };
+  platform: string;
+  settings: Record<string, unknown>;
+  tests: PlannedTest[];
+}
+
+/** How one unit (the whole test, or one node in per-node mode) ended, as the platform saw it. */
+export type UnitStatus =
+  | "completed" // every rank exited 0
+  | "failed" // a rank exited non-zero
+  | "timeout"
+  | "cancelled" // Ctrl-C / SIGTERM
+  | "infra" // could not launch, host unreachable, job state NODE_FAIL …
+  | "skipped"; // node drained/down, not attempted
+
+export interface RankLog {
+  rank: number;
+  host: string;
+  path: string;
+  exitCode: number | null;
+}
+
+export interface UnitRun {
+  /** "all" for a whole-cluster test; the node name in per-node mode */
+  unit: string;
+  hosts: string[];
+  status: UnitStatus;
+  /** why, for anything but completed, e.g. "host 127.0.0.3: connection refused" */
+  message?: string;
+  startedAt: string;
+  endedAt: string;
+  ranks: RankLog[];
+  /** rank 0's stdout (where the workload prints its results) */
+  output: string;
+  /** last lines of all ranks' logs, for JUnit system-out */
+  tail: string;
+}
+
+export interface SeriesPoint {
+  x: number;
+  y: number;
+}
+
+export interface Measurement {
+  /** scalar metrics: busbw (at the largest size), wrong, samples_per_s, … */
+  metrics: Record<string, number | null>;
+  /** per-size metrics for collectives, keyed by metric name: [size bytes, value] */
+  bySize?: Record<string, Array<[number, number | null]>>;
+  /** series for plots: training throughput over steps etc. */
+  series?: Record<string, SeriesPoint[]>;
+  /** the parsed output, kept whole in results.json (nccl table, train JSON, inventory) */
+  raw?: unknown;
+}
+
+export type Outcome = "passed" | "failed" | "error" | "skipped";
+
+export interface Check {
+  metric: string;
+  expectation: string;
+  measured: number | null;
+  expected: number;
+  unit: string;
+  ok: boolean;
+  /** e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)" */
+  message: string;
+}
+
+export interface Verdict {
+  outcome: Outcome;
+  /** one line: the headline of why */
+  reason: string;
+  checks: Check[];
+}
+
+export interface TelemetrySummary {
+  samples: number;
+  maxTempC: number | null;
+  maxPowerW: number | null;
+  meanUtilPct: number | null;
+  throttleReasons: string[];
+  xids: string[];
+  series?: Record<string, SeriesPoint[]>;
+}
+
+export interface UnitResult {
+  unit: string;
+  hosts: string[];
+  status: UnitStatus;
+  message?: string;
+  startedAt: string;
+  endedAt: string;
+  durationS: number;
+  measurement: Measurement | null;
+  verdict: Verdict;
+  logs: string[];
+  tail: string;
+  telemetry?: TelemetrySummary;
+}
+
+export interface TestResult {
+  name: string;
+  kind: Kind;
+  perNode: boolean;
+  nodes: number;
+  gpusPerNode: number;
+  worldSize: number;
+  expect: Expectation[];
+  /** headline metric name and unit for tables, e.g. busbw GB/s */
+  headline: { metric: string; unit: string };
+  units: UnitResult[];
+  outcome: Outcome;
+}
+
+export interface NodeInventory {
+  hostname: string;
+  gpus: Array<{
+    index: number;
+    name: string;
+    uuid?: string;
+    serial?: string;
+    [k: string]: unknown;
+  }>;
+  driver?: string | null;
+  cuda?: string | null;
+  nccl?: string | null;
+  torch?: string | null;
+  [k: string]: unknown;
+}
+
+export interface ResultsFile {
+  schemaVersion: 1;
+  gpucheck: string;
+  suite: { name: string; description: string; cluster?: string; path: string; sha256: string };
+  platform: string;
+  command: string[];
+  startedAt: string;
+  endedAt: string | null;
+  /** false while running or when interrupted: finished tests are kept either way */
+  complete: boolean;
+  outcome: Outcome;
+  tests: TestResult[];
+  inventory: NodeInventory[];
+  baseline?: string;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bun
+// argv → command. The only place that calls process.exit. Each command's module is imported
+// only when that command runs, so `--version` and `--help` load nothing heavy.
+import { Command, Option } from "commander";
+import { VERSION } from "./lib/version.ts";
+import { EXIT } from "./lib/errors.ts";
+
+type Main = (...args: never[]) => Promise<number>;
+
+function lazy(load: () => Promise<{ main: Main }>) {
+  return async (...args: unknown[]) => {
+    const { main } = await load();
+    process.exitCode = await (main as (...a: unknown[]) => Promise<number>)(...args);
+  };
+}
+
+const program = new Command()
+  .name("gpucheck")
+  .description("Acceptance tests for GPU clusters: collectives, training, inventory; JUnit, HTML and signed certificates")
+  .version(VERSION, "-V, --version")
+  .showHelpAfterError()
+  .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+  .exitOverride();
+
+program
+  .command("suite")
+  .description("run a suite (a file or a built-in name) through a platform")
+  .argument("<suite>", "suite file or built-in name (see `gpucheck list`)")
+  .option("-p, --platform <name>", "platform to run on (default: the suite's platform.type)")
+  .option("--python <path>", "Python interpreter on the nodes")
+  .option("--hosts <h1,h2,...>", "hosts for the ssh platform (or node list for slurm)")
+  .option("--hostfile <file>", "file with one host per line")
+  .option("-o, --out <dir>", "results directory (default ./gpucheck-results/<suite>-<UTC timestamp>)")
+  .option("-t, --timeout <duration>", "override every test's timeout, e.g. 90s, 10m")
+  .option("--only <names>", "run only these tests (comma-separated)")
+  .option("--image <ref>", "container image for docker and k8s")
+  .option("--context <name>", "kubeconfig context for k8s")
+  .option("--keep", "keep containers/pods after the run for debugging")
+  .option("--baseline <results.json>", "judge relative thresholds against an earlier run")
+  .option("--sign-key <pem>", "sign the results: writes certificate.intoto.json")
+  .addOption(new Option("--progress <mode>", "progress display").choices(["auto", "tty", "plain", "none"]).default("auto"))
+  .action(lazy(() => import("./lib/commands/suite.ts")));
+
+program
+  .command("validate")
+  .description("check a suite file; every problem is reported with its position")
+  .argument("<suite>", "suite file or built-in name")
+  .action(lazy(() => import("./lib/commands/validate.ts")));
+
+program
+  .command("plan")
+  .description("print the fully resolved plan: per test the platform, nodes, ranks, commands, env and files; runs nothing")
+  .argument("<suite>", "suite file or built-in name")
+  .option("-p, --platform <name>", "platform to plan for")
+  .option("--python <path>", "Python interpreter on the nodes")
+  .option("--hosts <h1,h2,...>", "hosts for the ssh platform")
+  .option("--hostfile <file>", "file with one host per line")
+  .option("--image <ref>", "container image for docker and k8s")
+  .option("--json", "print JSON")
+  .action(lazy(() => import("./lib/commands/plan.ts")));
+
+program
+  .command("list")
+  .description("list built-in suites, test kinds and platforms")
+  .option("--json", "print JSON")
+  .action(lazy(() => import("./lib/commands/list.ts")));
+
+const parse = program.command("parse").description("parse tool output into JSON");
+parse
+  .command("nccl")
+  .description("parse nccl-tests output (any collective, any era, or a -J JSON file)")
+  .argument("<log>", "log file, or - for standard input")
+  .option("--json", "print JSON (the default when stdout is not a TTY)")
+  .action(lazy(() => import("./lib/commands/parse-nccl.ts")));
+
+program
+  .command("report")
+  .description("regenerate junit.xml, the summary and report.html from a results directory")
+  .argument("<results-dir>")
+  .action(lazy(() => import("./lib/commands/report.ts")));
+
+program
+  .command("judge")
+  .description("re-judge saved results against a suite's thresholds without rerunning anything")
+  .argument("<results-dir>")
+  .requiredOption("--suite <file>", "suite whose thresholds to apply")
+  .option("--baseline <results.json>", "baseline for relative thresholds")
+  .action(lazy(() => import("./lib/commands/judge.ts")));
+
+program
+  .command("keygen")
+  .description("create a signing key pair (private key mode 0600)")
+  .requiredOption("--out <dir>", "directory for gpucheck.key and gpucheck.pub")
+  .addOption(new Option("--algorithm <alg>", "key algorithm").choices(["ed25519", "p256"]).default("ed25519"))
+  .action(lazy(() => import("./lib/commands/keygen.ts")));
+
+program
+  .command("certify")
+  .description("sign a results directory: writes certificate.intoto.json, certificate.html and certificate.md")
+  .argument("<results-dir>")
+  .requiredOption("--key <pem>", "private key (PKCS#8 PEM)")
+  .action(lazy(() => import("./lib/commands/certify.ts")));
+
+program
+  .command("verify")
+  .description("verify a signed certificate, and with --results that every subject matches its file")
+  .argument("<certificate>")
+  .requiredOption("--key <pub.pem>", "public key (SPKI PEM)")
+  .option("--results <dir>", "results directory whose files the certificate names")
+  .action(lazy(() => import("./lib/commands/verify.ts")));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  const { reportFatal } = await import("./lib/commands/fatal.ts");
+  process.exitCode = reportFatal(err);
+}
+process.exit(process.exitCode ?? EXIT.ok);

@@ -1,0 +1,18 @@
+// The platform registry: adding a platform is one file and one line here.
+// The suite schema's platform names are derived from these keys.
+import type { Platform } from "./types.ts";
+import { local } from "./local.ts";
+import { ssh } from "./ssh.ts";
+import { slurm } from "./slurm.ts";
+import { docker } from "./docker.ts";
+import { k8s } from "./k8s.ts";
+
+export const PLATFORMS = { local, ssh, slurm, docker, k8s } satisfies Record<string, Platform<never>>;
+
+export type PlatformName = keyof typeof PLATFORMS;
+
+export const PLATFORM_NAMES = Object.keys(PLATFORMS) as PlatformName[];
+
+export function getPlatform(name: string): Platform<unknown> | undefined {
+  return (PLATFORMS as Record<string, Platform<unknown>>)[name];
+}
