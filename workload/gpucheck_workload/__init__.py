@@ -1,0 +1,1 @@
+"""gpucheck workload: runs on the nodes (collective, train, inventory, telemetry)."""
