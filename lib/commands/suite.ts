@@ -1,0 +1,124 @@
+// `gpucheck suite <file|name>`: load → plan → execute → report (→ sign).
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { EXIT, SuiteError } from "../errors.ts";
+import { executePlan } from "../execute.ts";
+import { loadSuite } from "../load.ts";
+import { buildPlan } from "../plan.ts";
+import { createProgress } from "../progress.ts";
+import { renderSummary } from "../report/summary.ts";
+import { writeFinalFiles } from "../report/write.ts";
+import type { ResultsFile } from "../types.ts";
+import { parseDuration } from "../units.ts";
+import { cliOverrides, type HostFlags } from "./cli-overrides.ts";
+import { suiteText } from "./suite-source.ts";
+import { useColor } from "./color.ts";
+
+interface SuiteFlags extends HostFlags {
+  platform?: string;
+  out?: string;
+  timeout?: string;
+  only?: string;
+  baseline?: string;
+  signKey?: string;
+  progress: "auto" | "tty" | "plain" | "none";
+}
+
+export async function main(ref: string, flags: SuiteFlags): Promise<number> {
+  const suite = await loadSuite(ref);
+  const cli = cliOverrides(flags);
+  const timeoutMs = flags.timeout === undefined ? undefined : durationFlag(flags.timeout);
+  const plan = buildPlan(suite, {
+    platform: flags.platform,
+    cli,
+    only: flags.only?.split(",").map((s) => s.trim()).filter(Boolean),
+    timeoutMs,
+  });
+  const baseline = flags.baseline ? readBaseline(flags.baseline) : undefined;
+  if (flags.signKey) {
+    // refuse a bad key before spending an hour of GPU time, not after
+    const { checkSigningKey } = await import("../sign/keys.ts");
+    checkSigningKey(flags.signKey);
+  }
+  const outDir = flags.out ?? join("gpucheck-results", `${suite.name}-${utcStamp(new Date())}`);
+  const mode = flags.progress === "auto" ? (process.stderr.isTTY ? "tty" : "plain") : flags.progress;
+  const progress = createProgress({ mode, total: plan.tests.length, stream: process.stderr });
+
+  const cancel = new AbortController();
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) {
+      // the user insists: leave now; every finished test is already on disk
+      process.stderr.write(`\ngpucheck: ${sig} again, exiting without waiting for cleanup\n`);
+      process.exit(130);
+    }
+    progress.note(`${sig}: stopping the run, killing what it started (press Ctrl-C again to exit at once)`);
+    cancel.abort("cancelled");
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  progress.note(`suite ${suite.name} (${plan.tests.length} tests) on ${plan.platform}; results in ${outDir}`);
+  let results: ResultsFile;
+  try {
+    results = await executePlan(suite, plan, {
+      outDir,
+      cli,
+      progress,
+      command: ["gpucheck", ...process.argv.slice(2)],
+      suiteText: suiteText(suite),
+      baseline: baseline?.results,
+      baselinePath: baseline?.path,
+      signal: cancel.signal,
+    });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  writeFinalFiles(outDir, results);
+  progress.close();
+  process.stdout.write(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
+  if (flags.signKey) {
+    const { certifyResults } = await import("../sign/certify.ts");
+    const cert = await certifyResults(outDir, flags.signKey);
+    process.stdout.write(`signed: ${cert}\n`);
+  }
+  process.stdout.write(`results: ${join(outDir, "results.json")}  junit: ${join(outDir, "junit.xml")}  report: ${join(outDir, "report.html")}\n`);
+  if (cancel.signal.aborted) return 130;
+  return exitCodeFor(results);
+}
+
+export function exitCodeFor(results: ResultsFile): number {
+  switch (results.outcome) {
+    case "passed":
+    case "skipped":
+      return EXIT.ok;
+    case "failed":
+      return EXIT.failed;
+    case "error":
+      return EXIT.infra;
+  }
+}
+
+function durationFlag(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (e) {
+    throw new SuiteError(`gpucheck: --timeout: ${(e as Error).message}`);
+  }
+}
+
+function readBaseline(path: string): { path: string; results: ResultsFile } {
+  const file = existsSync(path) && !path.endsWith(".json") ? join(path, "results.json") : path;
+  try {
+    return { path: file, results: JSON.parse(readFileSync(file, "utf8")) as ResultsFile };
+  } catch (e) {
+    throw new SuiteError(`gpucheck: --baseline ${path}: cannot read results: ${(e as Error).message}`);
+  }
+}
+
+/** 20261121T235501Z: sortable, no colons (safe in paths on every filesystem). */
+export function utcStamp(d: Date): string {
+  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}

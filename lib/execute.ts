@@ -1,0 +1,206 @@
+// The one impure step: run a Plan through its platform, test by test, writing results as each
+// test finishes so that a later crash, timeout or Ctrl-C still leaves every finished test on disk.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { workloadFiles, workloadHash } from "./assets.ts";
+import { PlatformError } from "./errors.ts";
+import { headlineOf, judgeTest, judgeUnit } from "./judge.ts";
+import { measure } from "./measure.ts";
+import { collectInventories } from "./parsers/inventory.ts";
+import { summariseTelemetry } from "./parsers/telemetry.ts";
+import type { Progress } from "./progress.ts";
+import { writeRunFiles } from "./report/write.ts";
+import type { Measurement, NodeInventory, Plan, PlannedTest, ResultsFile, Suite, TestResult, UnitResult, UnitRun } from "./types.ts";
+import { VERSION } from "./version.ts";
+import { resolvePlatform } from "./plan.ts";
+import type { CliOverrides, RunContext } from "../plugins/types.ts";
+
+export interface ExecuteOptions {
+  outDir: string;
+  cli: CliOverrides;
+  progress: Progress;
+  /** argv as the user typed it, kept in results.json */
+  command: string[];
+  /** the suite file's text, saved as suite.yaml (a subject of the certificate) */
+  suiteText: string;
+  baseline?: ResultsFile;
+  baselinePath?: string;
+  /** aborted by Ctrl-C/SIGTERM with reason "cancelled" */
+  signal: AbortSignal;
+}
+
+export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
+  const outDir = resolve(opts.outDir);
+  mkdirSync(join(outDir, "logs"), { recursive: true });
+  writeFileSync(join(outDir, "suite.yaml"), opts.suiteText);
+  const { platform, settings } = resolvePlatform(suite, plan.platform);
+  const workload = workloadFiles();
+  const results: ResultsFile = {
+    schemaVersion: 1,
+    gpucheck: VERSION,
+    suite: plan.suite,
+    platform: plan.platform,
+    command: opts.command,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    complete: false,
+    outcome: "passed",
+    tests: [],
+    inventory: [],
+    ...(opts.baselinePath ? { baseline: opts.baselinePath } : {}),
+  };
+  writeRunFiles(outDir, results);
+
+  for (const [i, test] of plan.tests.entries()) {
+    if (opts.signal.aborted) break;
+    opts.progress.testStarted(test.name, i, test.kind, test.perNode ? test.nodes : 1);
+    const units = await runTest(test, {
+      suite,
+      settings,
+      outDir,
+      workload,
+      platformRun: (ctx) => platform.run(ctx),
+      cli: opts.cli,
+      progress: opts.progress,
+      signal: opts.signal,
+    });
+    const result = judgeUnits(test, units, outDir, opts.baseline);
+    results.tests.push(result);
+    results.inventory = mergeInventory(results.inventory, units.flatMap((u) => u.inventory));
+    results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
+    writeRunFiles(outDir, results);
+    opts.progress.testFinished(result);
+  }
+  results.endedAt = new Date().toISOString();
+  results.complete = !opts.signal.aborted && results.tests.length === plan.tests.length;
+  if (!results.complete && results.outcome === "passed") results.outcome = "error";
+  writeRunFiles(outDir, results);
+  return results;
+}
+
+interface TestEnv {
+  suite: Suite;
+  settings: unknown;
+  outDir: string;
+  workload: ReadonlyMap<string, string>;
+  platformRun: (ctx: RunContext<unknown>) => Promise<UnitRun[]>;
+  cli: CliOverrides;
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+type RunWithData = UnitRun & { texts: string[]; inventory: NodeInventory[] };
+
+async function runTest(test: PlannedTest, env: TestEnv): Promise<RunWithData[]> {
+  const logDir = join(env.outDir, "logs", safeName(test.name));
+  mkdirSync(logDir, { recursive: true });
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort("timeout"), test.timeoutMs);
+  // a Ctrl-C reads as "cancelled", the timer as "timeout": platforms report which
+  const signal = AbortSignal.any([env.signal, timeout.signal]);
+  const startedAt = new Date().toISOString();
+  const alive = new Set<string>();
+  let units: UnitRun[];
+  try {
+    units = await env.platformRun({
+      suite: env.suite,
+      settings: env.settings,
+      cli: env.cli,
+      test,
+      launch: test.launch,
+      workloadHash: workloadHash(env.workload),
+      outDir: env.outDir,
+      logDir,
+      workload: env.workload,
+      signal,
+      deadline: Date.now() + test.timeoutMs,
+      onLine: (unit, rank, line) => {
+        const key = `${unit}/${rank}`;
+        if (!alive.has(key)) {
+          alive.add(key);
+          env.progress.ranksAlive(alive.size);
+        }
+        env.progress.line(unit, rank, line);
+      },
+      note: (m) => env.progress.note(m),
+    });
+  } catch (err) {
+    // a platform that cannot even start the test still yields a verdict: error, with the reason
+    const message = err instanceof PlatformError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
+    units = [
+      { unit: "all", hosts: [], status: signal.aborted ? statusOf(signal) : "infra", message, startedAt, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "" },
+    ];
+  } finally {
+    clearTimeout(timer);
+  }
+  return units.map((u) => {
+    const texts = u.ranks.map((r) => (existsSync(r.path) ? readFileSync(r.path, "utf8") : ""));
+    return { ...u, texts, inventory: collectInventories(texts) };
+  });
+}
+
+function statusOf(signal: AbortSignal): "timeout" | "cancelled" {
+  return signal.reason === "timeout" ? "timeout" : "cancelled";
+}
+
+function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, baseline?: ResultsFile): TestResult {
+  const unitResults: UnitResult[] = units.map((u) => {
+    const telemetry = summariseTelemetry(u.texts);
+    let measurement: Measurement | null = null;
+    let parseProblem: string | undefined;
+    if (u.status !== "skipped" && u.status !== "infra") {
+      try {
+        measurement = measure(test.kind, u.output, telemetry);
+      } catch (err) {
+        parseProblem = (err as Error).message;
+      }
+    }
+    const message = [u.message, u.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
+    const verdict = judgeUnit(test.expect, { status: u.status, message, measurement }, baselineFor(baseline, test.name, u.unit));
+    return {
+      unit: u.unit,
+      hosts: u.hosts,
+      status: u.status,
+      ...(message ? { message } : {}),
+      startedAt: u.startedAt,
+      endedAt: u.endedAt,
+      durationS: (Date.parse(u.endedAt) - Date.parse(u.startedAt)) / 1000,
+      measurement,
+      verdict,
+      logs: u.ranks.map((r) => r.path.startsWith(outDir) ? r.path.slice(outDir.length + 1) : r.path),
+      tail: u.tail,
+      telemetry,
+    };
+  });
+  return {
+    name: test.name,
+    kind: test.kind,
+    perNode: test.perNode,
+    nodes: test.nodes,
+    gpusPerNode: test.gpusPerNode,
+    worldSize: test.worldSize,
+    expect: test.expect,
+    headline: headlineOf(test.kind, test.expect),
+    units: unitResults,
+    outcome: judgeTest(unitResults),
+  };
+}
+
+/** The same test (and node, in per-node mode) in an earlier run, for relative thresholds. */
+function baselineFor(baseline: ResultsFile | undefined, test: string, unit: string): Measurement | null | undefined {
+  if (!baseline) return undefined;
+  const t = baseline.tests.find((x) => x.name === test);
+  const u = t?.units.find((x) => x.unit === unit) ?? (t?.units.length === 1 ? t.units[0] : undefined);
+  return u?.measurement ?? null;
+}
+
+function mergeInventory(have: NodeInventory[], found: NodeInventory[]): NodeInventory[] {
+  const byHost = new Map(have.map((i) => [i.hostname, i]));
+  for (const inv of found) byHost.set(inv.hostname, inv);
+  return [...byHost.values()];
+}
+
+/** Test names become directory names under logs/. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, "_");
+}

@@ -1,0 +1,32 @@
+// A unit's output → Measurement, by test kind. Pure; ParseError when the output is unusable.
+import { ParseError } from "./errors.ts";
+import { inventoryMeasurement } from "./parsers/inventory.ts";
+import { ncclMeasurement, parseNccl } from "./parsers/nccl.ts";
+import { telemetryMetrics } from "./parsers/telemetry.ts";
+import { trainMeasurement } from "./parsers/train.ts";
+import type { Kind, Measurement, TelemetrySummary } from "./types.ts";
+
+export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary): Measurement {
+  const m = kindMeasurement(kind, output);
+  if (telemetry && telemetry.samples > 0) m.metrics = { ...telemetryMetrics(telemetry), ...m.metrics };
+  return m;
+}
+
+function kindMeasurement(kind: Kind, output: string): Measurement {
+  switch (kind) {
+    case "collective": {
+      const report = parseNccl(output);
+      if (report.rows.length === 0) {
+        throw new ParseError(report.failure ? `no results: ${report.failure}` : "no nccl-tests result rows in the output");
+      }
+      const m = ncclMeasurement(report);
+      // the judge never passes an nccl-tests log that stopped before its footer
+      m.metrics.complete = report.complete ? 1 : 0;
+      return m;
+    }
+    case "train":
+      return trainMeasurement(output);
+    case "inventory":
+      return inventoryMeasurement(output);
+  }
+}

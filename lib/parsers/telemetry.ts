@@ -1,0 +1,56 @@
+// GPUCHECK_TELEMETRY samples from every node → one summary and the series the report plots.
+import type { SeriesPoint, TelemetrySummary } from "../types.ts";
+import { taggedLines } from "./protocol.ts";
+
+type Obj = Record<string, unknown>;
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+export function summariseTelemetry(texts: string[]): TelemetrySummary {
+  const samples = texts.flatMap((t) => taggedLines(t, "TELEMETRY"));
+  const t0 = Math.min(...samples.map((s) => num(s.t) ?? Infinity));
+  const series: Record<string, SeriesPoint[]> = { util_pct: [], power_w: [], temp_c: [] };
+  const throttle = new Set<string>();
+  const xids = new Set<string>();
+  let maxTemp: number | null = null;
+  let maxPower: number | null = null;
+  const utils: number[] = [];
+  for (const s of samples) {
+    const x = (num(s.t) ?? t0) - t0;
+    const gpus = Array.isArray(s.gpus) ? (s.gpus as Obj[]) : [];
+    for (const key of ["util_pct", "power_w", "temp_c"] as const) {
+      const vals = gpus.map((g) => num(g[key])).filter((v): v is number => v !== null);
+      // a CPU node has no GPU: plot its CPU utilisation so the chart still shows the run's load
+      if (key === "util_pct" && vals.length === 0 && num(s.cpu_util_pct) !== null) vals.push(num(s.cpu_util_pct)!);
+      if (vals.length) series[key]!.push({ x, y: key === "util_pct" ? vals.reduce((a, b) => a + b, 0) / vals.length : Math.max(...vals) });
+    }
+    for (const g of gpus) {
+      const temp = num(g.temp_c);
+      const power = num(g.power_w);
+      if (temp !== null) maxTemp = Math.max(maxTemp ?? temp, temp);
+      if (power !== null) maxPower = Math.max(maxPower ?? power, power);
+      if (num(g.util_pct) !== null) utils.push(num(g.util_pct)!);
+      if (Array.isArray(g.throttle_reasons)) for (const r of g.throttle_reasons) throttle.add(String(r));
+    }
+    if (Array.isArray(s.xids)) for (const x of s.xids) xids.add(typeof x === "string" ? x : JSON.stringify(x));
+  }
+  return {
+    samples: samples.length,
+    maxTempC: maxTemp,
+    maxPowerW: maxPower,
+    meanUtilPct: utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null,
+    throttleReasons: [...throttle].sort(),
+    xids: [...xids],
+    series,
+  };
+}
+
+/** Telemetry metrics that any test may put thresholds on. */
+export function telemetryMetrics(t: TelemetrySummary): Record<string, number | null> {
+  return {
+    gpu_temp_max: t.maxTempC,
+    gpu_power_max: t.maxPowerW,
+    gpu_util_mean: t.meanUtilPct,
+    xid_events: t.xids.length,
+    throttle_events: t.throttleReasons.length,
+  };
+}

@@ -1,0 +1,31 @@
+// A plan for people: per test what runs where, with the platform's rendering verbatim.
+import type { Plan } from "./types.ts";
+
+export function renderPlanText(plan: Plan): string {
+  const out: string[] = [];
+  out.push(`suite ${plan.suite.name}  (${plan.suite.path}, sha256 ${plan.suite.sha256.slice(0, 12)}…)`);
+  if (plan.suite.cluster) out.push(`cluster ${plan.suite.cluster}`);
+  out.push(`platform ${plan.platform}`, "");
+  for (const [i, t] of plan.tests.entries()) {
+    const where = t.perNode ? `per node on ${t.nodes} node(s)` : `${t.nodes} node(s)`;
+    out.push(`${i + 1}. ${t.name}  [${t.kind}]  ${where} × ${t.ranksPerNode} ranks (world ${t.worldSize}), ${t.gpusPerNode} GPU(s)/node, timeout ${Math.round(t.timeoutMs / 1000)}s`);
+    out.push(`   command: ${[t.launch.python, ...t.launch.args].join(" ")}`);
+    const env = Object.entries(t.launch.env);
+    if (env.length) out.push(`   env: ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);
+    for (const e of t.expect) out.push(`   expect: ${e.text}`);
+    out.push(`   files: ${t.launch.files.length} workload files (gpucheck_workload/)`);
+    out.push(...indent(renderedText(t.rendered), "   "), "");
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function renderedText(r: unknown): string {
+  if (typeof r === "string") return r;
+  if (r && typeof r === "object" && typeof (r as { text?: unknown }).text === "string") return (r as { text: string }).text;
+  if (r && typeof r === "object" && typeof (r as { yaml?: unknown }).yaml === "string") return (r as { yaml: string }).yaml;
+  return JSON.stringify(r, null, 2);
+}
+
+function indent(text: string, pad: string): string[] {
+  return text.split("\n").map((l) => pad + l);
+}

@@ -1,0 +1,80 @@
+// Suite → Plan: pure. `gpucheck plan` prints it; `gpucheck suite` executes it.
+import { workloadFiles, workloadHash } from "./assets.ts";
+import { SuiteError } from "./errors.ts";
+import type { Plan, PlannedTest, Suite } from "./types.ts";
+import { workloadArgs } from "./workload-args.ts";
+import { PLATFORM_NAMES, getPlatform } from "../plugins/mod.ts";
+import type { CliOverrides, Platform, RenderContext } from "../plugins/types.ts";
+
+export interface PlanOptions {
+  platform?: string;
+  cli: CliOverrides;
+  /** run only these tests */
+  only?: string[];
+  /** overrides every test's timeout */
+  timeoutMs?: number;
+}
+
+export function resolvePlatform(suite: Suite, name?: string): { platform: Platform<unknown>; settings: unknown } {
+  const chosen = name ?? suite.platform.type;
+  const platform = getPlatform(chosen);
+  if (!platform) {
+    throw new SuiteError(`gpucheck: unknown platform "${chosen}": expected one of ${PLATFORM_NAMES.join(", ")}`);
+  }
+  const given = suite.platform.settings[chosen];
+  const parsed = platform.settings.safeParse(given ?? {});
+  if (!parsed.success) {
+    // the loader validated the suite's block; only defaults can fail here, which is a bug in the plugin
+    throw new SuiteError(`gpucheck: platform "${chosen}" settings are invalid: ${parsed.error.message}`);
+  }
+  return { platform, settings: parsed.data };
+}
+
+export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
+  const { platform, settings } = resolvePlatform(suite, opts.platform);
+  const files = [...workloadFiles().keys()];
+  const hash = workloadHash();
+  let tests = suite.tests;
+  if (opts.only?.length) {
+    const names = new Set(suite.tests.map((t) => t.name));
+    const unknown = opts.only.filter((n) => !names.has(n));
+    if (unknown.length) {
+      throw new SuiteError(`gpucheck: --only names unknown tests: ${unknown.map((n) => `"${n}"`).join(", ")}: the suite has ${[...names].join(", ")}`);
+    }
+    tests = tests.filter((t) => opts.only!.includes(t.name));
+  }
+  const planned: PlannedTest[] = tests.map((spec) => {
+    const test = {
+      name: spec.name,
+      kind: spec.kind,
+      nodes: spec.nodes,
+      gpusPerNode: spec.gpusPerNode,
+      ranksPerNode: spec.ranksPerNode,
+      worldSize: spec.perNode ? spec.ranksPerNode : spec.nodes * spec.ranksPerNode,
+      perNode: spec.perNode,
+      timeoutMs: opts.timeoutMs ?? spec.timeoutMs,
+      launch: {
+        python: opts.cli.python ?? spec.python,
+        args: workloadArgs(spec),
+        env: spec.env,
+        files,
+      },
+      expect: spec.expect,
+      spec,
+    };
+    const ctx: RenderContext<unknown> = { suite, settings, cli: opts.cli, test, launch: test.launch, workloadHash: hash };
+    return { ...test, rendered: platform.render(ctx) };
+  });
+  return {
+    suite: {
+      name: suite.name,
+      description: suite.description,
+      cluster: suite.cluster,
+      path: suite.source.path,
+      sha256: suite.source.sha256,
+    },
+    platform: platform.name,
+    settings: settings as Record<string, unknown>,
+    tests: planned,
+  };
+}

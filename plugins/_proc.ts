@@ -1,0 +1,113 @@
+// Child processes for platforms that launch commands themselves (local, ssh, slurm's CLI).
+// Each child leads its own process group so that a timeout or Ctrl-C can kill everything it
+// started (a rank's dataloader workers, an ssh client's children) with one signal.
+import { spawn } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+
+export interface ProcSpec {
+  argv: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** every line of stdout and stderr, as it arrives */
+  onLine?: (line: string, stream: "stdout" | "stderr") => void;
+  /** file that receives stdout and stderr interleaved, as the rank's log */
+  logPath?: string;
+  /** killing the group starts when this aborts */
+  signal?: AbortSignal;
+  /** ms between SIGTERM and SIGKILL */
+  graceMs?: number;
+  /** text for stdin, then it is closed */
+  input?: string;
+}
+
+export interface ProcResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** true when the process was killed because `signal` aborted */
+  killed: boolean;
+  stdout: string;
+  stderr: string;
+  pid: number | undefined;
+  /** spawn failure (ENOENT …) */
+  spawnError?: string;
+}
+
+const KEEP = 256 * 1024; // keep the tail of each stream in memory; the log file has everything
+
+export function runProc(spec: ProcSpec): Promise<ProcResult> {
+  return new Promise((resolve) => {
+    let log: WriteStream | undefined;
+    if (spec.logPath) log = createWriteStream(spec.logPath, { flags: "a" });
+    const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
+      cwd: spec.cwd,
+      env: spec.env ?? (process.env as Record<string, string>),
+      detached: true,
+      stdio: [spec.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    if (spec.input !== undefined) child.stdin?.end(spec.input);
+    const out = { stdout: "", stderr: "" };
+    let killed = false;
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
+
+    const pump = (name: "stdout" | "stderr") => {
+      let partial = "";
+      child[name]!.setEncoding("utf8");
+      child[name]!.on("data", (chunk: string) => {
+        log?.write(chunk);
+        out[name] = (out[name] + chunk).slice(-KEEP);
+        const parts = (partial + chunk).split("\n");
+        partial = parts.pop()!;
+        for (const l of parts) spec.onLine?.(l.replace(/\r$/, ""), name);
+      });
+      child[name]!.on("end", () => {
+        if (partial) spec.onLine?.(partial, name);
+      });
+    };
+    pump("stdout");
+    pump("stderr");
+
+    const kill = () => {
+      if (killed || child.pid === undefined) return;
+      killed = true;
+      killGroup(child.pid, "SIGTERM");
+      killTimer = setTimeout(() => killGroup(child.pid!, "SIGKILL"), spec.graceMs ?? 3000);
+    };
+    if (spec.signal?.aborted) queueMicrotask(kill);
+    else spec.signal?.addEventListener("abort", kill, { once: true });
+
+    let spawnError: string | undefined;
+    child.on("error", (e) => {
+      spawnError = `${spec.argv[0]}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "command not found" : e.message}`;
+    });
+    child.on("close", (code, sig) => {
+      clearTimeout(killTimer);
+      spec.signal?.removeEventListener("abort", kill);
+      // the leader is gone, but children it left in the group must not outlive the run
+      if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+      const finish = () =>
+        resolve({ code, signal: sig, killed, ...out, pid: child.pid, spawnError });
+      if (log) log.end(finish);
+      else finish();
+    });
+  });
+}
+
+export function killGroup(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a short command and returns its output; for probes and scheduler CLIs. */
+export async function capture(
+  argv: string[],
+  opts: { env?: Record<string, string>; signal?: AbortSignal; input?: string; timeoutMs?: number } = {},
+): Promise<ProcResult> {
+  const signals = [opts.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter(
+    (s): s is AbortSignal => s !== undefined,
+  );
+  return runProc({ argv, env: opts.env, input: opts.input, signal: signals.length ? AbortSignal.any(signals) : undefined, graceMs: 500 });
+}

@@ -1,0 +1,34 @@
+// npm run build: compiled/gpucheck (linux-x64) and compiled/gpucheck-linux-arm64, each one file
+// with the built-in suites and the workload embedded. The arm64 runtime comes from the npm
+// package @oven/bun-linux-aarch64 (installed by `npm ci`), so nothing is downloaded here.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { renderAssets } from "./gen-assets.ts";
+
+const root = join(import.meta.dir, "..");
+const bun = process.execPath;
+writeFileSync(join(root, "lib", "assets.gen.ts"), renderAssets());
+mkdirSync(join(root, "compiled"), { recursive: true });
+
+const arm64Runtime = join(root, "node_modules", "@oven", "bun-linux-aarch64", "bin", "bun");
+const targets: Array<{ out: string; args: string[] }> = [
+  { out: "compiled/gpucheck", args: ["--target", "bun-linux-x64", "--bytecode"] },
+  {
+    out: "compiled/gpucheck-linux-arm64",
+    args: ["--target", "bun-linux-arm64", "--compile-executable-path", arm64Runtime],
+  },
+];
+if (!existsSync(arm64Runtime)) {
+  console.error(`build: ${arm64Runtime} is missing: run \`npm ci\` (package-lock.json installs it on every CPU)`);
+  process.exit(2);
+}
+const only = process.argv[2];
+for (const t of targets) {
+  if (only && !t.out.endsWith(only)) continue;
+  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", ...t.args, "mod.ts", "--outfile", t.out];
+  const p = Bun.spawnSync(argv, { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (p.exitCode !== 0) {
+    console.error(`build: ${argv.join(" ")} failed with ${p.exitCode}`);
+    process.exit(1);
+  }
+}
