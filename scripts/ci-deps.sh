@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Debian packages the tests need; installs only what is missing (apt-get update once, when needed).
+# Each line: package — who needs it. Append, don't reorder.
+set -euo pipefail
+PKGS=(
+  python3-torch        # workload on CPU (torch 1.13)
+  python3-torchvision  # ResNet models
+  python3-pytest       # workload unit tests
+  python3-venv         # a torch-less interpreter for the missing-torch test
+  libxml2-utils        # xmllint: JUnit validated against junit-10.xsd
+  openssl              # certificate verification with standard tools
+  chromium             # report.html and certificate.html rendered headless
+  procps               # pgrep/pkill in leak checks
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[ci-deps] installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  }
+fi
