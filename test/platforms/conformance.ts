@@ -1,0 +1,144 @@
+// One conformance suite for every platform (ARCHITECTURE.md point 4): the same behaviours checked
+// against each plugin with real processes: success, a failing exit code, a timeout, cancellation
+// that leaves nothing running, and hostile values that arrive literally.
+import { expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { workloadFiles, workloadHash } from "../../lib/assets.ts";
+import type { Launch, PlannedTest, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
+import type { CliOverrides, Platform, RunContext } from "../../plugins/types.ts";
+
+export interface ConformanceTarget {
+  /** the Python that exists where ranks run (container, remote host, slurm node) */
+  python: string;
+  settings: unknown;
+  cli?: CliOverrides;
+  nodes?: number;
+  ranksPerNode?: number;
+  /** lists processes (or containers/jobs) still alive whose command line contains `marker` */
+  leftovers(marker: string): Promise<string[]>;
+  /** seconds the platform needs beyond the workload (container start, scheduling) */
+  slackS?: number;
+}
+
+const HOSTILE = [`a b`, `it's`, `"dq"`, "$(touch /tmp/gpucheck-pwned)", "`id`", "x; rm -rf /", "line1\nline2", "$HOME", "*", "\\back"];
+
+export function fakeSuite(): Suite {
+  return {
+    name: "conformance",
+    description: "platform conformance",
+    platform: { type: "local", settings: {} },
+    queueTimeoutMs: 60_000,
+    tests: [],
+    source: { path: "conformance.yaml", sha256: "0".repeat(64), builtin: false },
+  };
+}
+
+export function scriptTest(name: string, python: string, code: string, opts: { timeoutMs?: number; env?: Record<string, string>; args?: string[]; nodes?: number; ranksPerNode?: number } = {}): Omit<PlannedTest, "rendered"> {
+  const nodes = opts.nodes ?? 1;
+  const ranksPerNode = opts.ranksPerNode ?? 2;
+  const launch: Launch = { python, args: ["-c", code, ...(opts.args ?? [])], env: opts.env ?? {}, files: [...workloadFiles().keys()] };
+  const spec: TestSpec = {
+    name,
+    kind: "collective",
+    nodes,
+    gpusPerNode: 0,
+    ranksPerNode,
+    perNode: false,
+    timeoutMs: opts.timeoutMs ?? 60_000,
+    env: launch.env,
+    python,
+    expect: [],
+  };
+  return { name, kind: "collective", nodes, gpusPerNode: 0, ranksPerNode, worldSize: nodes * ranksPerNode, perNode: false, timeoutMs: spec.timeoutMs, launch, expect: [], spec };
+}
+
+export async function runScript(platform: Platform<unknown>, target: ConformanceTarget, t: Omit<PlannedTest, "rendered">, abortAfterMs?: number): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
+  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-conf-"));
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);
+  const cancel = abortAfterMs === undefined ? undefined : setTimeout(() => ctl.abort("cancelled"), abortAfterMs);
+  const lines: string[] = [];
+  const started = Date.now();
+  const ctx: RunContext<unknown> = {
+    suite: fakeSuite(),
+    settings: target.settings,
+    cli: target.cli ?? {},
+    test: t,
+    launch: t.launch,
+    workloadHash: workloadHash(),
+    outDir,
+    logDir: join(outDir, "logs", t.name),
+    workload: workloadFiles(),
+    signal: ctl.signal,
+    deadline: Date.now() + t.timeoutMs,
+    onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
+    note: () => {},
+  };
+  try {
+    const units = await platform.run(ctx);
+    return { units, lines, elapsedMs: Date.now() - started };
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(cancel);
+  }
+}
+
+export function conformance(platform: Platform<unknown>, target: () => ConformanceTarget, enabled = true): void {
+  const slack = () => (target().slackS ?? 5) * 1000;
+  const opts = (ms: number) => ({ timeout: ms + 60_000 });
+  const t = enabled ? test : test.skip;
+
+  t(`${platform.name}: every rank runs with its rank environment and exits 0`, async () => {
+    const tg = target();
+    const code = "import os; print('RANK', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']) > 0)";
+    const { units, lines } = await runScript(platform, tg, scriptTest("ok", tg.python, code, { nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
+    expect(units.map((u) => u.status)).toEqual(["completed"]);
+    const world = (tg.nodes ?? 1) * (tg.ranksPerNode ?? 2);
+    expect(units[0]!.ranks.map((r) => r.rank).sort()).toEqual([...Array(world).keys()]);
+    for (let r = 0; r < world; r++) expect(lines.some((l) => l.includes(`RANK ${r} ${world} ${r % (tg.ranksPerNode ?? 2)}`))).toBe(true);
+    expect(units[0]!.output).toContain("RANK 0");
+  }, opts(60_000));
+
+  t(`${platform.name}: a rank's non-zero exit is a failed unit naming the rank and the workload's reason`, async () => {
+    const tg = target();
+    const code = "import os,sys\nif os.environ['RANK']=='1':\n  sys.stderr.write('gpucheck-workload: error: missing data set: train-images-idx3-ubyte in /nope\\n'); sys.exit(2)";
+    const { units } = await runScript(platform, tg, scriptTest("fail", tg.python, code, { nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
+    expect(units[0]!.status).toBe("failed");
+    expect(units[0]!.message).toContain("rank 1");
+    expect(units[0]!.message).toContain("missing data set: train-images-idx3-ubyte in /nope");
+  }, opts(60_000));
+
+  t(`${platform.name}: a hung rank is killed at the timeout and nothing is left running`, async () => {
+    const tg = target();
+    const marker = `gpucheck-hang-${process.pid}-${Date.now()}`;
+    const code = `import time, sys\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
+    const timeoutMs = 4000 + slack();
+    const { units, elapsedMs } = await runScript(platform, tg, scriptTest("hang", tg.python, code, { timeoutMs, args: [marker] }));
+    expect(units[0]!.status).toBe("timeout");
+    expect(elapsedMs).toBeLessThan(timeoutMs + slack() + 10_000);
+    expect(await tg.leftovers(marker)).toEqual([]);
+  }, opts(30_000));
+
+  t(`${platform.name}: cancelling (Ctrl-C) kills every rank and reports cancelled`, async () => {
+    const tg = target();
+    const marker = `gpucheck-cancel-${process.pid}-${Date.now()}`;
+    const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
+    const { units } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), 3000 + slack());
+    expect(units[0]!.status).toBe("cancelled");
+    expect(await tg.leftovers(marker)).toEqual([]);
+  }, opts(150_000));
+
+  t(`${platform.name}: hostile env values and arguments arrive literally`, async () => {
+    const tg = target();
+    const env = Object.fromEntries(HOSTILE.map((v, i) => [`GPUCHECK_HOSTILE_${i}`, v]));
+    const code = "import os, sys, json\nif os.environ['RANK']=='0': print('DUMP', json.dumps({'argv': sys.argv[1:], 'env': {k: v for k, v in os.environ.items() if k.startswith('GPUCHECK_HOSTILE_')}}), flush=True)";
+    const { units } = await runScript(platform, tg, scriptTest("hostile", tg.python, code, { env, args: HOSTILE, nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
+    expect(units[0]!.status).toBe("completed");
+    const dump = units[0]!.output.split("\n").find((l) => l.includes("DUMP {"))!;
+    const parsed = JSON.parse(dump.slice(dump.indexOf("DUMP ") + 5));
+    expect(parsed.argv).toEqual(HOSTILE);
+    expect(parsed.env).toEqual(env);
+  }, opts(60_000));
+}
