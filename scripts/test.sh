@@ -44,7 +44,7 @@ for name in "${infra[@]}"; do
   [ -f "test/infra/$name.sh" ] && bash "test/infra/$name.sh" stop >/dev/null 2>&1
 done
 
-python3 - "$reports" "$bun_rc" "$py_rc" <<'PY'
+/usr/bin/python3 - "$reports" "$bun_rc" "$py_rc" <<'PY'
 import sys, glob, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for f in glob.glob(sys.argv[1] + "/*.xml"):
