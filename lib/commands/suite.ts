@@ -102,11 +102,10 @@ export function exitCodeFor(results: ResultsFile): number {
 }
 
 function durationFlag(text: string): number {
-  try {
-    return parseDuration(text);
-  } catch (e) {
-    throw new SuiteError(`gpucheck: --timeout: ${(e as Error).message}`);
-  }
+  const d = parseDuration(text);
+  if (!d.ok) throw new SuiteError(`gpucheck: --timeout: ${d.reason}`);
+  if (d.value <= 0) throw new SuiteError(`gpucheck: --timeout: must be positive, got "${text}"`);
+  return d.value;
 }
 
 function readBaseline(path: string): { path: string; results: ResultsFile } {
