@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Real container engines for the docker platform's tests, on this machine, with no registry and no
+# container networking: dockerd (Debian's docker.io) and podman's Docker-compatible API service.
+#   bash test/infra/docker.sh start [docker|podman|both]   (default both; podman failing is not fatal)
+#   bash test/infra/docker.sh stop
+# Then builds the test image gpucheck-test/torch-cpu:bookworm (Debian minbase + python3-torch,
+# python3-torchvision) with debootstrap and `docker import`, once, and loads it into podman too.
+# Why each setting:
+#  * --bridge=none --iptables=false: docker0 (172.17/16) and podman's CNI bridge (10.88/16) are
+#    private ranges this workplace forbids as targets; containers use NetworkMode host or none.
+#  * a fake nvidia-container-runtime-hook on dockerd's PATH at start-up makes dockerd register its
+#    "nvidia" device driver, so DeviceRequests (--gpus) are accepted and NVIDIA_VISIBLE_DEVICES is set.
+#  * podman without systemd: cgroupfs, file events logger, ulimits capped (no CAP_SYS_RESOURCE here).
+set -euo pipefail
+ACTION=${1:-start}; WHICH=${2:-both}
+STATE=/run/gpucheck-test/docker
+PODMAN_CONF=/etc/gpucheck-test/containers.conf
+FAKE_NV=/opt/gpucheck-test/fake-nvidia/bin
+IMAGE=${GPUCHECK_TEST_IMAGE:-gpucheck-test/torch-cpu:bookworm}
+IMAGE_TAR=/var/lib/gpucheck-test/torch-cpu-rootfs.tar
+log() { echo "[docker.sh] $*" >&2; }
+
+alive() { # alive PIDFILE NAME: a live, non-zombie process whose comm is NAME
+  [ -s "$1" ] || return 1
+  local p st; p=$(cat "$1"); [ -r "/proc/$p/stat" ] || return 1
+  st=$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f1)
+  [ "$st" != Z ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ]
+}
+wait_sock() { local i; for i in $(seq $(( $2 * 10 ))); do
+  curl -sf --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+stop_pid() {
+  if alive "$1" "$2"; then
+    local p; p=$(cat "$1"); log "stopping $2 pid $p"; kill "$p" || true
+    for _ in $(seq 100); do alive "$1" "$2" || break; sleep 0.1; done
+  fi
+  rm -f "$1"
+}
+
+if [ "$ACTION" = stop ]; then
+  stop_pid $STATE/dockerd.pid dockerd
+  stop_pid $STATE/podman.pid podman
+  rm -f /run/podman/podman.sock
+  mountpoint -q /run/docker/netns/default && umount /run/docker/netns/default || true
+  exit 0
+fi
+[ "$ACTION" = start ] || { echo "usage: $0 start [docker|podman|both] | stop" >&2; exit 2; }
+mkdir -p $STATE /etc/gpucheck-test /var/lib/gpucheck-test
+
+pkgs=(curl debootstrap)
+[ "$WHICH" != podman ] && pkgs+=(docker.io)
+[ "$WHICH" != docker ] && pkgs+=(podman catatonit)
+missing=(); for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
+    apt-get update >/dev/null; apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
+fi
+
+# The test image's root filesystem: Debian's own CPU PyTorch; nothing comes from a registry.
+if [ ! -s $IMAGE_TAR ]; then
+  root=$(mktemp -d)
+  log "debootstrap bookworm with python3-torch (a few minutes, once)"
+  debootstrap --variant=minbase --include=python3-torch,python3-torchvision bookworm "$root" >/var/log/gpucheck-test-debootstrap.log 2>&1 \
+    || { tail -20 /var/log/gpucheck-test-debootstrap.log >&2; rm -rf "$root"; exit 1; }
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/usr/share/doc "$root"/usr/share/man
+  tar -C "$root" -cf $IMAGE_TAR.tmp . && mv $IMAGE_TAR.tmp $IMAGE_TAR
+  rm -rf "$root"
+fi
+
+if [ "$WHICH" != podman ]; then
+  mkdir -p $FAKE_NV
+  printf '#!/bin/sh\n# fake NVIDIA OCI prestart hook: lets dockerd accept GPU DeviceRequests without GPUs\ncat >/dev/null\nexit 0\n' > $FAKE_NV/nvidia-container-runtime-hook
+  chmod +x $FAKE_NV/nvidia-container-runtime-hook
+  if ! alive $STATE/dockerd.pid dockerd; then
+    start_dockerd() {
+      log "starting dockerd $*"
+      PATH=$FAKE_NV:$PATH nohup dockerd --host unix:///var/run/docker.sock \
+        --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
+        "$@" >/var/log/gpucheck-test-dockerd.log 2>&1 &
+      echo $! > $STATE/dockerd.pid
+    }
+    start_dockerd
+    if ! wait_sock /var/run/docker.sock 30; then
+      log "dockerd not ready with overlay2; retrying with vfs"
+      stop_pid $STATE/dockerd.pid dockerd
+      start_dockerd --storage-driver=vfs
+      wait_sock /var/run/docker.sock 30 || { tail -20 /var/log/gpucheck-test-dockerd.log >&2; exit 1; }
+    fi
+  fi
+  if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+    log "importing $IMAGE into docker"
+    docker import -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' $IMAGE_TAR "$IMAGE" >/dev/null
+  fi
+  docker run --rm --network none "$IMAGE" /usr/bin/python3 -c 'import torch' || { log "image $IMAGE cannot import torch"; exit 1; }
+  log "docker ready: unix:///var/run/docker.sock, image $IMAGE"
+fi
+
+if [ "$WHICH" != docker ]; then
+  mkdir -p /etc/gpucheck-test/cni
+  echo '{ "cniVersion": "0.4.0", "name": "podman", "plugins": [ { "type": "loopback" } ] }' > /etc/gpucheck-test/cni/87-podman.conflist
+  cat > $PODMAN_CONF <<'EOF'
+[containers]
+netns = "none"
+default_ulimits = ["nofile=8192:8192", "nproc=8192:8192"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+[network]
+network_config_dir = "/etc/gpucheck-test/cni"
+EOF
+  export CONTAINERS_CONF=$PODMAN_CONF
+  podman_ok=1
+  if ! alive $STATE/podman.pid podman; then
+    mkdir -p /run/podman; rm -f /run/podman/podman.sock
+    log "starting podman system service"
+    nohup podman system service --time=0 unix:///run/podman/podman.sock >/var/log/gpucheck-test-podman.log 2>&1 &
+    echo $! > $STATE/podman.pid
+    wait_sock /run/podman/podman.sock 30 || { tail -20 /var/log/gpucheck-test-podman.log >&2; podman_ok=0; }
+  fi
+  if [ $podman_ok = 1 ]; then
+    podman image exists "localhost/$IMAGE" || podman image exists "$IMAGE" ||
+      podman import -q -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' $IMAGE_TAR "$IMAGE" >/dev/null
+    log "podman ready: unix:///run/podman/podman.sock (CLI needs CONTAINERS_CONF=$PODMAN_CONF)"
+  elif [ "$WHICH" = podman ]; then exit 1
+  else log "podman unavailable; docker only"; stop_pid $STATE/podman.pid podman; rm -f /run/podman/podman.sock
+  fi
+fi
