@@ -16,8 +16,11 @@ export interface ProcSpec {
   signal?: AbortSignal;
   /** ms between SIGTERM and SIGKILL */
   graceMs?: number;
-  /** text for stdin, then it is closed */
-  input?: string;
+  /** text (or bytes) for stdin, then it is closed */
+  input?: string | Uint8Array;
+  /** keep stdin an open pipe until the process ends: the child sees EOF only when this process or
+   *  the child goes away (ssh forwards that EOF to the remote command, which uses it as a hangup) */
+  holdStdin?: boolean;
 }
 
 export interface ProcResult {
@@ -42,9 +45,11 @@ export function runProc(spec: ProcSpec): Promise<ProcResult> {
       cwd: spec.cwd,
       env: spec.env ?? (process.env as Record<string, string>),
       detached: true,
-      stdio: [spec.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [spec.input === undefined && !spec.holdStdin ? "ignore" : "pipe", "pipe", "pipe"],
     });
     if (spec.input !== undefined) child.stdin?.end(spec.input);
+    // a child that exits without reading all of stdin must not crash us with EPIPE
+    child.stdin?.on("error", () => {});
     const out = { stdout: "", stderr: "" };
     let killed = false;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
@@ -104,7 +109,7 @@ export function killGroup(pid: number, sig: NodeJS.Signals): boolean {
 /** Runs a short command and returns its output; for probes and scheduler CLIs. */
 export async function capture(
   argv: string[],
-  opts: { env?: Record<string, string>; signal?: AbortSignal; input?: string; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; signal?: AbortSignal; input?: string | Uint8Array; timeoutMs?: number } = {},
 ): Promise<ProcResult> {
   const signals = [opts.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,

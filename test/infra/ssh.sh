@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Fake bare-metal hosts for the ssh platform's tests and benchmark: real OpenSSH sshd's on loopback.
+# Debian 12, root, no systemd, OpenSSH 9.2.
+#
+#   bash test/infra/ssh.sh start [N]     N hosts (default 4): install if needed, configure, start, verify login
+#   bash test/infra/ssh.sh stop          stop every sshd this script started, and their connections
+#   bash test/infra/ssh.sh status        one line per host: alive or not
+#   bash test/infra/ssh.sh kill-host I   simulate the death of host I (1-based): SIGKILL its sshd and
+#                                        every connection it serves; `start` brings it back
+#
+# Hosts 1-4 are 127.0.0.2-127.0.0.5, one sshd each with its own host key (node1..node4 are aliases in
+# the client config). Hosts 5..N (the 200-host benchmark) are 127.0.1.1, 127.0.1.2, ...; they share
+# one host key and 16 addresses per sshd: sshd refuses more than 16 ListenAddress (MAX_LISTEN_SOCKS).
+# All listen on port $PORT. Logins are for the unprivileged user $USER_NAME with one client key.
+#
+# What the tests read ($BASE/env, sourced or parsed):
+#   GPUCHECK_SSH_CONFIG       client config: Port, User, IdentityFile, known_hosts, strict checking, BatchMode
+#   GPUCHECK_SSH_HOSTS        the four test hosts, comma-separated
+#   GPUCHECK_SSH_BENCH_HOSTS  hosts 5..N, comma-separated (empty unless N > 4)
+#   GPUCHECK_SSH_USER  GPUCHECK_SSH_PORT  GPUCHECK_SSH_BASE
+#
+# Things that bite (why it looks the way it does):
+# - useradd leaves the password "!" (locked) and with UsePAM=no sshd refuses locked accounts even for
+#   key logins ("Permission denied (publickey)"): the password field is set to "*".
+# - sshd reads AuthorizedKeysFile as the target user: $BASE must be traversable by that user.
+# - /run/sshd (privilege separation dir) is normally made by systemd.
+# - killing an sshd listener does not end the connections it accepted: a host "dies" only when its
+#   per-connection sshd's die too (kill-host kills the whole tree).
+# - PID 1 in these sandboxes reaps orphans late: a killed sshd lingers as a zombie and passes
+#   `kill -0`, so liveness is read from /proc/<pid>/stat.
+set -euo pipefail
+
+BASE=${GPUCHECK_SSH_BASE:-/run/gpucheck-test/ssh}
+PORT=${GPUCHECK_SSH_PORT:-2722}
+USER_NAME=${GPUCHECK_SSH_USER:-gpucheck-ssh}
+TEST_HOSTS=4
+PER_SSHD=16
+
+log() { echo "[test/infra/ssh] $*" >&2; }
+
+alive() { # alive PIDFILE: a live, non-zombie sshd
+  [ -s "$1" ] || return 1
+  local p st; p=$(cat "$1"); [ -r "/proc/$p/stat" ] || return 1
+  st=$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f1)
+  [ "$st" != Z ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = sshd ]
+}
+
+descendants() { # descendants PID: every process below PID, deepest first
+  local c
+  for c in $(pgrep -P "$1" || true); do descendants "$c"; echo "$c"; done
+}
+
+kill_tree() { # kill_tree PIDFILE: the listener and every connection it serves
+  [ -s "$1" ] || return 0
+  local p; p=$(cat "$1")
+  if alive "$1"; then
+    # stop the listener first so no new connection forks while the tree is being killed
+    kill -STOP "$p" 2>/dev/null || true
+    # shellcheck disable=SC2046
+    kill -KILL $(descendants "$p") "$p" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
+addr_of() { # addr_of I: the loopback address of host I
+  local i=$1
+  if [ "$i" -le $TEST_HOSTS ]; then echo "127.0.0.$((i + 1))"
+  else local k=$((i - TEST_HOSTS - 1)); echo "127.0.$((1 + k / 250)).$((k % 250 + 1))"; fi
+}
+
+common_sshd_config() { # common_sshd_config HOSTKEY PIDFILE
+  cat <<EOF
+HostKey $1
+PidFile $2
+AuthorizedKeysFile $BASE/authorized_keys
+AllowUsers $USER_NAME
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+UseDNS no
+PrintMotd no
+PrintLastLog no
+# many multiplexed sessions per connection (8 ranks + control commands) and many parallel connects
+MaxSessions 64
+MaxStartups 512:30:1024
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOF
+}
+
+start_sshd() { # start_sshd DIR: validate and start the sshd configured in DIR unless it runs
+  /usr/sbin/sshd -t -f "$1/sshd_config"
+  if ! alive "$1/sshd.pid"; then
+    log "starting sshd $(basename "$1") ($(grep -c ^ListenAddress "$1/sshd_config") address(es))"
+    /usr/sbin/sshd -f "$1/sshd_config" # daemonizes, writes the pid file
+  fi
+}
+
+cmd=${1:-start}
+case "$cmd" in
+stop)
+  for f in "$BASE"/host*/sshd.pid "$BASE"/bench*/sshd.pid; do [ -e "$f" ] && kill_tree "$f"; done
+  log "stopped"
+  exit 0
+  ;;
+status)
+  rc=0
+  for d in "$BASE"/host* "$BASE"/bench*; do
+    [ -d "$d" ] || continue
+    if alive "$d/sshd.pid"; then echo "$(basename "$d") alive pid $(cat "$d/sshd.pid")"; else echo "$(basename "$d") down"; rc=1; fi
+  done
+  exit $rc
+  ;;
+kill-host)
+  i=${2:?usage: ssh.sh kill-host I}
+  [ "$i" -le $TEST_HOSTS ] || { log "kill-host works on hosts 1-$TEST_HOSTS"; exit 2; }
+  kill_tree "$BASE/host$i/sshd.pid"
+  log "host$i ($(addr_of "$i")) killed"
+  exit 0
+  ;;
+start) ;;
+*) echo "usage: ssh.sh start [N] | stop | status | kill-host I" >&2; exit 2 ;;
+esac
+
+N=${2:-$TEST_HOSTS}
+[ "$N" -ge $TEST_HOSTS ] || N=$TEST_HOSTS
+T0=$(date +%s%N)
+
+if [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then
+  log "installing openssh-server"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends openssh-server openssh-client >/dev/null 2>&1 || {
+    apt-get update >/dev/null; apt-get install -y --no-install-recommends openssh-server openssh-client >/dev/null; }
+fi
+mkdir -p /run/sshd && chmod 0755 /run/sshd
+id "$USER_NAME" >/dev/null 2>&1 || useradd -m -s /bin/bash "$USER_NAME"
+usermod -p '*' "$USER_NAME"
+mkdir -p "$BASE/client" && chmod 755 "$(dirname "$BASE")" "$BASE" && chmod 700 "$BASE/client"
+[ -s "$BASE/client/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C gpucheck-test-client -f "$BASE/client/id_ed25519"
+cp "$BASE/client/id_ed25519.pub" "$BASE/authorized_keys" && chmod 644 "$BASE/authorized_keys"
+
+known="$BASE/known_hosts.new"; : >"$known"
+for i in $(seq 1 $TEST_HOSTS); do
+  d="$BASE/host$i"; a=$(addr_of "$i"); mkdir -p "$d"
+  [ -s "$d/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "node$i" -f "$d/ssh_host_ed25519_key"
+  { echo "# host$i"; echo "ListenAddress $a:$PORT"; common_sshd_config "$d/ssh_host_ed25519_key" "$d/sshd.pid"; } >"$d/sshd_config"
+  echo "[$a]:$PORT $(cut -d' ' -f1,2 "$d/ssh_host_ed25519_key.pub")" >>"$known"
+  start_sshd "$d"
+done
+
+bench_hosts=()
+if [ "$N" -gt $TEST_HOSTS ]; then
+  key="$BASE/bench_host_ed25519_key"
+  [ -s "$key" ] || ssh-keygen -q -t ed25519 -N '' -C bench -f "$key"
+  for i in $(seq $((TEST_HOSTS + 1)) "$N"); do bench_hosts+=("$(addr_of "$i")"); done
+  for g in $(seq 0 $(((${#bench_hosts[@]} - 1) / PER_SSHD))); do
+    d="$BASE/bench$g"; mkdir -p "$d"
+    { echo "# bench group $g"
+      for a in "${bench_hosts[@]:$((g * PER_SSHD)):$PER_SSHD}"; do echo "ListenAddress $a:$PORT"; done
+      common_sshd_config "$key" "$d/sshd.pid"; } >"$d/sshd_config.new"
+    # a group whose address list changed (different N) must restart
+    if ! cmp -s "$d/sshd_config.new" "$d/sshd_config" 2>/dev/null; then
+      [ -e "$d/sshd.pid" ] && kill_tree "$d/sshd.pid"
+      mv "$d/sshd_config.new" "$d/sshd_config"
+    else rm -f "$d/sshd_config.new"; fi
+    start_sshd "$d"
+  done
+  # known_hosts accepts patterns: one line covers every benchmark address
+  for net in $(printf '%s\n' "${bench_hosts[@]}" | cut -d. -f1-3 | sort -u); do
+    echo "[$net.*]:$PORT $(cut -d' ' -f1,2 "$key.pub")" >>"$known"
+  done
+fi
+# groups beyond the current N (an earlier, larger start) stop
+for d in "$BASE"/bench*; do
+  [ -d "$d" ] || continue
+  g=${d##*/bench}
+  if [ $((g * PER_SSHD)) -ge ${#bench_hosts[@]} ]; then kill_tree "$d/sshd.pid"; rm -rf "$d"; fi
+done
+mv "$known" "$BASE/known_hosts"
+
+cat >"$BASE/config" <<EOF
+# generated by test/infra/ssh.sh: the fake hosts on loopback
+Host node1
+  HostName 127.0.0.2
+Host node2
+  HostName 127.0.0.3
+Host node3
+  HostName 127.0.0.4
+Host node4
+  HostName 127.0.0.5
+Host node* 127.0.*
+  Port $PORT
+  User $USER_NAME
+  IdentityFile $BASE/client/id_ed25519
+  IdentitiesOnly yes
+  UserKnownHostsFile $BASE/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  BatchMode yes
+  ConnectTimeout 5
+EOF
+chmod 644 "$BASE/config"
+
+hosts=$(for i in $(seq 1 $TEST_HOSTS); do addr_of "$i"; done | paste -sd,)
+cat >"$BASE/env" <<EOF
+GPUCHECK_SSH_CONFIG=$BASE/config
+GPUCHECK_SSH_HOSTS=$hosts
+GPUCHECK_SSH_BENCH_HOSTS=$(IFS=,; echo "${bench_hosts[*]}")
+GPUCHECK_SSH_USER=$USER_NAME
+GPUCHECK_SSH_PORT=$PORT
+GPUCHECK_SSH_BASE=$BASE
+EOF
+
+# every host must accept a key login before the tests start (max ~10 s per host)
+check=("${hosts//,/ }")
+# shellcheck disable=SC2206
+check=(${check[@]} ${bench_hosts[@]:+"${bench_hosts[0]}" "${bench_hosts[${#bench_hosts[@]} - 1]}"})
+for a in "${check[@]}"; do
+  ok=0
+  for _ in $(seq 50); do
+    if out=$(ssh -F "$BASE/config" "$a" 'echo $SSH_CONNECTION' 2>/dev/null) && [ "$(echo "$out" | cut -d' ' -f3)" = "$a" ]; then ok=1; break; fi
+    sleep 0.2
+  done
+  [ $ok = 1 ] || { log "$a: login failed"; ssh -v -F "$BASE/config" "$a" true || true; exit 1; }
+done
+log "ready: $N hosts ($hosts${bench_hosts[*]:+, ${bench_hosts[0]}..${bench_hosts[${#bench_hosts[@]} - 1]}}) port $PORT user $USER_NAME, config $BASE/config, in $((($(date +%s%N) - T0) / 1000000)) ms"
+echo "$BASE/env"
