@@ -1,0 +1,127 @@
+// One expectation against one measurement → checks whose messages carry measured, expected, unit and
+// margin, so a JUnit failure can be read without opening results.json.
+import type { Check, Expectation, Measurement } from "./types.ts";
+import { METRICS, TELEMETRY_METRICS } from "./metrics.ts";
+import { attachUnit, formatBytes, formatMargin, formatNumber, withUnit } from "./report/quantity.ts";
+
+export interface Looked {
+  value: number | null;
+  /** the message size the value belongs to, for per-size metrics */
+  at?: number;
+  /** why value is null, when there is more to say than "not measured" */
+  why?: string;
+}
+
+/**
+ * A metric's value: per-size metrics at `at` (default: the largest size measured), others from the
+ * scalar metrics. null when the output did not contain it.
+ */
+export function lookupMetric(m: Measurement, metric: string, at?: number): Looked {
+  const rows = m.bySize?.[metric];
+  if (rows && rows.length > 0) {
+    const size = at ?? Math.max(...rows.map((r) => r[0]));
+    const row = rows.find((r) => r[0] === size);
+    if (!row) {
+      const sizes = rows.map((r) => r[0]).sort((a, b) => a - b);
+      const range = `${formatBytes(sizes[0])} to ${formatBytes(sizes[sizes.length - 1])}`;
+      return { value: null, at: size, why: `no ${metric} row at ${formatBytes(size)} (sizes measured: ${range})` };
+    }
+    return { value: row[1], at: size };
+  }
+  if (at !== undefined) return { value: null, at, why: `no ${metric} per message size in the output` };
+  const v = m.metrics[metric];
+  return { value: typeof v === "number" && Number.isFinite(v) ? v : null };
+}
+
+export interface ExpectationResult {
+  checks: Check[];
+  /** reasons the expectation could not be judged at all (no baseline): they make the verdict an error */
+  problems: string[];
+}
+
+export function checkExpectation(e: Expectation, m: Measurement, baseline: Measurement | null): ExpectationResult {
+  const got = lookupMetric(m, e.metric, e.at);
+  const where = got.at !== undefined ? ` at ${formatBytes(got.at)}` : "";
+  const bounds: Array<{ op: Op; expected: number; note?: string }> = [];
+  const problems: string[] = [];
+
+  if (e.min !== undefined && e.min === e.max) bounds.push({ op: "=", expected: e.min });
+  else {
+    if (e.min !== undefined) bounds.push({ op: "≥", expected: e.min });
+    if (e.max !== undefined) bounds.push({ op: "≤", expected: e.max });
+  }
+  if (e.baselineRatio !== undefined) {
+    const rel = relativeBound(e, got.at, baseline, where);
+    if (typeof rel === "string") problems.push(rel);
+    else bounds.push(rel);
+  }
+
+  const checks = bounds.map(({ op, expected, note }): Check => {
+    const base = { metric: e.metric, expectation: e.text, measured: got.value, expected, unit: e.unit };
+    const want = `${op} ${withUnit(expected, e.unit)}${note ?? ""}`;
+    if (got.value === null) {
+      const why = got.why ?? `${e.metric}${where} not measured`;
+      return { ...base, ok: false, message: `${why} (expected ${want})` };
+    }
+    const ok = holds(op, got.value, expected);
+    const rel = ok ? op : NEGATION[op];
+    const margin = ok && op === "=" ? "" : ` (${formatMargin(got.value, expected, e.unit)})`;
+    const value = attachUnit(shownText(got.value, expected), e.unit);
+    const message = `${e.metric} ${value}${where} ${rel} ${withUnit(expected, e.unit)} expected${note ?? ""}${margin}`;
+    return { ...base, ok, message };
+  });
+  return { checks, problems };
+}
+
+type Op = "≥" | "≤" | "=";
+const NEGATION: Record<Op, string> = { "≥": "<", "≤": ">", "=": "≠" };
+
+function holds(op: Op, v: number, t: number): boolean {
+  return op === "≥" ? v >= t : op === "≤" ? v <= t : v === t;
+}
+
+/** ratio × the baseline's value of the same metric at the same size; higher- or lower-is-better per metric. */
+function relativeBound(e: Expectation, at: number | undefined, baseline: Measurement | null, where: string) {
+  const ratio = e.baselineRatio as number;
+  if (!baseline) {
+    return `${e.metric}: "${e.text}" is relative to a baseline but none was given (pass --baseline <results.json>)`;
+  }
+  const ref = lookupMetric(baseline, e.metric, at);
+  if (ref.value === null) return `${e.metric}: the baseline has no ${e.metric}${where} to compare with`;
+  const op: Op = betterOf(e.metric, e.unit) === "lower" ? "≤" : "≥";
+  return { op, expected: ratio * ref.value, note: ` (${formatNumber(ratio * 100)}% of baseline ${withUnit(ref.value, e.unit)})` };
+}
+
+/** Enough digits that a value just under its threshold never prints as equal to it ("400.0 < 400"). */
+function shownText(v: number, threshold: number): string {
+  const plain = formatNumber(v);
+  if (v === threshold || plain !== formatNumber(threshold)) return plain;
+  return String(Number(v.toPrecision(6)));
+}
+
+/** nccl-tests and the workload count wrong elements; any is a failed correctness check, thresholded or not. */
+export function implicitChecks(expect: Expectation[], m: Measurement): Check[] {
+  if (expect.some((e) => e.metric === "wrong")) return [];
+  const wrong = m.metrics.wrong;
+  if (typeof wrong !== "number") return [];
+  const ok = wrong === 0;
+  const message = ok ? "wrong 0 = 0 expected (correctness check)" : `wrong ${formatNumber(wrong)} ≠ 0 expected (${formatMargin(wrong, 0, "count")}; correctness check)`;
+  return [{ metric: "wrong", expectation: "wrong = 0 (always checked)", measured: wrong, expected: 0, unit: "count", ok, message }];
+}
+
+/**
+ * Which way is better, for relative thresholds, from the metric catalogue. A metric it does not
+ * know (a results.json from a newer gpucheck) falls back on its unit: times, temperatures, power and
+ * counts of bad things are better lower.
+ */
+function betterOf(metric: string, unit: string): "higher" | "lower" {
+  for (const table of [...Object.values(METRICS), TELEMETRY_METRICS]) {
+    if (Object.hasOwn(table, metric)) return table[metric].better;
+  }
+  return /^(ms|us|µs|s|°C|C|W|count)$/.test(unit) ? "lower" : "higher";
+}
+
+/** A check that could not be evaluated (the metric was missing) rather than one that was missed. */
+export function isUnjudged(c: Check): boolean {
+  return c.measured === null;
+}

@@ -1,0 +1,33 @@
+// The one number per unit that tables show, next to the threshold it was held to.
+import { lookupMetric } from "../judge.ts";
+import type { Expectation, TestResult, UnitResult } from "../types.ts";
+import { formatBytes, formatNumber, withUnit } from "./quantity.ts";
+
+export interface Headline {
+  /** "busbw 477.2 GB/s at 8 GiB", or "busbw —" when not measured */
+  value: string;
+  /** "≥ 400 GB/s", "= 8", "≥ 95% of baseline", or "" without a threshold on the headline metric */
+  threshold: string;
+}
+
+export function headlineFor(test: TestResult, unit: UnitResult): Headline {
+  const { metric, unit: u } = test.headline;
+  const e = test.expect.find((x) => x.metric === metric);
+  const threshold = e ? thresholdText(e) : "";
+  if (!unit.measurement) return { value: `${metric} —`, threshold };
+  const got = lookupMetric(unit.measurement, metric, e?.at);
+  if (got.value === null) return { value: `${metric} —`, threshold };
+  const where = got.at !== undefined ? ` at ${formatBytes(got.at)}` : "";
+  return { value: `${metric} ${withUnit(got.value, u)}${where}`, threshold };
+}
+
+export function thresholdText(e: Expectation): string {
+  const parts: string[] = [];
+  if (e.min !== undefined && e.min === e.max) parts.push(`= ${withUnit(e.min, e.unit)}`);
+  else {
+    if (e.min !== undefined) parts.push(`≥ ${withUnit(e.min, e.unit)}`);
+    if (e.max !== undefined) parts.push(`≤ ${withUnit(e.max, e.unit)}`);
+  }
+  if (e.baselineRatio !== undefined) parts.push(`${formatNumber(e.baselineRatio * 100)}% of baseline`);
+  return parts.join(", ");
+}

@@ -1,0 +1,57 @@
+// Which plots a test gets: busbw against message size for collectives (one curve per node in
+// per-node mode, the threshold as a line), throughput over steps for training, and GPU utilisation,
+// power and temperature over time from telemetry.
+import type { Expectation, TestResult, UnitResult } from "../types.ts";
+import type { PlotSeries, PlotSpec } from "./html-plot.ts";
+import { thresholdText } from "./headline.ts";
+import { formatBytes } from "./quantity.ts";
+
+const TELEMETRY: Array<{ key: string; title: string; yLabel: string; yTop?: number }> = [
+  { key: "util_pct", title: "GPU utilisation", yLabel: "%", yTop: 100 },
+  { key: "power_w", title: "GPU power (max over GPUs)", yLabel: "W" },
+  { key: "temp_c", title: "GPU temperature (max over GPUs)", yLabel: "°C" },
+];
+
+export function plotsForTest(test: TestResult, index: number): PlotSpec[] {
+  const plots: PlotSpec[] = [];
+  const id = (k: string) => `plot-${index}-${k}`;
+  const name = (u: UnitResult) => (u.unit === "all" ? test.name : u.unit);
+
+  if (test.kind === "collective") {
+    const series = seriesOf(test.units, name, (u) => u.measurement?.bySize?.busbw);
+    if (series.length > 0) {
+      const e = test.expect.find((x) => x.metric === "busbw" && x.min !== undefined);
+      plots.push({
+        id: id("busbw"), kind: "busbw", title: `${test.name}: bus bandwidth by message size`, xLabel: "message size", yLabel: "busbw (GB/s)",
+        xScale: "log2", xBytes: true, series, ...threshold(e),
+      });
+    }
+  }
+  if (test.kind === "train") {
+    const series = seriesOf(test.units, name, (u) => u.measurement?.series?.samples_per_s?.map((p) => [p.x, p.y] as [number, number]));
+    if (series.length > 0) {
+      const e = test.expect.find((x) => x.metric === "samples_per_s" && x.min !== undefined);
+      plots.push({ id: id("samples_per_s"), kind: "samples_per_s", title: `${test.name}: training throughput`, xLabel: "step", yLabel: "samples/s", xScale: "linear", series, ...threshold(e) });
+    }
+  }
+  for (const t of TELEMETRY) {
+    const series = seriesOf(test.units, name, (u) => u.telemetry?.series?.[t.key]?.map((p) => [p.x, p.y] as [number, number]));
+    if (series.length > 0) {
+      plots.push({ id: id(t.key), kind: t.key, title: `${test.name}: ${t.title}`, xLabel: "seconds since start", yLabel: t.yLabel, xScale: "linear", series, yTop: t.yTop });
+    }
+  }
+  return plots;
+}
+
+function seriesOf(units: UnitResult[], name: (u: UnitResult) => string, points: (u: UnitResult) => Array<[number, number | null]> | undefined): PlotSeries[] {
+  return units.flatMap((u) => {
+    const p = points(u);
+    return p && p.length > 0 ? [{ name: name(u), points: [...p].sort((a, b) => a[0] - b[0]) }] : [];
+  });
+}
+
+/** A minimum on the plotted metric becomes a dashed line; one tied to a size says which. */
+function threshold(e: Expectation | undefined): { threshold?: { y: number; label: string } } {
+  if (!e || e.min === undefined) return {};
+  return { threshold: { y: e.min, label: `${thresholdText({ ...e, baselineRatio: undefined, max: undefined })}${e.at !== undefined ? ` at ${formatBytes(e.at)}` : ""}` } };
+}

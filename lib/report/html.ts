@@ -1,0 +1,121 @@
+// report.html: one self-contained page (inline style, inline SVG, one small inline script, a CSP
+// that forbids fetching anything) with the verdicts, the plots, each unit's checks and log tail, and
+// the node inventory.
+import type { NodeInventory, Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
+import { escapeAttr, escapeText } from "./xml.ts";
+import { formatDuration, withUnit } from "./quantity.ts";
+import { headlineFor } from "./headline.ts";
+import { renderPlot } from "./html-plot.ts";
+import { plotsForTest } from "./html-plots.ts";
+import { checkMark } from "./verdict-lines.ts";
+import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
+
+const h = escapeText;
+const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
+
+export function renderHtml(r: ResultsFile): string {
+  const title = `gpucheck ${r.suite.name}: ${r.outcome.toUpperCase()}`;
+  return [
+    "<!DOCTYPE html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttr(CSP)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${h(title)}</title>`,
+    `<style>${STYLE}</style>`,
+    "</head>",
+    `<body data-outcome="${r.outcome}">`,
+    header(r),
+    verdictTable(r),
+    ...r.tests.map(testSection),
+    inventory(r.inventory),
+    `<footer class="muted"><p>Written by gpucheck ${h(r.gpucheck)} from results.json (schema version ${r.schemaVersion}). Raw logs are under logs/ beside this file.</p></footer>`,
+    `<script>${SCRIPT}</script>`,
+    "</body>",
+    "</html>",
+    "",
+  ].join("\n");
+}
+
+function header(r: ResultsFile): string {
+  const end = r.endedAt ? Date.parse(r.endedAt) : NaN;
+  const took = Number.isFinite(end) ? formatDuration((end - Date.parse(r.startedAt)) / 1000) : "still running or interrupted";
+  const rows: Array<[string, string | undefined]> = [
+    ["suite", `${r.suite.name}${r.suite.description ? ` (${r.suite.description})` : ""}`],
+    ["cluster", r.suite.cluster],
+    ["platform", r.platform],
+    ["started", r.startedAt],
+    ["ended", r.endedAt ?? undefined],
+    ["duration", took],
+    ["complete", r.complete ? "yes" : "no: the run stopped before every test finished"],
+    ["suite file", `${r.suite.path} (sha256 ${r.suite.sha256})`],
+    ["command", r.command.join(" ")],
+    ["baseline", r.baseline],
+    ["gpucheck", r.gpucheck],
+  ];
+  const dl = rows.filter((x) => x[1] !== undefined).map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`).join("");
+  return `<header><h1>gpucheck · ${h(r.suite.name)} ${badge(r.outcome)}</h1><dl class="meta">${dl}</dl></header>`;
+}
+
+function verdictTable(r: ResultsFile): string {
+  const rows = r.tests.flatMap((t, i) =>
+    t.units.map((u) => {
+      const hl = headlineFor(t, u);
+      return `<tr data-outcome="${u.verdict.outcome}"><td><a href="#test-${i}">${h(t.name)}</a></td><td>${h(u.unit)}</td><td>${badge(u.verdict.outcome)}</td><td class="num">${h(hl.value)}</td><td class="num">${h(hl.threshold)}</td><td class="num">${h(formatDuration(u.durationS))}</td><td>${h(u.verdict.reason)}</td></tr>`;
+    }),
+  );
+  const head = "<tr><th>test</th><th>unit</th><th>verdict</th><th>headline</th><th>threshold</th><th>duration</th><th>why</th></tr>";
+  return `<section id="verdicts"><h2>Verdicts</h2><table class="verdicts">${head}${rows.join("")}</table></section>`;
+}
+
+function testSection(t: TestResult, i: number): string {
+  const plots = plotsForTest(t, i).map(renderPlot);
+  const shape = `${t.kind} · ${t.nodes} node(s) × ${t.gpusPerNode} GPU(s), world size ${t.worldSize}${t.perNode ? " · per node" : ""}`;
+  return [
+    `<section class="test" id="test-${i}" data-test="${escapeAttr(t.name)}" data-outcome="${t.outcome}">`,
+    `<h2>${h(t.name)} ${badge(t.outcome)}</h2>`,
+    `<p class="muted">${h(shape)}${t.expect.length ? ` · thresholds: ${h(t.expect.map((e) => e.text).join("; "))}` : ""}</p>`,
+    plots.length ? `<div class="plots">${plots.join("\n")}</div>` : `<p class="muted">No plottable data.</p>`,
+    ...t.units.map((u) => unitBlock(t, u)),
+    "</section>",
+  ].join("\n");
+}
+
+function unitBlock(t: TestResult, u: UnitResult): string {
+  const checks = u.verdict.checks.map((c) => `<li class="${c.ok ? "ok" : checkMark(c) === "MISSED" ? "missed" : "unjudged"}">${h(c.message)}</li>`).join("");
+  const logs = logLinks(u.logs);
+  const n = (v: number | null, unit: string) => (v === null ? "—" : withUnit(v, unit));
+  const tel = u.telemetry && u.telemetry.samples > 0
+    ? `<p class="muted">telemetry: ${u.telemetry.samples} samples · max ${n(u.telemetry.maxTempC, "°C")} · max ${n(u.telemetry.maxPowerW, "W")} · mean utilisation ${n(u.telemetry.meanUtilPct, "%")}${u.telemetry.xids.length ? ` · XIDs: ${h(u.telemetry.xids.join(", "))}` : ""}${u.telemetry.throttleReasons.length ? ` · throttle: ${h(u.telemetry.throttleReasons.join(", "))}` : ""}</p>`
+    : "";
+  return [
+    `<div class="unit" data-unit="${escapeAttr(u.unit)}">`,
+    `<h3>${h(t.perNode || t.units.length > 1 ? `${t.name} [${u.unit}]` : t.name)} ${badge(u.verdict.outcome)}</h3>`,
+    `<p>${h(u.verdict.reason)}</p>`,
+    checks ? `<ul class="checks">${checks}</ul>` : "",
+    `<p class="muted">hosts: ${h(u.hosts.join(", ") || "(none)")} · status: ${h(u.status)}${u.message ? ` (${h(u.message)})` : ""} · ${h(formatDuration(u.durationS))}</p>`,
+    tel,
+    logs ? `<p class="muted">logs: ${logs}</p>` : "",
+    u.tail.trim() ? `<details${u.verdict.outcome === "passed" ? "" : " open"}><summary>last lines of the log</summary><pre>${h(u.tail)}</pre></details>` : "",
+    "</div>",
+  ].join("\n");
+}
+
+/** Links to the raw logs; eight ranks in one directory read as the directory once, then the file names. */
+function logLinks(logs: string[]): string {
+  const dir = logs.length > 1 ? logs[0].slice(0, logs[0].lastIndexOf("/") + 1) : "";
+  const shared = dir !== "" && logs.every((l) => l.startsWith(dir) && !l.slice(dir.length).includes("/"));
+  const links = logs.map((l) => `<a href="${escapeAttr(l)}">${h(shared ? l.slice(dir.length) : l)}</a>`).join(" · ");
+  return shared ? `${h(dir)} ${links}` : links;
+}
+
+function inventory(nodes: NodeInventory[]): string {
+  if (nodes.length === 0) return "";
+  const rows = nodes.map((n) => {
+    const models = [...new Set(n.gpus.map((g) => g.name))].join(", ") || "no GPU";
+    const cells = [n.hostname, `${n.gpus.length} × ${models}`, n.driver, n.cuda, n.nccl, n.torch].map((v) => `<td>${h(v ?? "—")}</td>`);
+    return `<tr>${cells.join("")}</tr>`;
+  });
+  return `<section id="inventory"><h2>Inventory</h2><table><tr><th>host</th><th>GPUs</th><th>driver</th><th>CUDA</th><th>NCCL</th><th>torch</th></tr>${rows.join("")}</table></section>`;
+}

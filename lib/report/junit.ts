@@ -1,0 +1,127 @@
+// junit.xml for Jenkins' junit plugin, valid against junit-10.xsd (what the xUnit plugin checks).
+// Hand-written like vitest's junit reporter: the format is small and an XML library would not know
+// Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
+import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
+import { attrs, cdata, escapeText } from "./xml.ts";
+import { verdictLines } from "./verdict-lines.ts";
+
+interface Case {
+  test: TestResult;
+  unit: UnitResult | null;
+  name: string;
+  outcome: Outcome;
+}
+
+export function renderJunit(results: ResultsFile): string {
+  const cases = results.tests.flatMap(casesOf);
+  const count = (o: Outcome) => cases.filter((c) => c.outcome === o).length;
+  const time = seconds(suiteSeconds(results));
+  const counts = { tests: cases.length, failures: count("failed"), errors: count("error") };
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  out.push(`<testsuites${attrs({ name: "gpucheck", ...counts, time })}>`);
+  // Jenkins recomputes counts from the testcases, but the xUnit plugin's XSD requires them.
+  out.push(`  <testsuite${attrs({ name: results.suite.name, ...counts, skipped: count("skipped"), time, timestamp: isoSeconds(results.startedAt) })}>`);
+  out.push("    <properties>");
+  for (const [name, value] of properties(results)) out.push(`      <property${attrs({ name, value })}/>`);
+  out.push("    </properties>");
+  for (const c of cases) out.push(...renderCase(results, c));
+  if (!results.complete) {
+    const why = results.endedAt === null ? "the run is still going or was killed" : "the run was interrupted";
+    out.push(`    <system-out>${escapeText(`${why}: ${results.tests.length} test(s) finished`)}</system-out>`);
+  }
+  out.push("  </testsuite>", "</testsuites>", "");
+  return out.join("\n");
+}
+
+function properties(r: ResultsFile): Array<[string, string]> {
+  const props: Array<[string, string | undefined]> = [
+    ["cluster", r.suite.cluster],
+    ["platform", r.platform],
+    ["gpucheck.version", r.gpucheck],
+    ["suite.name", r.suite.name],
+    ["suite.path", r.suite.path],
+    ["suite.sha256", r.suite.sha256],
+    ["command", r.command.join(" ")],
+    ["complete", String(r.complete)],
+    ["outcome", r.outcome],
+    ["baseline", r.baseline],
+  ];
+  return props.filter((p): p is [string, string] => p[1] !== undefined);
+}
+
+/** One testcase per test, or per unit when the test ran per node (name "<test> [<node>]"). */
+function casesOf(test: TestResult): Case[] {
+  if (test.units.length === 0) return [{ test, unit: null, name: test.name, outcome: test.outcome }];
+  const single = test.units.length === 1 && !test.perNode;
+  return test.units.map((u) => ({ test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome }));
+}
+
+function renderCase(results: ResultsFile, c: Case): string[] {
+  // classname "gpucheck.<suite>.<kind>": Jenkins splits packages at dots, so dots inside names go
+  const classname = ["gpucheck", results.suite.name, c.test.kind].map((p) => p.replace(/\./g, "_")).join(".");
+  const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(c.unit?.durationS ?? 0) })}>`;
+  const u = c.unit;
+  const reason = u?.verdict.reason ?? "no unit of this test ran";
+  const body: string[] = [];
+  if (c.outcome === "failed") {
+    const missed = (u?.verdict.checks ?? []).filter((k) => !k.ok).map((k) => k.message);
+    const type = missed.length > 0 && u!.verdict.checks.filter((k) => !k.ok).every((k) => k.metric === "wrong") ? "correctness" : "threshold";
+    body.push(`      <failure${attrs({ message: reason, type })}>${escapeText([...missed, ...whereLines(u)].join("\n"))}</failure>`);
+  } else if (c.outcome === "error") {
+    body.push(`      <error${attrs({ message: reason, type: errorType(u) })}>${escapeText([reason, ...whereLines(u)].join("\n"))}</error>`);
+  } else if (c.outcome === "skipped") {
+    body.push(`      <skipped${attrs({ message: reason })}/>`);
+  }
+  body.push(`      <system-out>${cdata(systemOut(u, reason))}</system-out>`);
+  return [head, ...body, "    </testcase>"];
+}
+
+/** What kind of error, for a person scanning Jenkins: how the unit ended, or why its output was unusable. */
+function errorType(u: UnitResult | null): string {
+  if (!u) return "not-run";
+  if (u.status === "failed") return "crashed";
+  if (u.status !== "completed") return u.status;
+  if (!u.measurement) return "unusable-output";
+  if (u.measurement.metrics.complete === 0) return "incomplete-output";
+  return "not-judged";
+}
+
+function whereLines(u: UnitResult | null): string[] {
+  if (!u) return [];
+  const lines = [`hosts: ${u.hosts.join(", ") || "(none)"}`, `status: ${u.status}${u.message ? ` (${u.message})` : ""}`];
+  if (u.logs.length > 0) lines.push(`logs: ${describeLogs(u.logs)}`);
+  return lines;
+}
+
+/** Eight ranks' logs in one directory read better as the directory and a count. */
+function describeLogs(logs: string[]): string {
+  const dir = logs[0].slice(0, logs[0].lastIndexOf("/") + 1);
+  if (logs.length < 3 || dir === "" || !logs.every((l) => l.startsWith(dir) && !l.slice(dir.length).includes("/"))) return logs.join(", ");
+  return `${dir} (${logs.length} files: ${logs[0].slice(dir.length)} … ${logs[logs.length - 1].slice(dir.length)})`;
+}
+
+/** The verdict lines, then the log's tail; the full logs stay in files (Jenkins keeps stdout in memory). */
+function systemOut(u: UnitResult | null, reason: string): string {
+  if (!u) return `${reason}\n`;
+  const lines = [...verdictLines(u), ...whereLines(u)];
+  if (u.tail.trim() !== "") lines.push("--- last lines of the log ---", u.tail.replace(/\n+$/, ""));
+  return `${lines.join("\n")}\n`;
+}
+
+function suiteSeconds(r: ResultsFile): number {
+  const start = Date.parse(r.startedAt);
+  const end = r.endedAt ? Date.parse(r.endedAt) : NaN;
+  if (Number.isFinite(start) && Number.isFinite(end) && end >= start) return (end - start) / 1000;
+  return r.tests.reduce((s, t) => s + t.units.reduce((a, u) => a + u.durationS, 0), 0);
+}
+
+/** "%.3f": junit-10.xsd allows at most three fraction digits and Jenkins reads "1,5" as 15. */
+function seconds(s: number): string {
+  return (Number.isFinite(s) && s > 0 ? s : 0).toFixed(3);
+}
+
+/** UTC "YYYY-MM-DDTHH:MM:SS": Jenkins appends Z when there is no zone; Ant's schema allows no zone. */
+function isoSeconds(iso: string): string | undefined {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 19) : undefined;
+}

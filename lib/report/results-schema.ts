@@ -1,0 +1,162 @@
+// results.json, described once: zod validates it when `gpucheck report`/`judge` read a results
+// directory, and schema/results.schema.json (JSON Schema 2020-12, for other tools) is generated from
+// this file; test/report/results-schema.test.ts fails when the committed file is stale. The type
+// assertions at the bottom fail the type check when lib/types.ts and this schema drift apart.
+import { z } from "zod";
+import type * as T from "../types.ts";
+
+const num = z.number();
+const numOrNull = z.number().nullable();
+
+const Outcome = z.enum(["passed", "failed", "error", "skipped"]).meta({ id: "Outcome" });
+const Kind = z.enum(["collective", "train", "inventory"]);
+const UnitStatus = z
+  .enum(["completed", "failed", "timeout", "cancelled", "infra", "skipped"])
+  .describe("how the unit ended as the platform saw it: completed = every rank exited 0; infra = could not launch or host lost; skipped = not attempted");
+
+const SeriesPoint = z.object({ x: num, y: num }).meta({ id: "SeriesPoint" });
+const Series = z.record(z.string(), z.array(SeriesPoint));
+
+const Expectation = z
+  .object({
+    metric: z.string(),
+    unit: z.string().describe("canonical unit of the metric: GB/s, samples/s, count, ms, %"),
+    min: num.optional(),
+    max: num.optional(),
+    at: num.optional().describe("message size in bytes for per-size metrics; absent = the largest size"),
+    baselineRatio: num.optional().describe("relative threshold: ratio × the baseline run's value of the same metric"),
+    text: z.string().describe("the threshold as written in the suite"),
+  })
+  .meta({ id: "Expectation" });
+
+const Check = z
+  .object({
+    metric: z.string(),
+    expectation: z.string(),
+    measured: numOrNull.describe("null when the output did not contain the metric (the verdict is then error)"),
+    expected: num,
+    unit: z.string(),
+    ok: z.boolean(),
+    message: z.string().describe('e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)"'),
+  })
+  .meta({ id: "Check" });
+
+const Verdict = z.object({ outcome: Outcome, reason: z.string(), checks: z.array(Check) }).meta({ id: "Verdict" });
+
+const Measurement = z
+  .object({
+    metrics: z.record(z.string(), numOrNull).describe("scalar metrics; complete = 0 marks output that ended early"),
+    bySize: z.record(z.string(), z.array(z.tuple([num, numOrNull]))).optional().describe("per-size metrics: [size in bytes, value]"),
+    series: Series.optional().describe("plot series, e.g. samples_per_s over steps"),
+    raw: z.unknown().optional().describe("the parsed output, kept whole"),
+  })
+  .meta({ id: "Measurement" });
+
+const TelemetrySummary = z
+  .object({
+    samples: num,
+    maxTempC: numOrNull,
+    maxPowerW: numOrNull,
+    meanUtilPct: numOrNull,
+    throttleReasons: z.array(z.string()),
+    xids: z.array(z.string()),
+    series: Series.optional().describe("util_pct, power_w, temp_c; x = seconds since the first sample"),
+  })
+  .meta({ id: "TelemetrySummary" });
+
+const UnitResult = z
+  .object({
+    unit: z.string().describe('"all" for a whole-cluster test, the node name in per-node mode'),
+    hosts: z.array(z.string()),
+    status: UnitStatus,
+    message: z.string().optional(),
+    startedAt: z.string(),
+    endedAt: z.string(),
+    durationS: num,
+    measurement: Measurement.nullable(),
+    verdict: Verdict,
+    logs: z.array(z.string()).describe("raw log paths, relative to the results directory"),
+    tail: z.string().describe("last lines of the ranks' logs"),
+    telemetry: TelemetrySummary.optional(),
+  })
+  .meta({ id: "UnitResult" });
+
+const TestResult = z
+  .object({
+    name: z.string(),
+    kind: Kind,
+    perNode: z.boolean(),
+    nodes: num,
+    gpusPerNode: num,
+    worldSize: num,
+    expect: z.array(Expectation),
+    headline: z.object({ metric: z.string(), unit: z.string() }),
+    units: z.array(UnitResult),
+    outcome: Outcome,
+  })
+  .meta({ id: "TestResult" });
+
+const NodeInventory = z
+  .looseObject({
+    hostname: z.string(),
+    gpus: z.array(z.looseObject({ index: num, name: z.string(), uuid: z.string().optional(), serial: z.string().optional() })),
+    driver: z.string().nullable().optional(),
+    cuda: z.string().nullable().optional(),
+    nccl: z.string().nullable().optional(),
+    torch: z.string().nullable().optional(),
+  })
+  .meta({ id: "NodeInventory" });
+
+const SuiteRef = z.object({
+  name: z.string(),
+  description: z.string(),
+  cluster: z.string().optional(),
+  path: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const ResultsFileSchema = z
+  .object({
+    schemaVersion: z.literal(1).describe("bumped on any incompatible change"),
+    gpucheck: z.string().describe("gpucheck version that wrote the file"),
+    suite: SuiteRef,
+    platform: z.string(),
+    command: z.array(z.string()),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    complete: z.boolean().describe("false while running or when interrupted; finished tests are kept either way"),
+    outcome: Outcome,
+    tests: z.array(TestResult),
+    inventory: z.array(NodeInventory),
+    baseline: z.string().optional().describe("path of the results.json relative thresholds were judged against"),
+  })
+  .meta({
+    title: "gpucheck results.json",
+    description: "Everything one gpucheck run measured and decided: per test and unit the metrics, verdicts, timings, hosts, telemetry and raw log paths.",
+  });
+
+export const RESULTS_SCHEMA_ID = "urn:gpucheck:schema:results:1";
+
+/** The JSON Schema written to schema/results.schema.json. */
+export function resultsJsonSchema(): Record<string, unknown> {
+  const generated = z.toJSONSchema(ResultsFileSchema, { target: "draft-2020-12" }) as Record<string, unknown>;
+  const { $schema, ...rest } = generated;
+  return { $schema, $id: RESULTS_SCHEMA_ID, ...rest };
+}
+
+// Drift guards (type-level only): same keys and mutually assignable shapes.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type SameKeys<A, B> = Same<keyof A, keyof B>;
+type Z<S extends z.ZodType> = z.infer<S>;
+const drift: [
+  Same<T.ResultsFile, Z<typeof ResultsFileSchema>>,
+  SameKeys<T.ResultsFile, Z<typeof ResultsFileSchema>>,
+  SameKeys<T.TestResult, Z<typeof TestResult>>,
+  SameKeys<T.UnitResult, Z<typeof UnitResult>>,
+  SameKeys<T.Measurement, Z<typeof Measurement>>,
+  SameKeys<T.Verdict, Z<typeof Verdict>>,
+  SameKeys<T.Check, Z<typeof Check>>,
+  SameKeys<T.Expectation, Z<typeof Expectation>>,
+  SameKeys<T.TelemetrySummary, Z<typeof TelemetrySummary>>,
+] = [true, true, true, true, true, true, true, true, true];
+void drift;

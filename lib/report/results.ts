@@ -1,0 +1,88 @@
+// Reading and writing the files of a results directory. The names are fixed so other tools
+// (Jenkins, the certificate, scripts) can rely on them.
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { SuiteError } from "../errors.ts";
+import type { ResultsFile } from "../types.ts";
+import { ResultsFileSchema } from "./results-schema.ts";
+
+export const RESULT_FILES = {
+  results: "results.json",
+  junit: "junit.xml",
+  html: "report.html",
+  summary: "summary.txt",
+  logs: "logs",
+} as const;
+
+/**
+ * Writes next to the target and renames over it, so a reader (Jenkins, a second terminal) never sees
+ * half a file and a crash mid-write leaves the previous version. fsync before rename: after a power
+ * loss the rename must not point at an empty file.
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const fd = openSync(tmp, "w", 0o644);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+export function serialiseResults(results: ResultsFile): string {
+  return `${JSON.stringify(results, null, 2)}\n`;
+}
+
+/** Validated content of a results.json; `source` names it in messages. */
+export function parseResults(text: string, source: string): ResultsFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new SuiteError(`${source}: not valid JSON: ${(err as Error).message}`);
+  }
+  const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (data !== null && typeof data === "object" && version !== undefined && version !== 1) {
+    throw new SuiteError(`${source}: schemaVersion ${JSON.stringify(version)} is not supported by this gpucheck (it reads version 1)`);
+  }
+  const parsed = ResultsFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 10).map((i) => `  ${formatPath(i.path)}: ${i.message}`);
+    const more = parsed.error.issues.length > 10 ? [`  … and ${parsed.error.issues.length - 10} more`] : [];
+    throw new SuiteError([`${source}: not a gpucheck results file:`, ...issues, ...more].join("\n"));
+  }
+  // the input itself, not zod's copy: zod drops keys it does not know, and a newer gpucheck's
+  // additive fields must survive `gpucheck judge` rewriting the file
+  return data as ResultsFile;
+}
+
+/** `dir` may be the results directory or its results.json. */
+export function readResults(dir: string): { dir: string; path: string; results: ResultsFile } {
+  let path = dir;
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch {
+    throw new SuiteError(`"${dir}": no such results directory`);
+  }
+  if (stat.isDirectory()) path = join(dir, RESULT_FILES.results);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new SuiteError(`"${dir}": no ${RESULT_FILES.results} in it (is it a gpucheck results directory?)`);
+  }
+  return { dir: dirname(path), path, results: parseResults(text, path) };
+}
+
+function formatPath(path: PropertyKey[]): string {
+  if (path.length === 0) return "(top level)";
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join("");
+}

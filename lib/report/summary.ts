@@ -1,0 +1,80 @@
+// The end-of-run table a person reads in the terminal or the Jenkins console: one row per unit with
+// its verdict and headline number, then which hosts failed and why.
+import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
+import { xmlSafe } from "./xml.ts";
+import { formatDuration } from "./quantity.ts";
+import { headlineFor } from "./headline.ts";
+
+const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m" };
+const RESET = "\x1b[0m";
+
+export function renderSummary(results: ResultsFile, opts: { color: boolean }): string {
+  const paint = (o: Outcome, text: string) => (opts.color ? `${COLOUR[o]}${text}${RESET}` : text);
+  const rows: string[][] = [["TEST", "UNIT", "VERDICT", "HEADLINE", "THRESHOLD", "DURATION"]];
+  const outcomes: Outcome[] = [];
+  for (const t of results.tests) {
+    for (const u of t.units) {
+      const h = headlineFor(t, u);
+      outcomes.push(u.verdict.outcome);
+      rows.push([t.name, u.unit, u.verdict.outcome.toUpperCase(), h.value, h.threshold, formatDuration(u.durationS)]);
+    }
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const lines = rows.map((r, i) => {
+    const cells = r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c])));
+    // pad first, colour after: escape codes have no width on screen
+    if (i > 0) cells[2] = paint(outcomes[i - 1], cells[2]);
+    return cells.join("  ").trimEnd();
+  });
+
+  const out = [headerLine(results, paint), "", ...lines];
+  const failing = failingHosts(results);
+  if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
+  const skipped = unitsWith(results, ["skipped"]);
+  if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
+  if (!results.complete) out.push("", `Run incomplete: ${results.tests.length} test(s) finished before it stopped.`);
+  return `${out.join("\n")}\n`;
+}
+
+function headerLine(r: ResultsFile, paint: (o: Outcome, t: string) => string): string {
+  const units = r.tests.flatMap((t) => t.units);
+  const n = (o: Outcome) => units.filter((u) => u.verdict.outcome === o).length;
+  const where = r.suite.cluster ? ` on ${r.suite.cluster}` : "";
+  const counts = (["passed", "failed", "error", "skipped"] as const).filter((o) => n(o) > 0).map((o) => `${n(o)} ${o === "error" ? "errors" : o}`);
+  return `gpucheck ${r.suite.name}${where} (${r.platform}): ${paint(r.outcome, r.outcome.toUpperCase())}: ${counts.join(", ") || "nothing ran"}`;
+}
+
+/**
+ * Per-node units name their host exactly; a whole-cluster unit that failed cannot say which of its
+ * hosts was at fault, so it lists them all and says so.
+ */
+function failingHosts(r: ResultsFile): Array<[string, string]> {
+  return unitsWith(r, ["failed", "error"]);
+}
+
+function unitsWith(r: ResultsFile, outcomes: Outcome[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const t of r.tests) {
+    for (const u of t.units) {
+      if (!outcomes.includes(u.verdict.outcome)) continue;
+      out.push([hostsOf(t, u), `${t.name}: ${u.verdict.outcome}: ${oneLine(u.verdict.reason)}`]);
+    }
+  }
+  return out;
+}
+
+/** Reasons quote workload output; on a terminal its escape codes and newlines would wreck the table. */
+function oneLine(s: string): string {
+  return xmlSafe(s).replace(/\s+/g, " ").trim();
+}
+
+function hostsOf(t: TestResult, u: UnitResult): string {
+  if (u.hosts.length === 0) return t.perNode ? u.unit : "(no host)";
+  if (u.hosts.length === 1) return u.hosts[0];
+  return `${u.hosts.join(",")} (whole test)`;
+}
+
+function alignPairs(pairs: Array<[string, string]>): string[] {
+  const w = Math.max(...pairs.map(([h]) => h.length));
+  return pairs.map(([h, why]) => `  ${h.padEnd(w)}  ${why}`);
+}

@@ -1,0 +1,23 @@
+// The files of a results directory. results.json and junit.xml are rewritten after every test, so a
+// crash, a timeout of the whole job or Ctrl-C still leaves every finished test for Jenkins; the
+// page and the summary come at the end (and from `gpucheck report`).
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ResultsFile } from "../types.ts";
+import { renderHtml } from "./html.ts";
+import { renderJunit } from "./junit.ts";
+import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";
+import { renderSummary } from "./summary.ts";
+
+export function writeRunFiles(outDir: string, results: ResultsFile): void {
+  mkdirSync(outDir, { recursive: true });
+  writeFileAtomic(join(outDir, RESULT_FILES.results), serialiseResults(results));
+  writeFileAtomic(join(outDir, RESULT_FILES.junit), renderJunit(results));
+}
+
+/** results.json and junit.xml as above, plus report.html and summary.txt (no colour). */
+export function writeFinalFiles(outDir: string, results: ResultsFile): void {
+  writeRunFiles(outDir, results);
+  writeFileAtomic(join(outDir, RESULT_FILES.html), renderHtml(results));
+  writeFileAtomic(join(outDir, RESULT_FILES.summary), renderSummary(results, { color: false }));
+}
