@@ -1,0 +1,158 @@
+"""The collective benchmark: nccl-tests' method and layout on torch.distributed.
+
+Method (src/common.cu TimeTest/BenchTime): warm up every size first; then per size and per
+placement (out-of-place, then in-place) run one call, barrier, time `iters` calls with the clock
+read only after the device is drained, average the time over ranks, and check one more call's
+result against the exactly known expected values, the wrong elements summed over ranks.
+"""
+import math
+import os
+import socket
+import time
+
+from . import busbw, cpu, dist as pg, emit, report, __version__
+from .errors import WorkloadError, require_torch
+from .ops import Collective
+
+
+def validate(args):
+    if args.factor < 2 or args.factor != int(args.factor):
+        raise WorkloadError("--factor must be an integer of at least 2, got %s" % args.factor)
+    if args.min_bytes > args.max_bytes:
+        raise WorkloadError("--min-bytes %d is larger than --max-bytes %d" % (args.min_bytes, args.max_bytes))
+    if args.iters < 1 or args.warmup < 0:
+        raise WorkloadError("--iters must be at least 1 and --warmup at least 0")
+
+
+def _device_line(torch, ctx):
+    r = ctx.ranks
+    if ctx.device.type == "cuda":
+        props = torch.cuda.get_device_properties(ctx.device)
+        pci = tuple(getattr(props, k, 0) for k in ("pci_domain_id", "pci_bus_id", "pci_device_id"))
+        return report.device_line(r.rank, os.getpid(), socket.gethostname(), ctx.device.index, pci, props.name)
+    return report.device_line(r.rank, os.getpid(), socket.gethostname(), -1, (0, 0, 0), "CPU " + cpu.model())
+
+
+def _memory_limit(torch, ctx, max_bytes, check):
+    """nccl-tests' rule: keep 1 GiB per 16 GiB (at most 4) plus 1 GiB free, the rest split over buffers."""
+    if ctx.device.type != "cuda":
+        return max_bytes
+    total = torch.cuda.get_device_properties(ctx.device).total_memory
+    gib = 1 << 30
+    reserve = min(-(-total // (16 * gib)) * gib, 4 * gib)
+    return min(max_bytes, (total - reserve - gib) // (3 if check else 2))
+
+
+class Bench:
+    def __init__(self, torch, dist, ctx, coll, args):
+        self.torch, self.dist, self.ctx, self.coll, self.args = torch, dist, ctx, coll, args
+        self.n = ctx.ranks.world_size
+        self.rep = 0
+        self.out_of_bounds = 0
+
+    def barrier(self):
+        if self.ctx.backend == "nccl":
+            self.dist.barrier(device_ids=[self.ctx.device.index])
+        else:
+            self.dist.barrier()
+        pg.sync(self.ctx)
+
+    def total(self, value, dtype):
+        t = self.torch.tensor([value], dtype=dtype, device=self.ctx.device)
+        self.dist.all_reduce(t)
+        return t.item()
+
+    def warmup(self, sizes):
+        for size in sizes:
+            self.coll.resize(size)
+            fn = self.coll.runner(False)
+            for _ in range(self.args.warmup):
+                fn()
+            pg.sync(self.ctx)
+
+    def placement(self, in_place):
+        coll, args = self.coll, self.args
+        fn = coll.runner(in_place)
+        if args.check:
+            coll.fill(in_place, 99)
+        fn()
+        pg.sync(self.ctx)
+        self.barrier()
+        start = time.perf_counter()
+        for _ in range(args.iters):
+            fn()
+        pg.sync(self.ctx)
+        seconds = (time.perf_counter() - start) / args.iters
+        seconds = self.total(seconds, self.torch.float64) / self.n  # nccl-tests -a 1: mean over ranks
+        algbw, bus = busbw.bandwidth(coll.op, coll.count, coll.eltsize, seconds, self.n)
+        wrong = None
+        if args.check and not (coll.op == "alltoall" and in_place):  # nccl-tests: alltoall in place is N/A
+            self.rep += 1
+            coll.fill(in_place, self.rep)
+            fn()
+            pg.sync(self.ctx)
+            local = coll.wrong(in_place, self.rep)
+            self.out_of_bounds += 1 if local else 0
+            wrong = int(self.total(local, self.torch.int64))
+        return seconds * 1e6, algbw, bus, wrong
+
+
+def run(args, ranks):
+    validate(args)
+    torch = require_torch()
+    import torch.distributed as dist
+
+    ctx = pg.init(ranks, args.backend)
+    try:
+        return _sweep(torch, dist, ctx, args)
+    finally:
+        pg.close()
+
+
+def _check_dtype(torch, dist, ctx, dtype_name):
+    from .ops import TORCH_DTYPES
+    probe = torch.zeros(1, dtype=getattr(torch, TORCH_DTYPES[dtype_name]), device=ctx.device)
+    try:
+        dist.all_reduce(probe)
+    except RuntimeError as e:
+        raise WorkloadError("--dtype %s is not supported by the %s backend of torch %s: %s"
+                            % (dtype_name, ctx.backend, torch.__version__, str(e).splitlines()[0])) from None
+
+
+def _sweep(torch, dist, ctx, args):
+    rank0 = ctx.ranks.rank == 0
+    program = args.op + "_perf"
+    _check_dtype(torch, dist, ctx, args.dtype)
+    lines = [None] * ctx.ranks.world_size
+    dist.all_gather_object(lines, _device_line(torch, ctx))
+    max_bytes = _memory_limit(torch, ctx, args.max_bytes, args.check)
+    coll = Collective(torch, dist, args.op, args.dtype, ctx.device, ctx.ranks.rank, ctx.ranks.world_size, max_bytes)
+    note = "gpucheck-workload %s: torch %s, backend %s (nccl-tests %s text layout)" % (
+        __version__, torch.__version__, ctx.backend, report.NCCL_TESTS_LAYOUT)
+    out = emit.line if rank0 else (lambda _text: None)
+    pre = report.preamble(program, args.min_bytes, args.max_bytes, int(args.factor), args.warmup, args.iters, args.check, note)
+    for text in pre[:3] + ["# " + n for n in coll.notes] + pre[3:] + lines:
+        out(text)
+    if max_bytes < args.max_bytes:
+        out("#\n# Reducing maxBytes to %d due to memory limitation" % max_bytes)
+    sizes = busbw.sweep(min(args.min_bytes, max_bytes), max_bytes, int(args.factor))
+    bench = Bench(torch, dist, ctx, coll, args)
+    bench.warmup(sizes)
+    for text in report.header():
+        out(text)
+    bws = []
+    for size in sizes:
+        coll.resize(size)
+        oop, inp = bench.placement(False), bench.placement(True)
+        bws += [oop[2], inp[2]]
+        out(report.row(coll.size, coll.count, args.dtype, busbw.redop(args.op), busbw.root(args.op), oop, inp))
+        if rank0:
+            wrongs = [w for w in (oop[3], inp[3]) if w is not None]
+            emit.tagged("PROGRESS", {"size": coll.size, "busbw": max(oop[2], inp[2]), "busbw_out_of_place": oop[2],
+                                     "busbw_in_place": inp[2], "wrong": sum(wrongs) if wrongs else None})
+    oob = int(bench.total(bench.out_of_bounds, torch.int64))
+    avg = sum(bws) / len(bws) if bws else 0.0
+    for text in report.footer(oob, avg if math.isfinite(avg) else 0.0, program):
+        out(text)
+    # nccl-tests (>= 2.17.3) exits 7 (testNumResults) when any check found wrong data
+    return 7 if oob else 0

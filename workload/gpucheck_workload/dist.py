@@ -1,0 +1,86 @@
+"""Process group set-up: NCCL on GPUs, gloo on CPUs, with the rendezvous from ranks.py.
+
+No torchrun: Debian's torch 1.13 torchrun crashes on Python 3.11, and every launcher we support
+already tells each process its rank, so init_process_group is called with explicit values.
+"""
+import ipaddress
+import os
+from collections import namedtuple
+from datetime import timedelta
+
+from .errors import WorkloadError, require_torch
+
+Context = namedtuple("Context", "backend device ranks")
+
+# Long enough for a slow node to import torch and build a model, short enough that a rank whose
+# peer died gets an error before the harness's own timeout hides the cause.
+DEFAULT_TIMEOUT_S = 600
+
+
+def is_loopback(addr):
+    if addr == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return False
+
+
+def _pick_backend(torch, backend):
+    if backend == "auto":
+        return "nccl" if torch.cuda.is_available() else "gloo"
+    if backend == "nccl" and not torch.cuda.is_available():
+        raise WorkloadError("--backend nccl needs a GPU but torch %s sees none (torch.cuda.is_available() is False)" % torch.__version__)
+    return backend
+
+
+def _cuda_device(torch, ranks):
+    count = torch.cuda.device_count()
+    # One visible device per rank (srun --gpus-per-task, CUDA_VISIBLE_DEVICES per rank) → device 0.
+    index = 0 if count == 1 else ranks.local_rank
+    if index >= count:
+        raise WorkloadError("local rank %d needs GPU %d but only %d are visible" % (ranks.local_rank, index, count))
+    torch.cuda.set_device(index)
+    return torch.device("cuda", index)
+
+
+def _limit_cpu_threads(torch, ranks):
+    # Ranks sharing a CPU node would each start one thread per core and fight over them.
+    if "OMP_NUM_THREADS" in os.environ:
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    torch.set_num_threads(max(1, cores // max(1, ranks.local_world_size)))
+
+
+def init(ranks, backend="auto"):
+    torch = require_torch()
+    import torch.distributed as dist
+
+    backend = _pick_backend(torch, backend)
+    if backend == "nccl":
+        device = _cuda_device(torch, ranks)
+    else:
+        device = torch.device("cpu")
+        _limit_cpu_threads(torch, ranks)
+        # gloo binds to the interface of the hostname's address; in a container with network
+        # "none" that lookup fails, while loopback always works for a single-node run.
+        if is_loopback(ranks.master_addr) and "GLOO_SOCKET_IFNAME" not in os.environ:
+            os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    host = "[%s]" % ranks.master_addr if ":" in ranks.master_addr else ranks.master_addr
+    timeout = float(os.environ.get("GPUCHECK_DIST_TIMEOUT_S", DEFAULT_TIMEOUT_S))
+    dist.init_process_group(backend, init_method="tcp://%s:%d" % (host, ranks.master_port),
+                            rank=ranks.rank, world_size=ranks.world_size, timeout=timedelta(seconds=timeout))
+    return Context(backend, device, ranks)
+
+
+def sync(ctx):
+    """Wait for queued GPU work; nothing to wait for on CPU, where gloo calls block."""
+    if ctx.device.type == "cuda":
+        import torch
+        torch.cuda.synchronize(ctx.device)
+
+
+def close():
+    import torch.distributed as dist
+    if dist.is_initialized():
+        dist.destroy_process_group()
