@@ -1,0 +1,17 @@
+// `gpucheck keygen --out <dir> [--algorithm ed25519|p256]`: a signing key pair for certificates.
+import { EXIT } from "../errors.ts";
+import { type KeyAlgorithm, writeKeyPair } from "../sign/keys.ts";
+
+export async function main(flags: { out: string; algorithm: KeyAlgorithm }): Promise<number> {
+  const k = writeKeyPair(flags.out, flags.algorithm);
+  process.stdout.write(
+    [
+      `private key: ${k.privatePath} (mode 0600; keep it on this machine, never attach it anywhere)`,
+      `public key:  ${k.publicPath} (give it to whoever verifies certificates)`,
+      `fingerprint: ${k.fingerprint} (${flags.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256"})`,
+      `sign a run:  gpucheck suite <suite> --sign-key ${k.privatePath}   or later: gpucheck certify <results-dir> --key ${k.privatePath}`,
+      "",
+    ].join("\n"),
+  );
+  return EXIT.ok;
+}

@@ -1,0 +1,76 @@
+// certificate.md: the same certificate for tickets and wikis that take Markdown (Jira, GitLab, GitHub).
+import type { CertificateView } from "./certificate-view.ts";
+
+/** Table cells: a "|" ends the cell and a newline ends the row, whatever the text says. */
+function cell(s: string): string {
+  return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+function table(head: string[], rows: string[][]): string {
+  const line = (r: string[]) => `| ${r.join(" | ")} |`;
+  return [line(head.map(cell)), line(head.map(() => "---")), ...rows.map((r) => line(r.map((c) => cell(c) || "—")))].join("\n");
+}
+
+/** A fence longer than any backtick run inside, so a hostile string cannot close it early. */
+function fenced(code: string, lang = ""): string {
+  const longest = Math.max(2, ...(code.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${lang}\n${code}\n${fence}`;
+}
+
+export function renderCertificateMd(v: CertificateView): string {
+  const out = [
+    `# GPU cluster acceptance certificate: ${v.verdict}`,
+    "",
+    ...(v.caveat ? [`> **${v.caveat}**`, ""] : []),
+    table(
+      ["", ""],
+      [
+        ["Cluster", `${v.cluster} (${v.hardware})`],
+        ["Suite", `${v.suite.name}${v.suite.description ? ` — ${v.suite.description}` : ""} (sha256 ${v.suite.sha256})`],
+        ["Platform", v.platform],
+        ["Run", v.run],
+        ["Result", `**${v.verdict}** · ${v.counts}`],
+        ["gpucheck", v.gpucheck],
+      ],
+    ),
+    "",
+    "## Nodes",
+    "",
+    table(["Node", "GPUs", "GPU serial numbers", "Versions"], v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions])),
+    "",
+    "## Tests",
+    "",
+    table(["Test", "Verdict", "Measured", "Threshold", "Why"], v.tests.map((t) => [t.name, t.outcome, t.measured, t.threshold, t.note])),
+    "",
+    "## Signature",
+    "",
+    table(
+      ["", ""],
+      [
+        ["Signing key", `${v.signer.fingerprint} (${v.signer.algorithm})`],
+        ["Signed at", v.certifiedAt],
+        ["Statement", `in-toto Statement v1 in a DSSE envelope (certificate.intoto.json), predicate ${v.predicateType}`],
+        ...v.subjects.map((s) => [`File ${s.name}`, `sha256 ${s.sha256}`]),
+      ],
+    ),
+    "",
+    "## How to verify",
+    "",
+    `In the results directory, with the signer's public key saved as gpucheck.pub (its fingerprint must be ${v.signer.fingerprint}):`,
+    "",
+    fenced(v.verify.gpucheck, "sh"),
+    "",
+    "Without gpucheck (bash, jq, openssl, sha256sum): rebuild the signed bytes, check the signature, then the files:",
+    "",
+    fenced(v.verify.openssl, "sh"),
+    "",
+    "With cosign 2.x (checks the signature and that the file is a subject; repeat for each file):",
+    "",
+    fenced(v.verify.cosign, "sh"),
+    "",
+    "This page is a rendering of certificate.intoto.json for people; only the signed file is authoritative.",
+    "",
+  ];
+  return out.join("\n");
+}

@@ -1,0 +1,92 @@
+// What a human-readable certificate shows, computed once from the signed statement so that the
+// HTML and the Markdown say the same thing, and say only what the signature covers.
+import { formatDuration, withUnit } from "../report/quantity.ts";
+import type { KeyAlgorithm } from "./keys.ts";
+import { PREDICATE_TYPE, type PredicateTest, type Statement } from "./predicate.ts";
+import { verifyCommands, type VerifyCommands } from "./verify-commands.ts";
+
+export interface CertificateView {
+  verdict: string;
+  /** why the verdict is not simply the outcome: an interrupted run */
+  caveat: string | null;
+  cluster: string;
+  hardware: string;
+  suite: { name: string; description: string; sha256: string };
+  platform: string;
+  run: string;
+  certifiedAt: string;
+  gpucheck: string;
+  counts: string;
+  nodes: Array<{ hostname: string; gpus: string; serials: string; versions: string }>;
+  tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string }>;
+  signer: { fingerprint: string; algorithm: string };
+  subjects: Array<{ name: string; sha256: string }>;
+  predicateType: string;
+  verify: VerifyCommands;
+}
+
+export interface SignerInfo {
+  fingerprint: string;
+  algorithm: KeyAlgorithm;
+}
+
+export function certificateView(st: Statement, signer: SignerInfo): CertificateView {
+  const p = st.predicate;
+  const gpus = p.nodes.flatMap((n) => n.gpus);
+  const models = [...new Set(gpus.map((g) => g.name))];
+  const counts = (["passed", "failed", "error", "skipped"] as const).map((o) => [o, p.tests.filter((t) => t.outcome === o).length] as const);
+  return {
+    verdict: p.outcome.toUpperCase(),
+    caveat: p.complete ? null : "INCOMPLETE: the run was interrupted; only the tests listed here finished",
+    cluster: p.cluster ?? "(unnamed cluster)",
+    hardware: `${plural(p.nodes.length, "node")}, ${plural(gpus.length, "GPU")}${models.length ? ` (${models.join(", ")})` : ""}`,
+    suite: { name: p.suite.name, description: p.suite.description, sha256: p.suite.sha256 },
+    platform: p.platform,
+    run: `${utc(p.startedAt)} → ${p.endedAt ? `${utc(p.endedAt)} (${formatDuration((Date.parse(p.endedAt) - Date.parse(p.startedAt)) / 1000)})` : "not finished"}`,
+    certifiedAt: utc(p.certifiedAt),
+    gpucheck: p.gpucheck.ran === p.gpucheck.certified ? p.gpucheck.ran : `${p.gpucheck.ran} (certified with ${p.gpucheck.certified})`,
+    counts: `${plural(p.tests.length, "test")}: ${counts.filter(([, n]) => n > 0).map(([o, n]) => `${n} ${o}`).join(", ") || "none run"}`,
+    nodes: p.nodes.map((n) => ({
+      hostname: n.hostname,
+      gpus: n.gpus.length ? `${n.gpus.length} × ${[...new Set(n.gpus.map((g) => g.name))].join(", ")}` : "no GPU inventory",
+      serials: n.gpus.map((g) => g.serial ?? "?").join(" "),
+      versions: [n.driver && `driver ${n.driver}`, n.cuda && `CUDA ${n.cuda}`, n.nccl && `NCCL ${n.nccl}`].filter(Boolean).join(", ") || "—",
+    })),
+    tests: p.tests.map(testRow),
+    signer: { fingerprint: signer.fingerprint, algorithm: signer.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256" },
+    subjects: st.subject.map((s) => ({ name: s.name, sha256: s.digest.sha256 })),
+    predicateType: PREDICATE_TYPE,
+    verify: verifyCommands(signer.algorithm, st.subject.map((s) => s.name)),
+  };
+}
+
+/** One line per test: the headline number against its threshold; the worst unit when there are several. */
+function testRow(t: PredicateTest): CertificateView["tests"][number] {
+  const { metric, unit } = t.headline;
+  const bounds = t.thresholds.filter((x) => x.metric === metric);
+  const higherIsWorse = bounds.length > 0 && bounds.every((b) => b.max !== undefined && b.min === undefined);
+  const measured = t.units.filter((u) => u.headline !== null);
+  let shown = "not measured";
+  if (measured.length > 0) {
+    const worst = measured.reduce((a, b) => (((b.headline as number) > (a.headline as number)) === higherIsWorse ? b : a));
+    shown = `${metric} ${withUnit(worst.headline as number, unit)}`;
+    if (t.units.length > 1) shown += ` (worst of ${t.units.length}: ${worst.unit})`;
+  }
+  const bad = t.units.find((u) => u.outcome !== "passed");
+  const note = bad && t.outcome !== "passed" ? `${t.units.length > 1 ? `${bad.unit}: ` : ""}${bad.reason}` : "";
+  return { name: t.name, outcome: t.outcome.toUpperCase(), measured: shown, threshold: bounds.map((b) => b.text).join("; ") || "—", note: clip(note, 180) };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** "2025-03-01T10:04:05.123Z" → "2025-03-01 10:04:05 UTC": the form a ticket reader compares by eye. */
+function utc(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : `${new Date(t).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}

@@ -1,0 +1,97 @@
+// Sign a results directory: certificate.intoto.json (the DSSE envelope), certificate.html and
+// certificate.md beside results.json, junit.xml and suite.yaml. Called by `gpucheck certify` and,
+// at the end of a run, by `gpucheck suite --sign-key`.
+import { createHash, createPublicKey, type KeyObject } from "node:crypto";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SuiteError } from "../errors.ts";
+import type { ResultsFile } from "../types.ts";
+import { VERSION } from "../version.ts";
+import { renderCertificateHtml } from "./certificate-html.ts";
+import { renderCertificateMd } from "./certificate-md.ts";
+import { certificateView } from "./certificate-view.ts";
+import { IN_TOTO_PAYLOAD_TYPE, keySigner, serializeEnvelope, signEnvelope } from "./dsse.ts";
+import { fingerprint, keyAlgorithm, type KeyAlgorithm, readPrivateKey } from "./keys.ts";
+import { type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
+import { buildStatement } from "./statement.ts";
+import { CERTIFICATE_FILE } from "./verify-commands.ts";
+import { verifyCertificate } from "./verify.ts";
+
+export interface Certified {
+  envelopePath: string;
+  htmlPath: string;
+  mdPath: string;
+  fingerprint: string;
+  algorithm: KeyAlgorithm;
+  statement: Statement;
+}
+
+/** For the executor: sign dir with the key file; returns the certificate's path. */
+export async function certifyResults(dir: string, keyPath: string): Promise<string> {
+  return (await certify(dir, readPrivateKey(keyPath))).envelopePath;
+}
+
+export async function certify(dir: string, privateKey: KeyObject, now: Date = new Date()): Promise<Certified> {
+  const files = new Map(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
+  const results = parseResults(files.get("results.json") as Buffer, join(dir, "results.json"));
+  const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+  const suiteSha = sha256(files.get(SUITE_FILE) as Buffer);
+  if (suiteSha !== results.suite.sha256) {
+    throw new SuiteError(`Cannot certify "${dir}": ${SUITE_FILE} has sha256 ${suiteSha} but results.json says the run used ${results.suite.sha256}: the suite file was changed after the run`);
+  }
+  const statement = buildStatement(results, [...files].map(([name, bytes]) => ({ name, sha256: sha256(bytes) })), {
+    certifiedAt: now.toISOString(),
+    gpucheckVersion: VERSION,
+  });
+  const envelope = serializeEnvelope(await signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), keySigner(privateKey)));
+
+  // what we hand out must pass our own verifier, or nobody else's will either
+  const publicKey = createPublicKey(privateKey);
+  const self = verifyCertificate({ envelopeText: envelope, publicKey, readSubject: (n) => files.get(n as (typeof SUBJECT_FILES)[number]) ?? null });
+  if (!self.ok) throw new Error(`the certificate just written does not verify (${self.message}); nothing was written`);
+
+  const signer = { fingerprint: fingerprint(publicKey), algorithm: keyAlgorithm(publicKey) };
+  const view = certificateView(statement, signer);
+  const out = { envelopePath: join(dir, CERTIFICATE_FILE), htmlPath: join(dir, "certificate.html"), mdPath: join(dir, "certificate.md") };
+  writeAtomically(out.envelopePath, envelope);
+  writeAtomically(out.htmlPath, renderCertificateHtml(view));
+  writeAtomically(out.mdPath, renderCertificateMd(view));
+  return { ...out, ...signer, statement };
+}
+
+function readSubject(dir: string, name: string): Buffer {
+  try {
+    return readFileSync(join(dir, name));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const hint =
+      name === "results.json" ? " (is it a gpucheck results directory?)" : name === "junit.xml" ? ` (gpucheck report ${dir} writes it again)` : " (gpucheck suite saves a copy of the suite there)";
+    throw new SuiteError(`Cannot certify "${dir}": ${name} ${code === "ENOENT" ? `is missing${hint}` : `cannot be read: ${(err as Error).message}`}`);
+  }
+}
+
+/** Enough of a check that the statement is built from a real results file, not from whatever JSON is there. */
+function parseResults(bytes: Buffer, path: string): ResultsFile {
+  let r: Partial<ResultsFile>;
+  try {
+    r = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw new SuiteError(`"${path}" is not valid JSON`);
+  }
+  const problem =
+    typeof r !== "object" || r === null ? "not a JSON object"
+    : r.schemaVersion !== 1 ? `schemaVersion is ${JSON.stringify(r.schemaVersion)}, this gpucheck reads 1`
+    : typeof r.suite?.sha256 !== "string" ? "no suite.sha256"
+    : !Array.isArray(r.tests) ? "no tests array"
+    : !Array.isArray(r.inventory) ? "no inventory array"
+    : null;
+  if (problem) throw new SuiteError(`"${path}" is not a gpucheck results file: ${problem}`);
+  return r as ResultsFile;
+}
+
+/** A reader never sees half a certificate, and a crash leaves the old one whole. */
+function writeAtomically(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}

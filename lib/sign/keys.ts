@@ -1,0 +1,142 @@
+// Key files: create, read, and name them. Ed25519 or ECDSA P-256, PKCS#8 / SPKI PEM, so that
+// openssl, cosign and ssh-keygen read the same files. The private key never leaves this file's
+// functions as text: callers get a KeyObject, which prints as "[object KeyObject]".
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { SuiteError } from "../errors.ts";
+
+export type KeyAlgorithm = "ed25519" | "p256";
+export const PRIVATE_KEY_FILE = "gpucheck.key";
+export const PUBLIC_KEY_FILE = "gpucheck.pub";
+
+export interface KeyPairFiles {
+  privatePath: string;
+  publicPath: string;
+  fingerprint: string;
+}
+
+/** Writes gpucheck.key (0600) and gpucheck.pub into dir; never replaces an existing key. */
+export function writeKeyPair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
+  const privatePath = join(dir, PRIVATE_KEY_FILE);
+  const publicPath = join(dir, PUBLIC_KEY_FILE);
+  for (const p of [privatePath, publicPath]) {
+    if (existsSync(p)) throw new SuiteError(`Key file "${p}" already exists: refusing to overwrite it; choose another --out or move the old key away first`);
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const pair = algorithm === "ed25519" ? generateKeyPairSync("ed25519") : generateKeyPairSync("ec", { namedCurve: "P-256" });
+  // "wx": fail rather than follow a file or link that appeared since the check above
+  writeNew(privatePath, pair.privateKey.export({ type: "pkcs8", format: "pem" }) as string, 0o600);
+  writeNew(publicPath, pair.publicKey.export({ type: "spki", format: "pem" }) as string, 0o644);
+  return { privatePath, publicPath, fingerprint: fingerprint(pair.publicKey) };
+}
+
+function writeNew(path: string, text: string, mode: number): void {
+  const fd = openSync(path, "wx", mode);
+  try {
+    fchmodSync(fd, mode); // the umask may have taken bits away; never adds any
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Throws the error a user can act on when path is not a usable signing key. */
+export function checkSigningKey(path: string): void {
+  readPrivateKey(path);
+}
+
+export function readPrivateKey(path: string): KeyObject {
+  const text = readKeyFile(path, "private key");
+  const mode = statSync(path).mode & 0o777;
+  if (mode & 0o077) {
+    throw new SuiteError(`Private key "${path}" is ${exposure(mode)} by group or others (mode ${mode.toString(8).padStart(4, "0")}): run chmod 600 ${shellQuote(path)}`);
+  }
+  if (text.includes("ENCRYPTED PRIVATE KEY")) {
+    throw new SuiteError(`Private key "${path}" is encrypted: gpucheck needs an unencrypted PKCS#8 key (openssl pkey -in ${shellQuote(path)} -out plain.key)`);
+  }
+  if (!text.includes("PRIVATE KEY-----")) {
+    throw new SuiteError(`"${path}" is not a PEM private key: expected "-----BEGIN PRIVATE KEY-----" as gpucheck keygen writes`);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(text);
+  } catch {
+    throw new SuiteError(`"${path}" is not a readable PEM private key: the PEM body is damaged`);
+  }
+  keyAlgorithm(key, path);
+  return key;
+}
+
+export function readPublicKey(path: string): KeyObject {
+  const text = readKeyFile(path, "public key");
+  if (text.includes("PRIVATE KEY-----")) {
+    throw new SuiteError(`"${path}" is a private key: --key takes the signer's public key (${PUBLIC_KEY_FILE}); the private key should stay with the signer`);
+  }
+  let key: KeyObject;
+  try {
+    key = createPublicKey(text);
+  } catch {
+    throw new SuiteError(`"${path}" is not a PEM public key: expected "-----BEGIN PUBLIC KEY-----" as gpucheck keygen writes`);
+  }
+  keyAlgorithm(key, path);
+  return key;
+}
+
+function readKeyFile(path: string, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
+    throw new SuiteError(`Cannot read ${what} "${path}": ${why}`);
+  }
+}
+
+/** The algorithm of a key gpucheck can sign with; anything else is refused by name. */
+export function keyAlgorithm(key: KeyObject, path = "the key"): KeyAlgorithm {
+  if (key.asymmetricKeyType === "ed25519") return "ed25519";
+  if (key.asymmetricKeyType === "ec" && key.asymmetricKeyDetails?.namedCurve === "prime256v1") return "p256";
+  const what = key.asymmetricKeyType === "ec" ? `ECDSA ${key.asymmetricKeyDetails?.namedCurve}` : String(key.asymmetricKeyType);
+  throw new SuiteError(`Key "${path}" is ${what}: gpucheck signs with Ed25519 or ECDSA P-256 keys (gpucheck keygen --algorithm ed25519|p256)`);
+}
+
+/**
+ * OpenSSH's SHA256 fingerprint (`ssh-keygen -lf`), which go-securesystemslib also uses as the
+ * DSSE keyid, so cosign and in-toto tools name the key the same way.
+ */
+export function fingerprint(key: KeyObject): string {
+  const digest = createHash("sha256").update(sshPublicKeyBlob(key)).digest("base64");
+  return `SHA256:${digest.replace(/=+$/, "")}`;
+}
+
+/** RFC 4253 §6.6 / RFC 5656 §3.1 public key blob: a sequence of uint32-length-prefixed strings. */
+export function sshPublicKeyBlob(key: KeyObject): Buffer {
+  const pub = key.type === "private" ? createPublicKey(key) : key;
+  const jwk = pub.export({ format: "jwk" });
+  const b = (s: string | undefined) => Buffer.from(s ?? "", "base64url");
+  if (keyAlgorithm(pub) === "ed25519") return sshStrings(Buffer.from("ssh-ed25519"), b(jwk.x));
+  const point = Buffer.concat([Buffer.from([0x04]), b(jwk.x), b(jwk.y)]);
+  return sshStrings(Buffer.from("ecdsa-sha2-nistp256"), Buffer.from("nistp256"), point);
+}
+
+function sshStrings(...parts: Buffer[]): Buffer {
+  return Buffer.concat(parts.flatMap((p) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(p.length);
+    return [len, p];
+  }));
+}
+
+function exposure(mode: number): string {
+  const readable = (mode & 0o044) !== 0;
+  const writable = (mode & 0o022) !== 0;
+  if (readable && writable) return "readable and writable";
+  if (readable) return "readable";
+  if (writable) return "writable";
+  return "accessible";
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

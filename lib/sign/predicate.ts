@@ -1,0 +1,98 @@
+// The gpucheck acceptance predicate: what a certificate asserts about a cluster. The schema is the
+// contract between `certify` (which builds it from results.json) and `verify` and the human-readable
+// certificate (which read it back): bump the version in PREDICATE_TYPE for any incompatible change.
+import { z } from "zod";
+
+export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+export const PREDICATE_TYPE = "https://gpucheck.dev/acceptance/v1";
+/** The files a v1 certificate covers, by name relative to the results directory. */
+export const SUBJECT_FILES = ["results.json", "junit.xml", "suite.yaml"] as const;
+/** The executor's copy of the suite file, byte for byte, in the results directory. */
+export const SUITE_FILE = "suite.yaml";
+
+const outcome = z.enum(["passed", "failed", "error", "skipped"]);
+const version = z.string().nullable();
+
+const gpu = z.object({ index: z.number(), name: z.string(), uuid: z.string().nullable(), serial: z.string().nullable() });
+
+const node = z.object({ hostname: z.string(), gpus: z.array(gpu), driver: version, cuda: version, nccl: version, torch: version });
+
+const threshold = z.object({
+  metric: z.string(),
+  unit: z.string(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  at: z.number().optional(),
+  baselineRatio: z.number().optional(),
+  /** as the suite wrote it */
+  text: z.string(),
+});
+
+const check = z.object({
+  metric: z.string(),
+  expectation: z.string(),
+  measured: z.number().nullable(),
+  expected: z.number(),
+  unit: z.string(),
+  ok: z.boolean(),
+  message: z.string(),
+});
+
+const unit = z.object({
+  unit: z.string(),
+  hosts: z.array(z.string()),
+  outcome,
+  reason: z.string(),
+  /** the test's headline metric as this unit measured it */
+  headline: z.number().nullable(),
+  checks: z.array(check),
+});
+
+const test = z.object({
+  name: z.string(),
+  kind: z.string(),
+  outcome,
+  perNode: z.boolean(),
+  nodes: z.number(),
+  gpusPerNode: z.number(),
+  worldSize: z.number(),
+  headline: z.object({ metric: z.string(), unit: z.string() }),
+  thresholds: z.array(threshold),
+  units: z.array(unit),
+});
+
+export const acceptancePredicate = z.object({
+  cluster: z.string().nullable(),
+  outcome,
+  /** false when the run was interrupted: the certificate then covers only the tests that finished */
+  complete: z.boolean(),
+  suite: z.object({ name: z.string(), description: z.string(), file: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  platform: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  certifiedAt: z.string(),
+  gpucheck: z.object({ ran: z.string(), certified: z.string() }),
+  nodes: z.array(node),
+  tests: z.array(test),
+});
+
+export type AcceptancePredicate = z.infer<typeof acceptancePredicate>;
+export type PredicateNode = z.infer<typeof node>;
+export type PredicateTest = z.infer<typeof test>;
+
+const subject = z.object({ name: z.string(), digest: z.record(z.string(), z.string()) });
+
+/** The in-toto Statement v1 layer; the predicate is checked separately, after its type. */
+export const statementShape = z.object({
+  _type: z.string(),
+  subject: z.array(subject).min(1),
+  predicateType: z.string(),
+  predicate: z.unknown(),
+});
+
+export interface Statement {
+  _type: typeof STATEMENT_TYPE;
+  subject: Array<{ name: string; digest: { sha256: string } }>;
+  predicateType: typeof PREDICATE_TYPE;
+  predicate: AcceptancePredicate;
+}

@@ -1,0 +1,107 @@
+// results.json → in-toto Statement v1. Pure. What goes in is chosen field by field, never copied
+// wholesale: results.json also holds the command line, log paths, log tails and free-form inventory
+// that may carry environment values, user names and private paths, none of which a ticket needs.
+import type { NodeInventory, ResultsFile, TestResult, UnitResult } from "../types.ts";
+import { type AcceptancePredicate, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
+
+export interface SubjectFile {
+  /** file name relative to the results directory */
+  name: string;
+  sha256: string;
+}
+
+export interface CertifyMeta {
+  certifiedAt: string;
+  /** the gpucheck version that signs (results.gpucheck is the one that ran) */
+  gpucheckVersion: string;
+}
+
+export function buildStatement(results: ResultsFile, subjects: SubjectFile[], meta: CertifyMeta): Statement {
+  const predicate: AcceptancePredicate = {
+    cluster: results.suite.cluster ?? null,
+    outcome: results.outcome,
+    complete: results.complete,
+    suite: { name: results.suite.name, description: results.suite.description, file: SUITE_FILE, sha256: results.suite.sha256 },
+    platform: results.platform,
+    startedAt: results.startedAt,
+    endedAt: results.endedAt,
+    certifiedAt: meta.certifiedAt,
+    gpucheck: { ran: results.gpucheck, certified: meta.gpucheckVersion },
+    nodes: nodesOf(results),
+    tests: results.tests.map(testOf),
+  };
+  return {
+    _type: STATEMENT_TYPE,
+    subject: subjects.map((s) => ({ name: s.name, digest: { sha256: s.sha256 } })),
+    predicateType: PREDICATE_TYPE,
+    predicate,
+  };
+}
+
+/** Every node that took part: its inventory where there is one, else at least its name. */
+function nodesOf(results: ResultsFile): PredicateNode[] {
+  const nodes = results.inventory.map(nodeOf);
+  const known = new Set(nodes.map((n) => n.hostname));
+  for (const host of results.tests.flatMap((t) => t.units.flatMap((u) => u.hosts))) {
+    if (known.has(host)) continue;
+    known.add(host);
+    nodes.push({ hostname: host, gpus: [], driver: null, cuda: null, nccl: null, torch: null });
+  }
+  return nodes;
+}
+
+function nodeOf(inv: NodeInventory): PredicateNode {
+  return {
+    hostname: inv.hostname,
+    gpus: inv.gpus.map((g) => ({ index: g.index, name: g.name, uuid: g.uuid ?? null, serial: g.serial ?? null })),
+    driver: text(inv.driver),
+    cuda: text(inv.cuda),
+    nccl: text(inv.nccl),
+    torch: text(inv.torch),
+  };
+}
+
+function testOf(t: TestResult): PredicateTest {
+  return {
+    name: t.name,
+    kind: t.kind,
+    outcome: t.outcome,
+    perNode: t.perNode,
+    nodes: t.nodes,
+    gpusPerNode: t.gpusPerNode,
+    worldSize: t.worldSize,
+    headline: { metric: t.headline.metric, unit: t.headline.unit },
+    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text }) => ({ metric, unit, min, max, at, baselineRatio, text })),
+    units: t.units.map((u) => unitOf(u, t.headline.metric)),
+  };
+}
+
+function unitOf(u: UnitResult, headline: string): PredicateTest["units"][number] {
+  const headlineCheck = u.verdict.checks.find((c) => c.metric === headline);
+  const scalar = u.measurement?.metrics[headline];
+  return {
+    unit: u.unit,
+    hosts: u.hosts,
+    outcome: u.verdict.outcome,
+    reason: redactPaths(u.verdict.reason),
+    // the checked value (at the threshold's message size) when there is one, else the scalar metric
+    headline: headlineCheck ? headlineCheck.measured : typeof scalar === "number" && Number.isFinite(scalar) ? scalar : null,
+    checks: u.verdict.checks.map((c) => ({ ...c, measured: finite(c.measured), message: redactPaths(c.message), expectation: redactPaths(c.expectation) })),
+  };
+}
+
+/**
+ * Absolute paths in free text (an error message naming a log or an interpreter) become "…/<file name>":
+ * a certificate names no directory outside the results directory. "GB/s", "N/A" and URLs are left alone.
+ */
+export function redactPaths(s: string): string {
+  return s.replace(/(?<![\w.~/:-])~?\/[^\s"'`<>|;:,()[\]{}]+/g, (p) => `…/${p.slice(p.lastIndexOf("/") + 1)}`);
+}
+
+function text(v: unknown): string | null {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+function finite(v: number | null): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}

@@ -1,0 +1,109 @@
+// Is this certificate what the key signed, and do the files still match it? Pure apart from the
+// injected readSubject, so every way a certificate can be wrong is tested without touching disk.
+// Checks run from the outside in, and the first failure is the answer: one precise reason beats a list.
+import { createHash, type KeyObject } from "node:crypto";
+import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope, verifySignature } from "./dsse.ts";
+import { fingerprint } from "./keys.ts";
+import { pae } from "./pae.ts";
+import { acceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, statementShape, SUBJECT_FILES } from "./predicate.ts";
+
+export type VerifyReason =
+  | "malformed-envelope"
+  | "no-signature"
+  | "several-signatures"
+  | "wrong-payload-type"
+  | "bad-signature"
+  | "keyid-mismatch"
+  | "malformed-statement"
+  | "wrong-predicate-type"
+  | "missing-file"
+  | "digest-mismatch";
+
+export type VerifyResult =
+  | { ok: true; statement: Statement; signer: string; checkedFiles: string[] }
+  | { ok: false; reason: VerifyReason; message: string; file?: string };
+
+export interface VerifyInput {
+  envelopeText: string;
+  publicKey: KeyObject;
+  /** a subject file's bytes, or null when it does not exist; absent: subjects are not checked */
+  readSubject?: (name: string) => Buffer | null;
+}
+
+export function verifyCertificate({ envelopeText, publicKey, readSubject }: VerifyInput): VerifyResult {
+  const fail = (reason: VerifyReason, message: string, file?: string): VerifyResult => ({ ok: false, reason, message, ...(file ? { file } : {}) });
+  const parsed = parseEnvelope(envelopeText);
+  if (!parsed.ok) return fail("malformed-envelope", `malformed envelope: ${parsed.message}`);
+  const env = parsed.envelope;
+  if (env.signatures.length === 0) return fail("no-signature", `no signature: the envelope's "signatures" is empty`);
+  if (env.signatures.length > 1) {
+    return fail("several-signatures", `several signatures: the envelope has ${env.signatures.length}, a gpucheck certificate has exactly one`);
+  }
+  const [{ keyid, sig }] = env.signatures;
+  // gpucheck always writes keyid; securesystemslib requires it; without it an edit to the field's name would pass
+  if (keyid === undefined) return fail("malformed-envelope", `malformed envelope: signatures[0] has no "keyid"`);
+  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
+    return fail("wrong-payload-type", `wrong payloadType: "${env.payloadType}", expected "${IN_TOTO_PAYLOAD_TYPE}"`);
+  }
+  const signer = fingerprint(publicKey);
+  if (!verifySignature(publicKey, pae(env.payloadType, env.payload), sig)) {
+    const named = keyid !== "" && keyid !== signer ? `; the envelope names key ${keyid}` : "";
+    return fail("bad-signature", `bad signature: it does not verify with --key (${signer})${named}`);
+  }
+  // the keyid is unauthenticated, but cosign and go-securesystemslib skip a signature whose keyid names
+  // another key; accepting it here would make gpucheck the only verifier that says yes
+  if (keyid !== "" && keyid !== signer) {
+    return fail("keyid-mismatch", `keyid mismatch: the signature verifies with --key (${signer}) but the envelope names ${keyid}`);
+  }
+
+  const statement = readStatement(env.payload);
+  if (typeof statement === "string") return fail(statement.startsWith("wrong predicateType") ? "wrong-predicate-type" : "malformed-statement", statement);
+
+  const checkedFiles: string[] = [];
+  if (readSubject) {
+    for (const s of statement.subject) {
+      const bytes = readSubject(s.name);
+      if (bytes === null) return fail("missing-file", `missing file: ${s.name} is named in the certificate but is not in the results directory`, s.name);
+      const actual = createHash("sha256").update(bytes).digest("hex");
+      if (actual !== s.digest.sha256) {
+        return fail("digest-mismatch", `digest mismatch: ${s.name} has sha256 ${actual}, the certificate says ${s.digest.sha256}`, s.name);
+      }
+      checkedFiles.push(s.name);
+    }
+  }
+  return { ok: true, statement, signer, checkedFiles };
+}
+
+/** The payload as a gpucheck Statement, or the sentence saying why it is not one. */
+function readStatement(payload: Buffer): Statement | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload.toString("utf8"));
+  } catch {
+    return "malformed statement: the payload is not JSON";
+  }
+  const shape = statementShape.safeParse(raw);
+  if (!shape.success) return `malformed statement: ${issueText(shape.error.issues)}`;
+  const st = shape.data;
+  if (st._type !== STATEMENT_TYPE) return `malformed statement: "_type" is "${st._type}", expected "${STATEMENT_TYPE}"`;
+  if (st.predicateType !== PREDICATE_TYPE) return `wrong predicateType: "${st.predicateType}", expected "${PREDICATE_TYPE}"`;
+  const names = new Set<string>();
+  for (const [i, s] of st.subject.entries()) {
+    // names are opened relative to --results: never let a certificate point elsewhere
+    if (!/^[\w][\w.-]*$/.test(s.name)) return `malformed statement: subject[${i}].name "${s.name}" is not a file name in the results directory`;
+    if (names.has(s.name)) return `malformed statement: subject "${s.name}" appears twice`;
+    names.add(s.name);
+    if (!/^[0-9a-f]{64}$/.test(s.digest.sha256 ?? "")) return `malformed statement: subject[${i}].digest.sha256 is not 64 lowercase hex digits`;
+  }
+  const missing = SUBJECT_FILES.filter((f) => !names.has(f));
+  if (missing.length > 0) return `malformed statement: no subject for ${missing.join(", ")}`;
+  const predicate = acceptancePredicate.safeParse(st.predicate);
+  if (!predicate.success) return `malformed statement: ${issueText(predicate.error.issues, "predicate")}`;
+  return { ...st, predicate: predicate.data } as Statement;
+}
+
+function issueText(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, root?: string): string {
+  const i = issues[0];
+  const path = [root, ...i.path.map(String)].filter(Boolean).join(".");
+  return path ? `${path}: ${i.message}` : i.message;
+}
