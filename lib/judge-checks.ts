@@ -39,7 +39,7 @@ export interface ExpectationResult {
   problems: string[];
 }
 
-export function checkExpectation(e: Expectation, m: Measurement, baseline: Measurement | null): ExpectationResult {
+export function checkExpectation(e: Expectation, m: Measurement, baseline: Measurement | null | undefined): ExpectationResult {
   const got = lookupMetric(m, e.metric, e.at);
   const where = got.at !== undefined ? ` at ${formatBytes(got.at)}` : "";
   const bounds: Array<{ op: Op; expected: number; note?: string }> = [];
@@ -81,15 +81,16 @@ function holds(op: Op, v: number, t: number): boolean {
 }
 
 /** ratio × the baseline's value of the same metric at the same size; higher- or lower-is-better per metric. */
-function relativeBound(e: Expectation, at: number | undefined, baseline: Measurement | null, where: string) {
+function relativeBound(e: Expectation, at: number | undefined, baseline: Measurement | null | undefined, where: string) {
   const ratio = e.baselineRatio as number;
-  if (!baseline) {
+  if (baseline === undefined) {
     return `${e.metric}: "${e.text}" is relative to a baseline but none was given (pass --baseline <results.json>)`;
   }
+  if (baseline === null) return `${e.metric}: the baseline run has no result for this test and unit to compare with`;
   const ref = lookupMetric(baseline, e.metric, at);
   if (ref.value === null) return `${e.metric}: the baseline has no ${e.metric}${where} to compare with`;
   const op: Op = betterOf(e.metric, e.unit) === "lower" ? "≤" : "≥";
-  return { op, expected: ratio * ref.value, note: ` (${formatNumber(ratio * 100)}% of baseline ${withUnit(ref.value, e.unit)})` };
+  return { op, expected: Number((ratio * ref.value).toPrecision(12)), note: ` (${formatNumber(ratio * 100)}% of baseline ${withUnit(ref.value, e.unit)})` };
 }
 
 /** Enough digits that a value just under its threshold never prints as equal to it ("400.0 < 400"). */

@@ -23,6 +23,10 @@ export interface UnitRunForJudge {
   complete?: boolean;
 }
 
+/**
+ * `baseline`: the same test and unit in the baseline run, for relative thresholds. undefined = no
+ * baseline was given; null = one was given but has no usable result for this test and unit.
+ */
 export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?: Measurement | null): Verdict {
   if (run.status === "skipped") return { outcome: "skipped", reason: run.message ?? "not attempted", checks: [] };
 
@@ -33,7 +37,7 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
   // Thresholds are not evaluated on a cut-off output: "the largest size" would be wherever it stopped.
   if (m && !incomplete) {
     for (const e of expect) {
-      const r = checkExpectation(e, m, baseline ?? null);
+      const r = checkExpectation(e, m, baseline);
       checks.push(...r.checks);
       problems.push(...r.problems);
     }

@@ -83,7 +83,13 @@ export interface Suite {
   /** queue/pending timeout for schedulers, ms */
   queueTimeoutMs: number;
   tests: TestSpec[];
-  source: { path: string; sha256: string; builtin: boolean };
+  source: {
+    path: string;
+    sha256: string;
+    builtin: boolean;
+    /** the suites this one extends, nearest first: their bytes shape the suite too (certificates) */
+    parents?: Array<{ path: string; sha256: string; builtin: boolean }>;
+  };
 }
 
 /** What a test will launch, independent of where. */
@@ -256,4 +262,6 @@ export interface ResultsFile {
   tests: TestResult[];
   inventory: NodeInventory[];
   baseline?: string;
+  /** set by `gpucheck judge`: the suite whose thresholds gave these verdicts, when not the one that ran */
+  judgedWith?: { path: string; sha256: string; at: string };
 }

@@ -52,6 +52,7 @@ function header(r: ResultsFile): string {
     ["suite file", `${r.suite.path} (sha256 ${r.suite.sha256})`],
     ["command", r.command.join(" ")],
     ["baseline", r.baseline],
+    ["judged with", r.judgedWith ? `${r.judgedWith.path} (sha256 ${r.judgedWith.sha256}) at ${r.judgedWith.at}` : undefined],
     ["gpucheck", r.gpucheck],
   ];
   const dl = rows.filter((x) => x[1] !== undefined).map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`).join("");

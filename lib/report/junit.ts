@@ -45,6 +45,9 @@ function properties(r: ResultsFile): Array<[string, string]> {
     ["complete", String(r.complete)],
     ["outcome", r.outcome],
     ["baseline", r.baseline],
+    ["judged.suite.path", r.judgedWith?.path],
+    ["judged.suite.sha256", r.judgedWith?.sha256],
+    ["judged.at", r.judgedWith?.at],
   ];
   return props.filter((p): p is [string, string] => p[1] !== undefined);
 }

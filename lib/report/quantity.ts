@@ -20,7 +20,7 @@ export function formatNumber(v: number): string {
   if (!Number.isFinite(v)) return String(v);
   if (Number.isInteger(v)) return String(v);
   const a = Math.abs(v);
-  if (a >= 100) return v.toFixed(1);
+  if (a >= 100) return v.toFixed(1).replace(/\.0$/, "");
   if (a >= 1) return v.toFixed(2).replace(/\.?0+$/, "");
   if (a >= 0.001) return String(Number(v.toPrecision(3)));
   return v.toExponential(2);

@@ -7,6 +7,7 @@ import type * as T from "../types.ts";
 
 const num = z.number();
 const numOrNull = z.number().nullable();
+const Timestamp = z.iso.datetime({ offset: true }).describe("ISO-8601 date and time with its zone, e.g. 2025-03-04T05:06:07.250Z");
 
 const Outcome = z.enum(["passed", "failed", "error", "skipped"]).meta({ id: "Outcome" });
 const Kind = z.enum(["collective", "train", "inventory"]);
@@ -70,9 +71,9 @@ const UnitResult = z
     hosts: z.array(z.string()),
     status: UnitStatus,
     message: z.string().optional(),
-    startedAt: z.string(),
-    endedAt: z.string(),
-    durationS: num,
+    startedAt: Timestamp,
+    endedAt: Timestamp,
+    durationS: num.describe("seconds"),
     measurement: Measurement.nullable(),
     verdict: Verdict,
     logs: z.array(z.string()).describe("raw log paths, relative to the results directory"),
@@ -122,13 +123,17 @@ export const ResultsFileSchema = z
     suite: SuiteRef,
     platform: z.string(),
     command: z.array(z.string()),
-    startedAt: z.string(),
-    endedAt: z.string().nullable(),
+    startedAt: Timestamp,
+    endedAt: Timestamp.nullable().describe("null while the run is going, or when it was killed"),
     complete: z.boolean().describe("false while running or when interrupted; finished tests are kept either way"),
     outcome: Outcome,
     tests: z.array(TestResult),
     inventory: z.array(NodeInventory),
     baseline: z.string().optional().describe("path of the results.json relative thresholds were judged against"),
+    judgedWith: z
+      .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: Timestamp })
+      .optional()
+      .describe("set by `gpucheck judge`: the suite whose thresholds gave these verdicts, and when"),
   })
   .meta({
     title: "gpucheck results.json",

@@ -18,6 +18,15 @@ export function writeRunFiles(outDir: string, results: ResultsFile): void {
 /** results.json and junit.xml as above, plus report.html and summary.txt (no colour). */
 export function writeFinalFiles(outDir: string, results: ResultsFile): void {
   writeRunFiles(outDir, results);
+  writeReports(outDir, results);
+}
+
+/**
+ * Everything derived from results.json, leaving results.json itself untouched (`gpucheck report`
+ * must not change a file a certificate may have hashed).
+ */
+export function writeReports(outDir: string, results: ResultsFile): void {
+  writeFileAtomic(join(outDir, RESULT_FILES.junit), renderJunit(results));
   writeFileAtomic(join(outDir, RESULT_FILES.html), renderHtml(results));
   writeFileAtomic(join(outDir, RESULT_FILES.summary), renderSummary(results, { color: false }));
 }

@@ -1,0 +1,16 @@
+// `gpucheck report <results-dir>`: junit.xml, summary.txt and report.html again from results.json
+// (after an upgrade of gpucheck, or when a run was killed before it wrote its page).
+import { join } from "node:path";
+import { EXIT } from "../errors.ts";
+import { readResults, RESULT_FILES } from "../report/results.ts";
+import { renderSummary } from "../report/summary.ts";
+import { writeReports } from "../report/write.ts";
+import { useColor } from "./color.ts";
+
+export async function main(dir: string): Promise<number> {
+  const { dir: resultsDir, results } = readResults(dir);
+  writeReports(resultsDir, results);
+  process.stdout.write(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
+  process.stdout.write(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,60 @@
+// Judging a whole saved run again: `gpucheck judge <dir> --suite other.yaml`. Nothing is rerun; the
+// measurements in results.json meet another suite's thresholds (and optionally a baseline).
+import { SuiteError } from "./errors.ts";
+import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "./judge.ts";
+import type { Measurement, ResultsFile, Suite } from "./types.ts";
+
+/**
+ * The same test (and node, in per-node mode) in an earlier run: undefined without a baseline, null
+ * when the baseline has no measurement for it (the judge says which of the two).
+ */
+export function baselineMeasurement(baseline: ResultsFile | undefined, test: string, unit: string): Measurement | null | undefined {
+  if (!baseline) return undefined;
+  const t = baseline.tests.find((x) => x.name === test);
+  const u = t?.units.find((x) => x.unit === unit) ?? (t?.units.length === 1 ? t.units[0] : undefined);
+  return u?.measurement ?? null;
+}
+
+export interface Rejudged {
+  results: ResultsFile;
+  /** tests the suite and the results do not share: said out loud, never silently dropped */
+  notes: string[];
+}
+
+export function rejudgeResults(
+  saved: ResultsFile,
+  suite: Suite,
+  opts: { baseline?: ResultsFile; baselinePath?: string; now?: Date } = {},
+): Rejudged {
+  const notes: string[] = [];
+  const specs = new Map(suite.tests.map((t) => [t.name, t]));
+  const tests = saved.tests.map((t) => {
+    const spec = specs.get(t.name);
+    if (!spec) {
+      notes.push(`test "${t.name}" is not in suite "${suite.name}" (${suite.source.path}): its verdict is kept as it was`);
+      return t;
+    }
+    if (spec.kind !== t.kind) {
+      throw new SuiteError(`${suite.source.path}: test "${t.name}" is a ${spec.kind} test there but a ${t.kind} test in the results: cannot judge one with the other's thresholds`);
+    }
+    const units = t.units.map((u) => ({
+      ...u,
+      verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: u.measurement }, baselineMeasurement(opts.baseline, t.name, u.unit)),
+    }));
+    return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
+  });
+  const ran = new Set(saved.tests.map((t) => t.name));
+  for (const spec of suite.tests) if (!ran.has(spec.name)) notes.push(`test "${spec.name}" of suite "${suite.name}" is not in these results: nothing to judge`);
+
+  let outcome = aggregateOutcome(tests.flatMap((t) => t.units.map((u) => u.verdict.outcome)));
+  // as when the run itself ended early: a run that stopped before its last test is not a pass
+  if (!saved.complete && (outcome === "passed" || outcome === "skipped")) outcome = "error";
+  const results: ResultsFile = {
+    ...saved,
+    tests,
+    outcome,
+    judgedWith: { path: suite.source.path, sha256: suite.source.sha256, at: (opts.now ?? new Date()).toISOString() },
+  };
+  if (opts.baselinePath !== undefined) results.baseline = opts.baselinePath;
+  return { results, notes };
+}
