@@ -11,6 +11,7 @@ PKGS=(
   openssl              # certificate verification with standard tools
   chromium             # report.html and certificate.html rendered headless
   procps               # pgrep/pkill in leak checks
+  python3-jsonschema   # results.json checked against schema/results.schema.json by a validator that is not ours
 )
 missing=()
 for p in "${PKGS[@]}"; do
