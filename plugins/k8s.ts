@@ -1,16 +1,67 @@
-// PLACEHOLDER: being implemented (issue for the k8s platform). Replace this whole file.
-import { z } from "zod";
-import { PlatformError } from "../lib/errors.ts";
-import type { Platform } from "./types.ts";
+// The k8s platform: a test becomes an Indexed Job + headless Service (or a Kubeflow PyTorchJob /
+// MPIJob), the workload arrives in a ConfigMap, and everything carries gpucheck.dev/run=<id> so
+// cleanup can find it. Only zod, yaml and pure builders load here: @kubernetes/client-node is
+// imported inside run(), so `gpucheck validate` and `plan` stay fast.
+import { stringify } from "yaml";
+import { SuiteError } from "../lib/errors.ts";
+import type { UnitRun } from "../lib/types.ts";
+import { buildManifests, type Manifest, type ManifestInput } from "./k8s/manifests.ts";
+import { namesFor, planRunId } from "./k8s/names.ts";
+import { settings, type K8sSettings } from "./k8s/settings.ts";
+import type { Platform, RenderContext, RunContext } from "./types.ts";
 
-const settings = z.object({}).strict();
+export function imageFor(ctx: RenderContext<K8sSettings>): string {
+  const image = ctx.cli.image ?? ctx.settings.image;
+  if (!image) {
+    throw new SuiteError(
+      "k8s: no container image: set platform.k8s.image in the suite or pass --image <ref> (an image with Python 3 and PyTorch, e.g. nvcr.io/nvidia/pytorch:24.08-py3)",
+    );
+  }
+  return image;
+}
 
-export const k8s: Platform<z.infer<typeof settings>> = {
+export function manifestInput(ctx: RenderContext<K8sSettings>, runId: string, namespace: string, files: ReadonlyMap<string, string>): ManifestInput {
+  return {
+    names: namesFor(ctx.test.name, runId),
+    namespace,
+    image: imageFor(ctx),
+    settings: ctx.settings,
+    test: ctx.test,
+    launch: ctx.launch,
+    files,
+    queueTimeoutMs: ctx.suite.queueTimeoutMs,
+  };
+}
+
+/** multi-document YAML, as `kubectl apply -f` takes it */
+export function manifestsYaml(manifests: Manifest[], header: string[] = []): string {
+  const head = header.map((l) => `# ${l}\n`).join("");
+  return head + manifests.map((m) => stringify(m, { lineWidth: 0, aliasDuplicateObjects: false })).join("---\n");
+}
+
+function render(ctx: RenderContext<K8sSettings>): { manifests: Manifest[]; yaml: string } {
+  // the workload's content is staged at run time; the plan shows which files go where
+  const files = new Map(ctx.launch.files.map((p) => [p, `(${p} from the gpucheck binary, workload ${ctx.workloadHash})`]));
+  const runId = planRunId(ctx.suite.name, ctx.test.name, ctx.workloadHash);
+  const namespace = ctx.settings.namespace ?? "default";
+  const manifests = buildManifests(manifestInput(ctx, runId, namespace, files));
+  const header = [
+    `test ${ctx.test.name}: run id ${runId} here; a real run uses a fresh one`,
+    ...(ctx.settings.namespace ? [] : ["namespace: the kubeconfig context's at run time (\"default\" shown)"]),
+    ...(ctx.test.perNode ? [`per-node: one such Job per Ready, schedulable node matching nodeSelector ("each-matching-node" stands for its name)`] : []),
+  ];
+  return { manifests, yaml: manifestsYaml(manifests, header) };
+}
+
+async function run(ctx: RunContext<K8sSettings>): Promise<UnitRun[]> {
+  const { runTest } = await import("./k8s/lifecycle.ts");
+  return runTest(ctx);
+}
+
+export const k8s: Platform<K8sSettings> = {
   name: "k8s",
-  summary: "k8s platform (not yet implemented)",
+  summary: "Kubernetes: Indexed Job + headless Service (or Kubeflow PyTorchJob/MPIJob), workload in a ConfigMap",
   settings,
-  render: () => ({}),
-  run: async () => {
-    throw new PlatformError("the k8s platform is not implemented yet");
-  },
+  render,
+  run,
 };
