@@ -13,12 +13,12 @@ body { font: 9pt/1.35 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color:
 header { display: flex; justify-content: space-between; align-items: center; border-bottom: 2px solid #111; padding-bottom: 2mm; }
 h1 { font-size: 15pt; margin: 0; }
 h1 small { display: block; font-size: 9pt; font-weight: normal; color: #444; }
-h2 { font-size: 10.5pt; margin: 4mm 0 1.5mm; border-bottom: 1px solid #bbb; }
+h2 { font-size: 10.5pt; margin: 3mm 0 1mm; border-bottom: 1px solid #bbb; }
 .verdict { font-size: 17pt; font-weight: bold; padding: 1.5mm 5mm; border-radius: 2mm; color: #fff; }
 .PASSED { background: #1a7f37; } .FAILED { background: #c62828; } .ERROR { background: #b35900; } .SKIPPED { background: #666; }
 .caveat { background: #fff3cd; border: 1px solid #b35900; padding: 1.5mm 3mm; margin-top: 2mm; font-weight: bold; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; vertical-align: top; padding: 0.8mm 1.5mm; border-bottom: 1px solid #e2e2e2; }
+th, td { text-align: left; vertical-align: top; padding: 0.6mm 1.5mm; border-bottom: 1px solid #e2e2e2; }
 th { font-size: 8pt; color: #444; font-weight: 600; }
 tr { break-inside: avoid; }
 table.facts th { width: 27mm; }
@@ -26,16 +26,25 @@ table.facts th { width: 27mm; }
 .small { font-size: 7.5pt; }
 .ok { color: #1a7f37; font-weight: bold; } .bad { color: #c62828; font-weight: bold; }
 .note td { border-bottom: 1px solid #e2e2e2; color: #7a1f1f; padding-top: 0; font-size: 8pt; }
-pre { font-size: 7.5pt; background: #f5f5f5; padding: 1.5mm 2mm; margin: 1mm 0 2mm; white-space: pre-wrap; word-break: break-all; }
+pre { font-size: 7.5pt; background: #f5f5f5; padding: 1mm 2mm; margin: 0.5mm 0 1.5mm; white-space: pre-wrap; word-break: break-all; }
 p { margin: 1mm 0; }
-footer { margin-top: 3mm; font-size: 7.5pt; color: #555; }
+footer { margin-top: 2mm; font-size: 7.5pt; color: #555; }
+.nowrap { white-space: nowrap; }
+.serials { font-size: 7pt; word-spacing: -0.5mm; }
+section.keep { break-inside: avoid; }
+h2 { break-after: avoid; }
 `;
 
 export function renderCertificateHtml(v: CertificateView): string {
   const fact = (k: string, val: string) => `<tr><th>${e(k)}</th><td>${val}</td></tr>`;
-  const nodes = v.nodes
-    .map((n) => `<tr><td class="mono">${e(n.hostname)}</td><td>${e(n.gpus)}</td><td class="mono small">${e(n.serials) || "—"}</td><td class="small">${e(n.versions)}</td></tr>`)
-    .join("\n");
+  // alike nodes (the usual case) get one line each, so 32 nodes still fit on two pages
+  const nodes = v.nodesAlike
+    ? `<p>Every node: ${e(v.nodesAlike)}</p>\n<table>\n<thead><tr><th>Node</th><th>GPU serial numbers</th></tr></thead>\n${v.nodes
+        .map((n) => `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="mono serials">${e(n.serials) || "—"}</td></tr>`)
+        .join("\n")}\n</table>`
+    : `<table>\n<thead><tr><th>Node</th><th>GPUs</th><th>GPU serial numbers</th><th>Versions</th></tr></thead>\n${v.nodes
+        .map((n) => `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="nowrap">${e(n.gpus)}</td><td class="mono small">${e(n.serials) || "—"}</td><td class="small">${e(n.versions)}</td></tr>`)
+        .join("\n")}\n</table>`;
   const tests = v.tests
     .map((t) => {
       const row = `<tr><td>${e(t.name)}</td><td class="${t.outcome === "PASSED" ? "ok" : "bad"}">${e(t.outcome)}</td><td>${e(t.measured)}</td><td>${e(t.threshold)}</td></tr>`;
@@ -65,15 +74,15 @@ ${fact("Result", `<b>${e(v.verdict)}</b> · ${e(v.counts)}`)}
 ${fact("gpucheck", e(v.gpucheck))}
 </table>
 <h2>Nodes</h2>
-<table>
-<tr><th>Node</th><th>GPUs</th><th>GPU serial numbers</th><th>Versions</th></tr>
 ${nodes}
-</table>
+<section class="keep">
 <h2>Tests</h2>
 <table>
-<tr><th>Test</th><th>Verdict</th><th>Measured</th><th>Threshold</th></tr>
+<thead><tr><th>Test</th><th>Verdict</th><th>Measured</th><th>Threshold</th></tr></thead>
 ${tests}
 </table>
+</section>
+<section class="keep">
 <h2>Signature</h2>
 <table class="facts">
 ${fact("Signing key", `<span class="mono">${e(v.signer.fingerprint)}</span> (${e(v.signer.algorithm)})`)}
@@ -81,6 +90,8 @@ ${fact("Signed at", e(v.certifiedAt))}
 ${fact("Statement", `in-toto Statement v1 in a DSSE envelope, <span class="mono">certificate.intoto.json</span>; predicate <span class="mono small">${e(v.predicateType)}</span>`)}
 ${fact("Files covered", files)}
 </table>
+</section>
+<section class="keep">
 <h2>How to verify</h2>
 <p>In the results directory, with the signer's public key saved as <span class="mono">gpucheck.pub</span> (its fingerprint must be <span class="mono">${e(v.signer.fingerprint)}</span>):</p>
 <pre>${e(v.verify.gpucheck)}</pre>
@@ -88,6 +99,7 @@ ${fact("Files covered", files)}
 <pre>${e(v.verify.openssl)}</pre>
 <p>With cosign 2.x (checks the signature and that the file is a subject; repeat for each file):</p>
 <pre>${e(v.verify.cosign)}</pre>
+</section>
 <footer>This page is a rendering of certificate.intoto.json for people; only the signed file is authoritative.</footer>
 </body>
 </html>

@@ -1,9 +1,12 @@
 // certificate.md: the same certificate for tickets and wikis that take Markdown (Jira, GitLab, GitHub).
 import type { CertificateView } from "./certificate-view.ts";
 
-/** Table cells: a "|" ends the cell and a newline ends the row, whatever the text says. */
+/**
+ * Table cells: a "|" ends the cell and a newline ends the row, whatever the text says, and "<tag" would
+ * start raw HTML in most renderers; CommonMark's backslash escapes keep all three literal.
+ */
 function cell(s: string): string {
-  return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/<(?=[A-Za-z/!?])/g, "\\<").replace(/\r?\n/g, " ");
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -26,7 +29,7 @@ export function renderCertificateMd(v: CertificateView): string {
     table(
       ["", ""],
       [
-        ["Cluster", `${v.cluster} (${v.hardware})`],
+        ["Cluster", `${v.cluster} · ${v.hardware}`],
         ["Suite", `${v.suite.name}${v.suite.description ? ` — ${v.suite.description}` : ""} (sha256 ${v.suite.sha256})`],
         ["Platform", v.platform],
         ["Run", v.run],
@@ -37,7 +40,9 @@ export function renderCertificateMd(v: CertificateView): string {
     "",
     "## Nodes",
     "",
-    table(["Node", "GPUs", "GPU serial numbers", "Versions"], v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions])),
+    ...(v.nodesAlike
+      ? [`Every node: ${v.nodesAlike}`, "", table(["Node", "GPU serial numbers"], v.nodes.map((n) => [n.hostname, n.serials]))]
+      : [table(["Node", "GPUs", "GPU serial numbers", "Versions"], v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions]))]),
     "",
     "## Tests",
     "",

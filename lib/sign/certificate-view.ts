@@ -18,6 +18,8 @@ export interface CertificateView {
   gpucheck: string;
   counts: string;
   nodes: Array<{ hostname: string; gpus: string; serials: string; versions: string }>;
+  /** "8 × NVIDIA H100 80GB HBM3 · driver …" when every node has the same, so rows need only names and serials */
+  nodesAlike: string | null;
   tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string }>;
   signer: { fingerprint: string; algorithm: string };
   subjects: Array<{ name: string; sha256: string }>;
@@ -34,6 +36,12 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
   const p = st.predicate;
   const gpus = p.nodes.flatMap((n) => n.gpus);
   const models = [...new Set(gpus.map((g) => g.name))];
+  const nodes = p.nodes.map((n) => ({
+    hostname: n.hostname,
+    gpus: n.gpus.length ? `${n.gpus.length} × ${[...new Set(n.gpus.map((g) => g.name))].join(", ")}` : "no GPU inventory",
+    serials: n.gpus.map((g) => g.serial ?? "?").join(" "),
+    versions: [n.driver && `driver ${n.driver}`, n.cuda && `CUDA ${n.cuda}`, n.nccl && `NCCL ${n.nccl}`].filter(Boolean).join(", ") || "—",
+  }));
   const counts = (["passed", "failed", "error", "skipped"] as const).map((o) => [o, p.tests.filter((t) => t.outcome === o).length] as const);
   return {
     verdict: p.outcome.toUpperCase(),
@@ -46,12 +54,8 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     certifiedAt: utc(p.certifiedAt),
     gpucheck: p.gpucheck.ran === p.gpucheck.certified ? p.gpucheck.ran : `${p.gpucheck.ran} (certified with ${p.gpucheck.certified})`,
     counts: `${plural(p.tests.length, "test")}: ${counts.filter(([, n]) => n > 0).map(([o, n]) => `${n} ${o}`).join(", ") || "none run"}`,
-    nodes: p.nodes.map((n) => ({
-      hostname: n.hostname,
-      gpus: n.gpus.length ? `${n.gpus.length} × ${[...new Set(n.gpus.map((g) => g.name))].join(", ")}` : "no GPU inventory",
-      serials: n.gpus.map((g) => g.serial ?? "?").join(" "),
-      versions: [n.driver && `driver ${n.driver}`, n.cuda && `CUDA ${n.cuda}`, n.nccl && `NCCL ${n.nccl}`].filter(Boolean).join(", ") || "—",
-    })),
+    nodes,
+    nodesAlike: nodes.length > 1 && nodes.every((n) => n.gpus === nodes[0].gpus && n.versions === nodes[0].versions) ? `${nodes[0].gpus} · ${nodes[0].versions}` : null,
     tests: p.tests.map(testRow),
     signer: { fingerprint: signer.fingerprint, algorithm: signer.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256" },
     subjects: st.subject.map((s) => ({ name: s.name, sha256: s.digest.sha256 })),
@@ -66,9 +70,12 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
   const bounds = t.thresholds.filter((x) => x.metric === metric);
   const higherIsWorse = bounds.length > 0 && bounds.every((b) => b.max !== undefined && b.min === undefined);
   const measured = t.units.filter((u) => u.headline !== null);
+  const missed = (u: (typeof t.units)[number]) => u.checks.some((c) => c.metric === metric && !c.ok);
+  const worse = (a: number, b: number) => (higherIsWorse ? b > a : b < a);
   let shown = "not measured";
   if (measured.length > 0) {
-    const worst = measured.reduce((a, b) => (((b.headline as number) > (a.headline as number)) === higherIsWorse ? b : a));
+    // a unit that missed the threshold first, then the lowest (or highest, for a maximum)
+    const worst = measured.reduce((a, b) => (missed(b) !== missed(a) ? (missed(b) ? b : a) : worse(a.headline as number, b.headline as number) ? b : a));
     shown = `${metric} ${withUnit(worst.headline as number, unit)}`;
     if (t.units.length > 1) shown += ` (worst of ${t.units.length}: ${worst.unit})`;
   }
