@@ -63,15 +63,43 @@ interface Started {
   logs: Map<number, WriteStream>;
 }
 
+/**
+ * Podman's Docker-compatible API (seen with 4.3.1) accepts DeviceRequests and silently drops them:
+ * a GPU test would then run without GPUs. Refuse instead of measuring the wrong thing.
+ */
+async function checkGpuSupport(d: Docker, engine: string, wantsGpus: boolean): Promise<void> {
+  if (!wantsGpus) return;
+  const v = (await d.version().catch(() => ({}))) as { Components?: Array<{ Name: string; Version: string }> };
+  const podman = v.Components?.find((c) => /podman/i.test(c.Name));
+  if (podman) {
+    throw new PlatformError(`engine ${engine} is ${podman.Name} ${podman.Version}, whose Docker-compatible API ignores GPU device requests: the containers would see no GPU; use Docker Engine with the NVIDIA container toolkit, or run this test with gpusPerNode: 0`);
+  }
+}
+
 export async function runUnits(ctx: RunContext<DockerSettings>, planned: Planned, runId: string): Promise<UnitRun[]> {
   const clients = new Map<string, Docker>();
   const get = (engine: string) => clients.get(engine) ?? clients.set(engine, client(engine)).get(engine)!;
   const image = planned[0]?.[0]?.body.Image;
   try {
     for (const engine of new Set(planned.flat().map((p) => p.node.engine))) {
+      await checkGpuSupport(get(engine), engine, planned.flat().some((p) => p.body.HostConfig.DeviceRequests !== undefined));
       await ensureImage(get(engine), image!, ctx.settings.pull, engine, ctx.note, ctx.signal);
     }
     return await Promise.all(planned.map((unit) => runUnit(ctx, unit, get)));
+  } catch (err) {
+    if (!(err instanceof PlatformError)) throw err;
+    const now = new Date().toISOString();
+    return planned.map((unit) => ({
+      unit: ctx.test.perNode ? unit[0]!.node.node : "all",
+      hosts: unit.map((u) => u.node.node),
+      status: "infra" as const,
+      message: err.message,
+      startedAt: now,
+      endedAt: now,
+      ranks: [],
+      output: "",
+      tail: "",
+    }));
   } finally {
     if (!ctx.cli.keep) await removeRun(clients, runId);
   }
@@ -115,6 +143,7 @@ async function runUnit(ctx: RunContext<DockerSettings>, unit: Planned[number], g
     }
   } catch (err) {
     infra = err instanceof PlatformError ? err.message : `docker: ${apiMessage(err)}`;
+    if (/setting rlimit/.test(infra)) infra += " (the engine may not raise memlock/stack here: set platform.docker.ulimits: false)";
   }
 
   const stop = () => Promise.all(started.map((s) => s.container.stop({ t: ctx.settings.stopGraceS }).catch(() => undefined)));

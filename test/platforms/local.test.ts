@@ -1,17 +1,7 @@
-import { execSync } from "node:child_process";
 import { local } from "../../plugins/local.ts";
 import type { Platform } from "../../plugins/types.ts";
 import { conformance } from "./conformance.ts";
-
-/** processes of this machine whose command line holds the marker */
-export async function localLeftovers(marker: string): Promise<string[]> {
-  await Bun.sleep(300); // SIGKILL delivery is asynchronous
-  try {
-    return execSync(`pgrep -af -- ${JSON.stringify(marker)}`, { encoding: "utf8" }).split("\n").filter((l) => l && !l.includes("pgrep"));
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
+import { localLeftovers } from "./leftovers.ts";
 
 conformance(local as Platform<unknown>, () => ({
   python: "/usr/bin/python3",
