@@ -1,16 +1,19 @@
-// PLACEHOLDER: being implemented (issue for the slurm platform). Replace this whole file.
-import { z } from "zod";
-import { PlatformError } from "../lib/errors.ts";
+// The slurm platform: each test is one batch job (sbatch), one srun task per rank; per-node mode
+// is one job too, with one step per node. See plugins/slurm/ for the pieces:
+// settings.ts (the suite's platform.slurm block), sbatch.ts (the script, pure), run.ts (submit,
+// follow, cancel), follow.ts (polling), outcome.ts (verdict per unit), stage.ts (workload).
 import type { Platform } from "./types.ts";
+import { renderSbatch } from "./slurm/sbatch.ts";
+import { settings, type SlurmSettings } from "./slurm/settings.ts";
 
-const settings = z.object({}).strict();
-
-export const slurm: Platform<z.infer<typeof settings>> = {
+export const slurm: Platform<SlurmSettings> = {
   name: "slurm",
-  summary: "slurm platform (not yet implemented)",
+  summary: "each test one sbatch job, one srun task per rank; per-node sweeps in one job",
   settings,
-  render: () => ({}),
-  run: async () => {
-    throw new PlatformError("the slurm platform is not implemented yet");
+  // plan shows the exact script; in per-node mode sinfo decides --nodes/--nodelist at submission
+  render: (ctx) => renderSbatch(ctx),
+  run: async (ctx) => {
+    const { runSlurm } = await import("./slurm/run.ts");
+    return runSlurm(ctx);
   },
 };

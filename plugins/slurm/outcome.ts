@@ -1,0 +1,167 @@
+// What happened to each unit, from what the job left behind: the batch output (the script's
+// step marks and srun's own reports of failed tasks), the rank logs, and the job's final state.
+// Pure: files come in as text.
+import type { RankLog, UnitRun, UnitStatus } from "../../lib/types.ts";
+import { lastWorkloadError } from "../local.ts";
+import { expandRanges } from "./hostlist.ts";
+import { STAGE_FAILED, STEP_MARK } from "./sbatch.ts";
+import { endedStatus } from "./states.ts";
+
+export interface TaskReport {
+  node: string;
+  tasks: number[];
+  /** the task's exit code; 128 + signal number when a signal ended it (null if the signal is unknown) */
+  exitCode: number | null;
+  /** "exit code 3", "Killed" */
+  how: string;
+  /** srun reported it after it started terminating the step (a consequence, not the cause) */
+  afterKill: boolean;
+}
+
+export interface BatchReport {
+  /** unit → its step's exit status, as the script printed it */
+  steps: Map<string, number>;
+  tasks: TaskReport[];
+  stageFailed?: string;
+  /** srun/sbatch complaints worth showing, in order */
+  errors: string[];
+}
+
+const SIGNALS: Record<string, number> = {
+  Hangup: 1, Interrupt: 2, Quit: 3, "Illegal instruction": 4, "Trace/breakpoint trap": 5, Aborted: 6, "Bus error": 7,
+  "Floating point exception": 8, Killed: 9, "User defined signal 1": 10, "Segmentation fault": 11, "User defined signal 2": 12,
+  "Broken pipe": 13, "Alarm clock": 14, Terminated: 15,
+};
+
+/** srun: "srun: error: node2: tasks 0-1,3: Exited with exit code 3" / "...: task 2: Killed". */
+export function parseBatchOutput(text: string): BatchReport {
+  const report: BatchReport = { steps: new Map(), tasks: [], errors: [] };
+  let killing = false;
+  for (const line of text.split("\n")) {
+    const step = new RegExp(`^${STEP_MARK} unit=(\\S+) exit=(\\d+)$`).exec(line);
+    if (step) {
+      report.steps.set(step[1]!, Number(step[2]));
+      continue;
+    }
+    if (line.startsWith(`${STAGE_FAILED}: `)) report.stageFailed = line.slice(STAGE_FAILED.length + 2);
+    if (/Terminating (Job)?StepId=|Force Terminated/.test(line)) killing = true;
+    const task = /^srun: error: (\S+): tasks? ([\d,-]+): (.*)$/.exec(line);
+    if (task) {
+      const [, node, ranges, how] = task;
+      const code = /^Exited with exit code (\d+)$/.exec(how!);
+      const sig = SIGNALS[how!];
+      report.tasks.push({
+        node: node!,
+        tasks: expandRanges(ranges!).map(Number),
+        exitCode: code ? Number(code[1]) : sig ? 128 + sig : null,
+        how: code ? `exit code ${code[1]}` : how!,
+        afterKill: killing,
+      });
+    }
+    if (/^(srun|sbatch|sbcast|slurmstepd)(: error|: fatal|:\s+error)/.test(line) || line.startsWith(`${STAGE_FAILED}: `)) report.errors.push(line);
+  }
+  return report;
+}
+
+export interface UnitPlan {
+  unit: string;
+  /** the unit's nodes in rank order: rank r runs on hosts[floor(r / ranksPerNode)] (block distribution) */
+  hosts: string[];
+}
+
+export interface OutcomeInput {
+  jobId: string;
+  units: UnitPlan[];
+  ranksPerNode: number;
+  logDir: string;
+  /** the batch output; undefined when the file never appeared */
+  batch: string | undefined;
+  /** the job's last known state ("" when no source knew it) */
+  state: string;
+  /** set when gpucheck cancelled the job: why */
+  cancelled?: { by: "timeout" | "cancelled" | "queue-timeout"; detail: string };
+  readLog(path: string): string;
+  startedAt: string;
+  endedAt: string;
+}
+
+export function unitRuns(input: OutcomeInput): UnitRun[] {
+  const report = parseBatchOutput(input.batch ?? "");
+  return input.units.map((u) => unitRun(input, report, u));
+}
+
+function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun {
+  const nranks = u.hosts.length * input.ranksPerNode;
+  const stepExit = report.steps.get(u.unit);
+  const mine = report.tasks.filter((t) => u.hosts.includes(t.node));
+  const ranks: RankLog[] = Array.from({ length: nranks }, (_, rank) => {
+    const host = u.hosts[Math.floor(rank / input.ranksPerNode)]!;
+    const task = mine.find((t) => t.node === host && t.tasks.includes(rank));
+    return { rank, host, path: `${input.logDir}/${u.unit}/rank-${rank}.log`, exitCode: task ? task.exitCode : stepExit === undefined ? null : 0 };
+  });
+  const texts = ranks.map((r) => input.readLog(r.path));
+  const cause = mine.find((t) => !t.afterKill && t.exitCode !== null && t.exitCode < 128) ?? mine.find((t) => !t.afterKill) ?? mine[0];
+  const failedRank = cause ? ranks.find((r) => r.host === cause.node && cause.tasks.includes(r.rank)) : undefined;
+  const { status, message } = verdict(input, report, u, stepExit, cause, failedRank, texts);
+  const errors = report.errors.filter((l) => !l.startsWith("srun: error: ") || u.hosts.some((h) => l.startsWith(`srun: error: ${h}:`)) || u.unit === "all");
+  return {
+    unit: u.unit,
+    hosts: u.hosts,
+    status,
+    ...(message ? { message } : {}),
+    startedAt: input.startedAt,
+    endedAt: input.endedAt,
+    ranks,
+    output: texts[0] ?? "",
+    tail: tailOf(errors, texts, failedRank?.rank),
+  };
+}
+
+function verdict(
+  input: OutcomeInput,
+  report: BatchReport,
+  u: UnitPlan,
+  stepExit: number | undefined,
+  cause: TaskReport | undefined,
+  failedRank: RankLog | undefined,
+  texts: string[],
+): { status: UnitStatus; message?: string } {
+  const job = `job ${input.jobId}`;
+  const ended = input.state ? endedStatus(input.state) : undefined;
+  if (stepExit === 0) return { status: "completed" };
+  if (input.cancelled) {
+    // a step that gpucheck's scancel cut short reads as failed to the script; it is not the test's fault
+    const status = input.cancelled.by === "queue-timeout" ? "infra" : input.cancelled.by;
+    return { status, message: `${input.cancelled.detail} (${job})` };
+  }
+  if (stepExit !== undefined && ended?.status !== "infra") {
+    if (cause && failedRank) {
+      const why = lastWorkloadError(texts[failedRank.rank] ?? "");
+      return { status: "failed", message: `rank ${failedRank.rank} on ${failedRank.host} failed with ${cause.how}${why ? `: ${why}` : ""} (${job})` };
+    }
+    return { status: "failed", message: `srun exited with ${stepExit} on ${u.hosts.join(",")} (${job})${lastError(report)}` };
+  }
+  if (report.stageFailed) return { status: "infra", message: `staging the workload failed on the nodes (${report.stageFailed}; ${job})${lastError(report)}` };
+  if (input.batch === undefined) {
+    return {
+      status: "infra",
+      message: `${job} ${input.state ? `ended ${input.state}` : "ended"} without writing slurm-${input.jobId}.out in ${input.logDir}: the nodes must see this directory at the same path (a shared filesystem)`,
+    };
+  }
+  if (ended && ended.status !== "completed" && ended.status !== "failed") return { status: ended.status, message: `${job} ${ended.what}${lastError(report)}` };
+  return { status: "infra", message: `${job} ${input.state ? `ended ${input.state}` : "ended"} before its step on ${u.hosts.join(",")} reported${lastError(report)}` };
+}
+
+function lastError(report: BatchReport): string {
+  const l = report.errors.at(-1);
+  return l ? `: ${l}` : "";
+}
+
+/** Scheduler complaints, then the failing rank's last lines, then rank 0's: about 40 lines. */
+function tailOf(errors: string[], texts: string[], failed?: number): string {
+  const last = (rank: number, n: number) => (texts[rank] ?? "").split("\n").filter(Boolean).slice(-n).map((l) => `[rank ${rank}] ${l}`);
+  const out = [...errors.slice(-10)];
+  if (failed !== undefined && failed !== 0) out.push(...last(failed, 15));
+  out.push(...last(0, 40 - out.length));
+  return out.slice(-40).join("\n");
+}

@@ -1,0 +1,164 @@
+// run(): one test as one Slurm job. Stage the workload, (per-node: pick the nodes with sinfo),
+// write the script beside the logs, sbatch it, follow it, scancel it on Ctrl-C, timeout or a
+// too-long wait in the queue, and turn what it left behind into UnitRuns.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PlatformError } from "../../lib/errors.ts";
+import type { UnitRun } from "../../lib/types.ts";
+import type { RunContext } from "../types.ts";
+import { type SlurmIo, must, systemIo } from "./cli.ts";
+import { JobQuery, cancelJob, followJob, type FollowResult } from "./follow.ts";
+import { expandHostlist } from "./hostlist.ts";
+import { sweepNodes } from "./nodes.ts";
+import { type OutcomeInput, type UnitPlan, unitRuns } from "./outcome.ts";
+import { SINFO_FORMAT, parseSinfo } from "./query.ts";
+import { END_MARK, jobName, renderSbatch } from "./sbatch.ts";
+import type { SlurmSettings } from "./settings.ts";
+import { stageArchive, stageShared } from "./stage.ts";
+import { FileTail, RankTails } from "./tail.ts";
+
+/** Jobs submitted and not yet seen ending: cancelled even if gpucheck dies without cleaning up. */
+const live = new Set<string>();
+let exitHook = false;
+
+function track(id: string): void {
+  live.add(id);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    if (live.size) spawnSync("scancel", [...live], { stdio: "ignore", timeout: 10_000 });
+  });
+}
+
+/** One probe of which query commands work, per scheduler door, for the whole run. */
+const queries = new WeakMap<SlurmIo, JobQuery>();
+function queryFor(io: SlurmIo): JobQuery {
+  if (!queries.has(io)) queries.set(io, new JobQuery(io));
+  return queries.get(io)!;
+}
+
+export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = systemIo): Promise<UnitRun[]> {
+  const { test, settings: s, logDir } = ctx;
+  mkdirSync(logDir, { recursive: true });
+  const began = new Date().toISOString();
+  const placeholder = (unit: string, hosts: string[], status: UnitRun["status"], message: string): UnitRun => ({
+    unit, hosts, status, message, startedAt: began, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "",
+  });
+
+  let units: UnitPlan[] = [{ unit: "all", hosts: [] }];
+  let sweep: string[] | undefined;
+  const aside: UnitRun[] = [];
+  if (test.perNode) {
+    const nodelist = ctx.cli.hosts?.length ? ctx.cli.hosts.join(",") : s.nodelist;
+    const argv = ["sinfo", "-h", "-N", "-o", SINFO_FORMAT, ...(s.partition ? ["-p", s.partition] : []), ...(nodelist ? ["-n", nodelist] : [])];
+    const found = sweepNodes(parseSinfo(await must(io, argv)), { partition: s.partition, nodelist, exclude: s.exclude });
+    const where = s.partition ? `partition ${s.partition}` : "the default partition";
+    aside.push(...found.skipped.map(({ node, why }) => placeholder(node, [node], "skipped", `${node} is ${why}`)));
+    aside.push(...found.unknown.map((node) => placeholder(node, [node], "infra", `${node} is not a node of ${where} (sinfo does not list it)`)));
+    if (!found.usable.length) {
+      if (!aside.length) throw new PlatformError(`no nodes to sweep: sinfo lists none in ${where}${nodelist ? ` matching ${nodelist}` : ""}`);
+      return aside;
+    }
+    sweep = found.usable;
+    units = sweep.map((n) => ({ unit: n, hosts: [n] }));
+    ctx.note(`per-node sweep over ${sweep.length} node(s)${aside.length ? `, ${aside.length} not usable` : ""}`);
+  }
+
+  const archive = s.stageDir ? undefined : stageArchive(logDir, ctx.workloadHash, ctx.workload);
+  if (s.stageDir) stageShared(s.stageDir, ctx.workloadHash, ctx.workload);
+  writeFileSync(join(logDir, "job.sbatch"), renderSbatch(ctx, sweep));
+  try {
+    if (ctx.signal.aborted) return [...units.map((u) => placeholder(u.unit, u.hosts, abortStatus(ctx.signal), "stopped before submission")), ...aside];
+    let id: string;
+    try {
+      id = await submit(io, ctx);
+    } catch (err) {
+      if (!(err instanceof PlatformError)) throw err;
+      return [...units.map((u) => placeholder(u.unit, u.hosts, "infra", err.message)), ...aside];
+    }
+    return [...(await follow(ctx, io, id, units, began)), ...aside];
+  } finally {
+    if (archive) rmSync(archive, { force: true });
+  }
+}
+
+async function submit(io: SlurmIo, ctx: RunContext<SlurmSettings>): Promise<string> {
+  // not tied to ctx.signal: a Ctrl-C during sbatch must not lose the id of a job it did submit
+  const comment = `gpucheck run ${createHash("sha256").update(ctx.outDir).digest("hex").slice(0, 12)}`;
+  const argv = ["sbatch", "--parsable", `--comment=${comment}`, "job.sbatch"];
+  const r = await io.exec(argv, { cwd: ctx.logDir });
+  const id = /^(\d+)(;\S+)?\s*$/.exec(r.stdout)?.[1];
+  if (r.spawnError || r.code !== 0 || !id) {
+    const why = (r.spawnError ?? (r.stderr.trim() || r.stdout.trim())) || `exit code ${r.code}`;
+    throw new PlatformError(`sbatch refused ${jobName(ctx.suite.name, ctx.test.name)}: ${why.split("\n").pop()} (script: ${join(ctx.logDir, "job.sbatch")})`);
+  }
+  track(id);
+  ctx.note(`submitted Slurm job ${id} (${jobName(ctx.suite.name, ctx.test.name)})`);
+  return id;
+}
+
+async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, units: UnitPlan[], began: string): Promise<UnitRun[]> {
+  const query = queryFor(io);
+  const batchPath = join(ctx.logDir, `slurm-${id}.out`);
+  const batch = new FileTail(batchPath);
+  const tails = new RankTails(ctx.logDir, units.map((u) => u.unit), ctx.test.perNode ? ctx.test.ranksPerNode : ctx.test.worldSize, ctx.onLine);
+  let endSeen = false;
+  const tick = () => {
+    tails.poll();
+    if (batch.read().includes(END_MARK)) endSeen = true;
+    return endSeen;
+  };
+  let res: FollowResult;
+  let cancelled: OutcomeInput["cancelled"];
+  let cancelProblem = "";
+  try {
+    res = await followJob(query, id, {
+      signal: ctx.signal,
+      queueTimeoutMs: ctx.suite.queueTimeoutMs,
+      pollMaxMs: ctx.settings.pollMaxS * 1000,
+      tick,
+      onChange: (j) => ctx.note(`job ${id} ${j.state}${j.reason ? ` (${j.reason})` : ""}${j.nodes ? ` on ${j.nodes}` : ""}`),
+    });
+  } catch (err) {
+    res = { kind: "aborted" };
+    cancelProblem = `; following it failed: ${(err as Error).message}`;
+  }
+  let state = res.kind === "ended" || res.kind === "queue-timeout" ? res.info.state : res.kind === "aborted" ? (res.info?.state ?? "") : "";
+  if (res.kind === "aborted" || res.kind === "queue-timeout") {
+    const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
+    if (res.kind === "queue-timeout") {
+      cancelled = { by: "queue-timeout", detail: `pending for ${secs(res.waitedMs)} (Slurm reason: ${res.info.reason || "none given"}), longer than the queue timeout of ${secs(ctx.suite.queueTimeoutMs)}: gpucheck cancelled it` };
+    } else {
+      const by = ctx.signal.reason === "timeout" ? "timeout" : "cancelled";
+      cancelled = { by, detail: `${by === "timeout" ? `timed out after ${secs(ctx.test.timeoutMs)}` : "cancelled"}: gpucheck cancelled the job${cancelProblem}` };
+    }
+    try {
+      state = (await cancelJob(io, query, id))?.state ?? state;
+    } catch (err) {
+      cancelled.detail += `; ${(err as Error).message}`;
+    }
+  }
+  live.delete(id);
+  tails.finish();
+  batch.finish();
+  // the whole-cluster unit's nodes in rank order: the job's node list, known once it ran
+  const allocated = "info" in res && res.info ? expandHostlist(res.info.nodes) : [];
+  return unitRuns({
+    jobId: id,
+    units: ctx.test.perNode ? units : [{ unit: "all", hosts: allocated }],
+    ranksPerNode: ctx.test.ranksPerNode,
+    logDir: ctx.logDir,
+    batch: existsSync(batchPath) ? readFileSync(batchPath, "utf8") : undefined,
+    state,
+    cancelled,
+    readLog: (p) => (existsSync(p) ? readFileSync(p, "utf8") : ""),
+    startedAt: "startedAt" in res && res.startedAt ? new Date(res.startedAt).toISOString() : began,
+    endedAt: new Date().toISOString(),
+  });
+}
+
+function abortStatus(signal: AbortSignal): "timeout" | "cancelled" {
+  return signal.reason === "timeout" ? "timeout" : "cancelled";
+}

@@ -1,0 +1,164 @@
+// renderSbatch: a planned test → the exact batch script gpucheck submits (pure; `gpucheck plan`
+// prints it). The job is submitted from the test's log directory, so every path in the script
+// is relative to it: slurm-<jobid>.out (the batch script's own output, where srun reports failed
+// tasks) and <unit>/rank-<N>.log (one file per rank, written by srun on the nodes; spelled
+// "./all/…" because srun reads an --output starting with "all" as its all-tasks mode).
+import { SuiteError } from "../../lib/errors.ts";
+import type { RenderContext } from "../types.ts";
+import { compressHostlist } from "./hostlist.ts";
+import { directive, quote, word } from "./quote.ts";
+import type { SlurmSettings } from "./settings.ts";
+
+/** Printed by the script after each unit's step, read back by outcome.ts. */
+export const STEP_MARK = "gpucheck-step";
+export const END_MARK = "gpucheck-job-end";
+export const STAGE_FAILED = "gpucheck-stage-failed";
+
+export function jobName(suite: string, test: string): string {
+  return `gpucheck-${suite}-${test}`;
+}
+
+/** "workload-<hash>.tar.gz": the archive gpucheck writes beside the script when it stages with sbcast. */
+export function workloadArchive(hash: string): string {
+  return `workload-${hash.slice(0, 16)}.tar.gz`;
+}
+
+export function stagePath(stageDir: string, hash: string): string {
+  return `${stageDir.replace(/\/+$/, "")}/gpucheck-${hash.slice(0, 16)}`;
+}
+
+/** Slurm --time from a timeout: whole minutes, rounded up, as [D-]H:MM:SS. */
+export function slurmTime(ms: number): string {
+  const min = Math.max(1, Math.ceil(ms / 60_000));
+  const d = Math.floor(min / 1440);
+  const h = Math.floor((min % 1440) / 60);
+  const hms = `${h}:${String(min % 60).padStart(2, "0")}:00`;
+  return d ? `${d}-${hms.padStart(8, "0")}` : hms;
+}
+
+function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): string[] {
+  const { test, settings: s } = ctx;
+  const nodelist = ctx.cli.hosts?.length ? ctx.cli.hosts.join(",") : s.nodelist;
+  const out = [
+    directive("job-name", jobName(ctx.suite.name, test.name)),
+    directive("nodes", sweep ? sweep.length : test.nodes),
+    directive("ntasks-per-node", test.ranksPerNode),
+  ];
+  if (test.gpusPerNode > 0) out.push(directive("gpus-per-node", test.gpusPerNode));
+  out.push(directive("time", slurmTime(test.timeoutMs)));
+  if (s.exclusive) out.push(directive("exclusive"));
+  // a requeued job would start again behind gpucheck's back after a node failure
+  out.push(directive("no-requeue"));
+  for (const key of ["partition", "account", "reservation", "qos", "constraint"] as const) {
+    if (s[key] !== undefined) out.push(directive(key, s[key]));
+  }
+  if (sweep) out.push(directive("nodelist", compressHostlist(sweep)));
+  else {
+    if (nodelist !== undefined) out.push(directive("nodelist", nodelist));
+    if (s.exclude !== undefined) out.push(directive("exclude", s.exclude));
+  }
+  out.push(directive("output", "slurm-%j.out"));
+  out.push(...s.sbatch.map((line) => `#SBATCH ${line}`));
+  return out;
+}
+
+function stagingLines(ctx: RenderContext<SlurmSettings>): string[] {
+  const { stageDir } = ctx.settings;
+  if (stageDir) {
+    return ["# the workload, staged once per content on the shared path", `export PYTHONPATH=${word(stagePath(stageDir, ctx.workloadHash))}`];
+  }
+  const archive = workloadArchive(ctx.workloadHash);
+  return [
+    `# the workload: gpucheck wrote ${archive} here; sbcast copies it to each node's /tmp, one task per node unpacks it`,
+    `export GPUCHECK_STAGE=/tmp/gpucheck-$SLURM_JOB_ID`,
+    `sbcast --force ${word(archive)} "$GPUCHECK_STAGE.tar.gz" || { echo "${STAGE_FAILED}: sbcast"; exit 90; }`,
+    `srun --nodes="$SLURM_JOB_NUM_NODES" --ntasks="$SLURM_JOB_NUM_NODES" --ntasks-per-node=1 --kill-on-bad-exit=1 \\`,
+    `  /bin/bash -c 'mkdir -p "$0/$SLURMD_NODENAME" && tar -xzf "$0.tar.gz" -C "$0/$SLURMD_NODENAME"' "$GPUCHECK_STAGE" \\`,
+    `  || { echo "${STAGE_FAILED}: unpacking on the nodes"; exit 90; }`,
+  ];
+}
+
+/** srun options and the command of a rank step, after --output. */
+function rankCommand(ctx: RenderContext<SlurmSettings>): string {
+  const s = ctx.settings;
+  const image = ctx.cli.image ?? s.container?.image;
+  const runtime = s.container?.runtime ?? "pyxis";
+  const stage = s.stageDir ? word(stagePath(s.stageDir, ctx.workloadHash)) : `"$GPUCHECK_STAGE"`;
+  const mounts = s.container?.mounts ?? [];
+  const opts: string[] = ["--kill-on-bad-exit=1"];
+  const prefix: string[] = [];
+  if (image && runtime === "pyxis") {
+    opts.push(`--container-image=${word(image)}`, `--container-mounts=${[...mounts.map(word), `${stage}:${stage}`].join(",")}`);
+  } else if (image) {
+    prefix.push(runtime, "exec");
+    if (ctx.test.gpusPerNode > 0) prefix.push("--nv");
+    for (const m of [...mounts.map(word), stage]) prefix.push("--bind", m);
+    prefix.push(word(image));
+  }
+  opts.push(...s.srun.map(word));
+  const argv = [ctx.launch.python, ...ctx.launch.args].map(word);
+  return [...opts, ...prefix, `/bin/bash -c "$rank_env" gpucheck-rank`, ...argv].join(" ");
+}
+
+/** The batch script for one test; in per-node mode at run time, `sweep` is the nodes it covers. */
+export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]): string {
+  const { test, launch } = ctx;
+  const sbcast = !ctx.settings.stageDir;
+  const what = test.perNode ? `per node, ${test.ranksPerNode} rank(s) on each` : `${test.nodes} node(s) x ${test.ranksPerNode} rank(s)`;
+  const lines = [
+    "#!/bin/bash",
+    `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`,
+    ...headerLines(ctx, sweep),
+  ];
+  if (test.perNode && !sweep) lines.push("# per-node: at submission --nodes and --nodelist become the usable (not drained or down) nodes that sinfo lists");
+  lines.push("set -uo pipefail", "");
+  const env = Object.entries(launch.env);
+  if (env.length) lines.push("# the test's environment, as the suite gives it", ...env.map(([k, v]) => `export ${envName(k)}=${quote(v)}`), "");
+  lines.push(
+    "# srun sets SLURM_PROCID and SLURM_LOCALID per task; each rank exports them under the names the workload reads",
+    `export WORLD_SIZE=${test.worldSize} LOCAL_WORLD_SIZE=${test.ranksPerNode}`,
+    `rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`,
+    "",
+    ...stagingLines(ctx),
+    "",
+  );
+  const cmd = rankCommand(ctx);
+  if (!test.perNode) {
+    lines.push(
+      "# one task per rank; rank 0 runs on the first node and is the rendezvous point",
+      "mkdir -p all",
+      `export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)`,
+      "export MASTER_PORT=$(( 10000 + SLURM_JOB_ID * 131 % 50000 ))",
+      `srun --output=./all/rank-%t.log ${cmd}`,
+      "rc=$?",
+      `echo "${STEP_MARK} unit=all exit=$rc"`,
+    );
+  } else {
+    lines.push(
+      "# one step per node, all at once, each with its own rendezvous; each step's exit status is recorded",
+      "units=() pids=() i=0",
+      `for node in $(scontrol show hostnames "$SLURM_JOB_NODELIST"); do`,
+      `  mkdir -p "$node"`,
+      `  MASTER_ADDR=$node MASTER_PORT=$(( 10000 + (SLURM_JOB_ID * 131 + i) % 50000 )) \\`,
+      `    srun --nodes=1 --ntasks=${test.ranksPerNode} --ntasks-per-node=${test.ranksPerNode} --nodelist="$node" --output="./$node/rank-%t.log" ${cmd} &`,
+      `  units+=("$node") pids+=($!) i=$((i + 1))`,
+      "done",
+      "rc=0",
+      `for k in "\${!pids[@]}"; do`,
+      `  wait "\${pids[$k]}"; step=$?`,
+      `  echo "${STEP_MARK} unit=\${units[$k]} exit=$step"`,
+      `  [ "$step" = 0 ] || rc=1`,
+      "done",
+    );
+  }
+  if (sbcast) {
+    lines.push(`srun --nodes="$SLURM_JOB_NUM_NODES" --ntasks="$SLURM_JOB_NUM_NODES" --ntasks-per-node=1 rm -rf "$GPUCHECK_STAGE" "$GPUCHECK_STAGE.tar.gz"`);
+  }
+  lines.push(`echo ${END_MARK}`, "exit $rc", "");
+  return lines.join("\n");
+}
+
+function envName(k: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new SuiteError(`gpucheck: slurm: env name ${JSON.stringify(k)} is not a shell variable name`);
+  return k;
+}
