@@ -35,6 +35,7 @@ async function ensureImage(d: Docker, image: string, pull: DockerSettings["pull"
   if (present && pull !== "always") return;
   if (!present && pull === "never") throw new PlatformError(`image "${image}" is not on engine ${engine} and platform.docker.pull is "never"`);
   note(`pulling ${image} on ${engine}`);
+  let lastError: string | undefined;
   try {
     const stream = await d.pull(image, { abortSignal: signal } as object);
     await new Promise<void>((resolve, reject) => {
@@ -42,7 +43,8 @@ async function ensureImage(d: Docker, image: string, pull: DockerSettings["pull"
       d.modem.followProgress(
         stream,
         (err: Error | null) => (err ? reject(err) : resolve()),
-        (ev: { status?: string; progress?: string; id?: string }) => {
+        (ev: { status?: string; progress?: string; id?: string; error?: string }) => {
+          if (ev.error) lastError = ev.error;
           if (Date.now() - last > 2000) {
             last = Date.now();
             note(`pull ${image}: ${[ev.id, ev.status, ev.progress].filter(Boolean).join(" ")}`);
@@ -51,8 +53,12 @@ async function ensureImage(d: Docker, image: string, pull: DockerSettings["pull"
       );
     });
   } catch (err) {
-    if (present) return; // pull=always but registry unreachable: the local copy still serves
-    throw new PlatformError(`image "${image}" is not on engine ${engine} and pulling it failed: ${apiMessage(err)}`);
+    lastError = apiMessage(err);
+  }
+  // podman reports a failed pull inside a successful stream: trust only the image being there
+  const pulled = await d.getImage(image).inspect().then(() => true, () => false);
+  if (!pulled) {
+    throw new PlatformError(`image "${image}" is not on engine ${engine} and pulling it failed: ${lastError ?? "the engine did not say why"}`);
   }
 }
 

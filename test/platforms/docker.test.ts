@@ -64,6 +64,14 @@ for (const [engine, socket] of Object.entries(ENGINES)) {
   describe(`docker platform on ${engine}`, () => {
     conformance(docker as Platform<unknown>, target, enabled);
 
+    (enabled ? test : test.skip)(`${engine}: an image that is not local and cannot be pulled is one clear error`, async () => {
+      // a registry on a closed loopback port: the pull is attempted and refused without leaving the machine
+      const tg = { ...target(), settings: settings.parse({ hosts: [socket], network: "none", ulimits: false }), cli: { image: "127.0.0.1:9/gpucheck/nope:1" } };
+      const { units } = await runScript(docker as Platform<unknown>, tg, scriptTest("pull", tg.python, "print(1)"));
+      expect(units[0]!.status).toBe("infra");
+      expect(units[0]!.message).toStartWith(`image "127.0.0.1:9/gpucheck/nope:1" is not on engine ${socket} and pulling it failed: `);
+    }, 60_000);
+
     (enabled ? test : test.skip)(`${engine}: GPU device requests reach the engine as the suite asked`, async () => {
       // --keep leaves the container so the engine's own view of it can be inspected
       const tg = { ...target(), cli: { image: IMAGE, keep: true } };
