@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { createProgress, progressMode } from "../../lib/progress.ts";
+import { FIXTURES } from "../fixtures/results/fixtures.ts";
+
+/** A stream that records what was written; a TTY of 100 columns when asked. */
+function sink(tty = false) {
+  const chunks: string[] = [];
+  const stream = { isTTY: tty, columns: 100, write: (s: string) => (chunks.push(s), true) } as unknown as NodeJS.WriteStream;
+  return { stream, text: () => chunks.join(""), chunks };
+}
+
+/** A clock the test moves by hand. */
+function clock(start = Date.parse("2025-03-04T05:06:07Z")) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+const STAMP = /^\d\d:\d\d:\d\d /;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("plain mode (Jenkins console)", () => {
+  test("timestamped lines: test start, phase, rank output, metric, verdicts", () => {
+    const out = sink();
+    const c = clock();
+    const p = createProgress({ mode: "plain", total: 2, stream: out.stream, now: c.now });
+    const per = FIXTURES["per-node"]().tests[0];
+    p.testStarted(per.name, 0, "collective", 4);
+    p.phase("staging the workload");
+    p.line("gpu-03", 5, "\x1b[33m#  size  busbw\x1b[0m\r");
+    p.line("all", 0, "hello");
+    p.ranksAlive(32);
+    p.metric("busbw", 312.44, "GB/s");
+    c.advance(2_000);
+    p.metric("busbw", 350, "GB/s"); // within 10 s of the last one: not printed
+    c.advance(10_000);
+    p.metric("busbw", 401, "GB/s");
+    p.ranksAlive(31);
+    p.testFinished(per);
+    p.note("SIGINT: stopping");
+    p.close();
+    const lines = out.text().split("\n").filter(Boolean);
+    for (const l of lines) expect(l).toMatch(STAMP);
+    expect(lines.map((l) => l.replace(STAMP, ""))).toEqual([
+      "[1/2] nvlink-allreduce (collective, 4 units): started",
+      "[nvlink-allreduce] staging the workload",
+      "[nvlink-allreduce] [gpu-03 rank 5] #  size  busbw",
+      "[nvlink-allreduce] [rank 0] hello",
+      "[nvlink-allreduce] latest busbw 312.4 GB/s, ranks alive 32",
+      "[nvlink-allreduce] latest busbw 401 GB/s, ranks alive 32",
+      "[nvlink-allreduce] ranks alive: 31 (was 32)",
+      "PASSED nvlink-allreduce [gpu-01]: busbw 475.2 GB/s at 8 GiB (≥ 400 GB/s) in 1m20s",
+      "PASSED nvlink-allreduce [gpu-02]: busbw 478.2 GB/s at 8 GiB (≥ 400 GB/s) in 1m21s",
+      "FAILED nvlink-allreduce [gpu-03]: busbw 181.3 GB/s at 8 GiB < 400 GB/s expected (-55%) in 1m22s",
+      "PASSED nvlink-allreduce [gpu-04]: busbw 473.2 GB/s at 8 GiB (≥ 400 GB/s) in 1m23s",
+      "note: SIGINT: stopping",
+    ]);
+    expect(out.text()).not.toContain("\x1b");
+  });
+
+  test("none mode writes nothing", () => {
+    const out = sink();
+    const p = createProgress({ mode: "none", total: 1, stream: out.stream });
+    p.testStarted("x", 0, "train", 1);
+    p.line("all", 0, "text");
+    p.testFinished(FIXTURES.passing().tests[1]);
+    p.close();
+    expect(out.text()).toBe("");
+  });
+});
+
+describe("tty mode", () => {
+  test("rank output scrolls above a status block that is redrawn in place, then erased on close", async () => {
+    const out = sink(true);
+    const c = clock();
+    const p = createProgress({ mode: "tty", total: 3, stream: out.stream, now: c.now, color: false });
+    p.testStarted("nvlink-allreduce", 1, "collective", 1);
+    c.advance(12_000);
+    p.phase("running");
+    p.ranksAlive(8);
+    p.metric("busbw", 312.44, "GB/s");
+    p.line("all", 3, "a line from rank 3");
+    await sleep(120);
+    // one write: cursor up over the old block (1 line: "starting"), clear, the queued lines, the new block
+    expect(out.chunks.at(-1)).toBe(
+      "\x1b[1A\r\x1b[J" +
+        "[2/3] nvlink-allreduce (collective): started\n" +
+        "[nvlink-allreduce] [rank 3] a line from rank 3\n" +
+        "gpucheck  test 2 of 3: nvlink-allreduce (collective)\n" +
+        "  phase: running  ·  elapsed 12.0 s (total 12.0 s)  ·  ranks alive 8  ·  busbw 312.4 GB/s\n",
+    );
+    p.close();
+    expect(out.chunks.at(-1)).toBe("\x1b[2A\r\x1b[J");
+  });
+
+  test("status lines are cut to the terminal width so the block stays one row per line", async () => {
+    const out = sink(true);
+    (out.stream as { columns: number }).columns = 40;
+    const p = createProgress({ mode: "tty", total: 1, stream: out.stream, color: false });
+    p.testStarted("a-test-with-a-rather-long-name-indeed", 0, "train", 1);
+    await sleep(120);
+    const block = out.chunks.at(-1)!.replace(/^\x1b\[\d+A\r\x1b\[J/, "").split("\n").filter(Boolean).slice(-2);
+    for (const l of block) expect(l.length).toBeLessThanOrEqual(39);
+    expect(block[0]).toEndWith("…");
+    p.close();
+  });
+
+  test("colour unless NO_COLOR, and progressMode picks tty only for a real terminal", () => {
+    const out = sink(true);
+    const saved = process.env.NO_COLOR;
+    try {
+      process.env.NO_COLOR = "1";
+      const p = createProgress({ mode: "tty", total: 1, stream: out.stream });
+      p.close();
+      expect(out.text()).not.toContain("\x1b[1m");
+      delete process.env.NO_COLOR;
+      const q = createProgress({ mode: "tty", total: 1, stream: out.stream });
+      q.close();
+      expect(out.text()).toContain("\x1b[1mgpucheck\x1b[0m");
+    } finally {
+      if (saved === undefined) delete process.env.NO_COLOR;
+      else process.env.NO_COLOR = saved;
+    }
+    expect(progressMode("auto", sink(true).stream, { TERM: "xterm" })).toBe("tty");
+    expect(progressMode("auto", sink(true).stream, { TERM: "dumb" })).toBe("plain");
+    expect(progressMode("auto", sink(false).stream, {})).toBe("plain");
+    expect(progressMode("none", sink(true).stream, {})).toBe("none");
+  });
+});
