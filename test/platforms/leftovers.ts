@@ -9,3 +9,20 @@ export async function localLeftovers(marker: string): Promise<string[]> {
     return []; // pgrep exits 1 when nothing matches
   }
 }
+
+/** Processes whose environment holds the marker (e.g. a results directory in PYTHONPATH). */
+export async function processesWithEnv(marker: string): Promise<string[]> {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  await Bun.sleep(300);
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "latin1").includes(marker)) {
+        found.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0/g, " ")}`);
+      }
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}

@@ -1,0 +1,40 @@
+// Runs gpucheck as a user would: the compiled binary when it was built (CI builds it first),
+// otherwise the sources through Bun.
+import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+const binary = join(root, "compiled", "gpucheck");
+
+export function gpucheckArgv(): string[] {
+  return existsSync(binary) ? [binary] : [join(root, "node_modules", ".bin", "bun"), join(root, "mod.ts")];
+}
+
+export function gpucheck(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): SpawnSyncReturns<string> {
+  const [cmd, ...pre] = gpucheckArgv();
+  return spawnSync(cmd!, [...pre, ...args], {
+    cwd: opts.cwd ?? root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...opts.env },
+    timeout: opts.timeoutMs ?? 300_000,
+  });
+}
+
+/** Starts gpucheck in the background: for tests that interrupt it. */
+export function gpucheckAsync(args: string[], opts: { cwd?: string } = {}) {
+  const [cmd, ...pre] = gpucheckArgv();
+  const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd ?? root, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+  return { child, output: () => out, exited };
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `gpucheck-${prefix}-`));
+}
+
+export const fixture = (name: string) => join(root, "test", "fixtures", "e2e", name);

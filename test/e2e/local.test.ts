@@ -1,0 +1,115 @@
+// cpu-smoke and its failure modes end to end on the local platform, as a user runs them.
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { processesWithEnv } from "../platforms/leftovers.ts";
+import { fixture, gpucheck, gpucheckAsync, tempDir } from "./cli.ts";
+
+const TORCH = existsSync("/usr/bin/python3") && gpucheck([]).status !== null; // always true; keeps the intent visible
+const readResults = (dir: string) => JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+
+describe.skipIf(!TORCH)("local platform end to end", () => {
+  test("cpu-smoke passes with non-zero bandwidth and throughput measured by 2 real ranks", async () => {
+    const out = tempDir("smoke");
+    const r = gpucheck(["suite", "cpu-smoke", "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
+    expect(r.stderr + r.stdout).toContain("cpu-smoke");
+    expect(r.status).toBe(0);
+    const res = readResults(out);
+    expect(res.complete).toBe(true);
+    expect(res.outcome).toBe("passed");
+    const coll = res.tests.find((t: { kind: string }) => t.kind === "collective");
+    const train = res.tests.find((t: { kind: string }) => t.kind === "train");
+    expect(coll.worldSize).toBe(2);
+    expect(coll.units[0].measurement.metrics.busbw).toBeGreaterThan(0);
+    expect(coll.units[0].measurement.metrics.wrong).toBe(0);
+    expect(train.worldSize).toBe(2);
+    expect(train.units[0].measurement.metrics.samples_per_s).toBeGreaterThan(0);
+    expect(train.units[0].logs).toEqual(["logs/" + train.name + "/all/rank-0.log", "logs/" + train.name + "/all/rank-1.log"]);
+    for (const f of ["junit.xml", "report.html", "suite.yaml", train.units[0].logs[1]]) expect(existsSync(join(out, f))).toBe(true);
+    expect(res.inventory.length).toBeGreaterThan(0);
+    expect(await processesWithEnv(out)).toEqual([]);
+  }, 600_000);
+
+  test("an impossible threshold exits 1 and junit.xml names the metric and both values", () => {
+    const out = tempDir("impossible");
+    const r = gpucheck(["suite", fixture("impossible.yaml"), "--out", out, "--progress", "none"]);
+    expect(r.status).toBe(1);
+    const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    expect(junit).toMatch(/<failure [^>]*message="[^"]*busbw [\d.]+ GB\/s[^"]*100000 GB\/s/);
+  }, 300_000);
+
+  test("a rank that outlives its timeout is killed: exit 3, an error testcase, nothing left running", async () => {
+    const out = tempDir("hang");
+    const t0 = Date.now();
+    const r = gpucheck(["suite", fixture("hang.yaml"), "--out", out, "--progress", "none"]);
+    expect(r.status).toBe(3);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    const unit = readResults(out).tests[0].units[0];
+    expect(unit.status).toBe("timeout");
+    expect(unit.message).toMatch(/^timed out after 8s: killed rank 0 \(pid \d+\), rank 1 \(pid \d+\)$/);
+    expect(readFileSync(join(out, "junit.xml"), "utf8")).toContain("<error ");
+    expect(await processesWithEnv(out)).toEqual([]);
+  }, 120_000);
+
+  test("Ctrl-C stops the run, kills every rank and keeps results.json and junit.xml", async () => {
+    const out = tempDir("sigint");
+    const run = gpucheckAsync(["suite", fixture("hang.yaml"), "--out", out, "--timeout", "300s", "--progress", "plain"]);
+    const deadline = Date.now() + 60_000;
+    while (!/\[rank 1\]|rank 1/.test(run.output()) && Date.now() < deadline) await Bun.sleep(200);
+    await Bun.sleep(500);
+    run.child.kill("SIGINT");
+    const code = await run.exited;
+    expect(code).toBe(130);
+    const res = readResults(out);
+    expect(res.complete).toBe(false);
+    expect(res.tests[0].units[0].status).toBe("cancelled");
+    expect(existsSync(join(out, "junit.xml"))).toBe(true);
+    expect(await processesWithEnv(out)).toEqual([]);
+  }, 120_000);
+
+  test("a missing data set is one line naming the files expected and where", () => {
+    const out = tempDir("nodata");
+    const r = gpucheck(["suite", fixture("missing-data.yaml"), "--out", out, "--progress", "none"]);
+    expect(r.status).toBe(3);
+    const unit = readResults(out).tests[0].units[0];
+    expect(unit.message).toContain("/nonexistent/fashion-mnist");
+    expect(unit.message).toContain("train-images-idx3-ubyte");
+    expect(unit.message).not.toContain("Traceback");
+    expect(unit.message.split("\n")).toHaveLength(1);
+  }, 120_000);
+
+  test("a Python without torch is one line naming the interpreter", () => {
+    const venv = tempDir("notorch");
+    const mk = Bun.spawnSync(["/usr/bin/python3", "-m", "venv", "--without-pip", venv]);
+    expect(mk.exitCode).toBe(0);
+    const out = tempDir("notorch-out");
+    const r = gpucheck(["suite", fixture("impossible.yaml"), "--python", `${venv}/bin/python3`, "--out", out, "--progress", "none"]);
+    expect(r.status).toBe(3);
+    const unit = readResults(out).tests[0].units[0];
+    expect(unit.message).toContain(`PyTorch is not installed for ${venv}/bin/python3`);
+    expect(unit.message.split("\n")).toHaveLength(1);
+  }, 120_000);
+
+  test("a rank killed mid-run (kill -9) is an error with the log tail in junit.xml, exit 3", async () => {
+    const out = tempDir("kill9");
+    const run = gpucheckAsync(["suite", fixture("hang.yaml"), "--out", out, "--timeout", "300s", "--progress", "plain"]);
+    const deadline = Date.now() + 60_000;
+    let victim: string | undefined;
+    while (!victim && Date.now() < deadline) {
+      await Bun.sleep(300);
+      victim = (await processesWithEnv(out)).map((l) => l.split(" ")[0]).find((pid) => readFileSync(`/proc/${pid}/environ`, "latin1").includes("\0RANK=1\0"));
+    }
+    expect(victim).toBeDefined();
+    await Bun.sleep(1500);
+    process.kill(Number(victim), "SIGKILL");
+    const code = await run.exited;
+    expect(code).toBe(3);
+    const unit = readResults(out).tests[0].units[0];
+    expect(unit.status).toBe("failed");
+    expect(unit.message).toContain("rank 1");
+    const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    expect(junit).toContain("<error ");
+    expect(junit).toContain("[rank 0]");
+    expect(await processesWithEnv(out)).toEqual([]);
+  }, 120_000);
+});
