@@ -7,7 +7,8 @@ import { slurm } from "./slurm.ts";
 import { docker } from "./docker.ts";
 import { k8s } from "./k8s.ts";
 
-export const PLATFORMS = { local, ssh, slurm, docker, k8s } satisfies Record<string, Platform<never>>;
+// each plugin has its own settings type; the registry only needs the interface
+export const PLATFORMS = { local, ssh, slurm, docker, k8s } satisfies Record<string, Platform<any>>;
 
 export type PlatformName = keyof typeof PLATFORMS;
 
