@@ -12,6 +12,9 @@ PKGS=(
   chromium             # report.html and certificate.html rendered headless
   procps               # pgrep/pkill in leak checks
   python3-jsonschema   # results.json checked against schema/results.schema.json by a validator that is not ours
+  poppler-utils        # pdfinfo: certificate.html printed by chromium must be 1-2 A4 pages
+  jq                   # the openssl verification steps printed on every certificate
+  openssh-client       # ssh-keygen -lf cross-checks the SHA256 key fingerprints
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -56,7 +56,7 @@ describe("gpucheck keygen / certify / verify", () => {
       expect(sigOnly.out).toContain("files:    not checked (add --results <dir> to compare each file with its sha256)");
 
       for (const r of [kg, cf, ok]) for (const line of secretLines(key)) expect(r.out + r.err).not.toContain(line);
-    });
+    }, 60_000);
   }
 
   test("verify exits 1 with the reason when a file changed after signing", () => {
@@ -71,7 +71,7 @@ describe("gpucheck keygen / certify / verify", () => {
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err).toMatch(new RegExp(`^gpucheck: certificate "${cert}" is NOT valid: digest mismatch: results\\.json has sha256 [0-9a-f]{64}, the certificate says [0-9a-f]{64}\\n$`));
-  });
+  }, 60_000);
 
   test("verify exits 1 for a key that did not sign", () => {
     const a = join(tmp(), "a");
@@ -83,7 +83,7 @@ describe("gpucheck keygen / certify / verify", () => {
     const r = gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", join(b, "gpucheck.pub"));
     expect(r.code).toBe(1);
     expect(r.err).toContain("is NOT valid: bad signature: it does not verify with --key (SHA256:");
-  });
+  }, 60_000);
 
   test("keygen refuses to overwrite; certify refuses an exposed key; verify refuses a private key: exit 2 with the message", () => {
     const keys = join(tmp(), "keys");
@@ -105,7 +105,7 @@ describe("gpucheck keygen / certify / verify", () => {
     expect(priv.code).toBe(2);
     expect(priv.err).toBe(`"${key}" is a private key: --key takes the signer's public key (gpucheck.pub); the private key should stay with the signer\n`);
     for (const line of secretLines(key)) expect(again.err + exposed.err + priv.err).not.toContain(line);
-  });
+  }, 60_000);
 
   test("certify names what is missing from a results directory", () => {
     const keys = join(tmp(), "keys");
@@ -121,12 +121,12 @@ describe("gpucheck keygen / certify / verify", () => {
     const r = gpucheck("certify", dir, "--key", join(keys, "gpucheck.key"));
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^Cannot certify ".*": suite\.yaml has sha256 [0-9a-f]{64} but results\.json says the run used [0-9a-f]{64}: the suite file was changed after the run\n$/);
-  });
+  }, 60_000);
 
   test("verify of a missing certificate is a usage error", () => {
     const keys = join(tmp(), "keys");
     gpucheck("keygen", "--out", keys);
     const r = gpucheck("verify", "/nonexistent/certificate.intoto.json", "--key", join(keys, "gpucheck.pub"));
     expect(r).toEqual({ code: 2, out: "", err: `Cannot read certificate "/nonexistent/certificate.intoto.json": no such file\n` });
-  });
+  }, 60_000);
 });

@@ -54,7 +54,7 @@ for (const alg of ["ed25519", "p256"] as const) {
       const bad = sh(cmd, work);
       expect(bad.code).not.toBe(0);
       expect(bad.out).toContain(alg === "ed25519" ? "Signature Verification Failure" : "Verification failure");
-    });
+    }, 30_000);
 
     test("the openssl steps printed on the certificate work as printed, and catch a changed file", async () => {
       const dir = await certified(alg);
@@ -74,7 +74,7 @@ for (const alg of ["ed25519", "p256"] as const) {
       const bad = sh(blocks[1], dir);
       expect(bad.code).not.toBe(0);
       expect(bad.out).toContain("junit.xml: FAILED");
-    });
+    }, 30_000);
   });
 }
 
