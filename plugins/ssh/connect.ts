@@ -1,0 +1,65 @@
+// Getting a host ready: the first ssh (which becomes its ControlMaster) checks the stage, reports
+// the address it was reached on and, where a rendezvous will live, a free port; a host without the
+// workload gets it as one tar stream over the master. A host that cannot be reached or refuses the
+// login comes back as `down` with ssh's own words.
+import { runProc } from "../_proc.ts";
+import { remoteCommand, sshArgv, type SshTarget } from "./argv.ts";
+import type { HostSpec } from "./hosts.ts";
+import { prepareScript, stageOf, stageScript, type StagePaths } from "./scripts.ts";
+
+export type HostState =
+  | { ok: true; addr: string; port?: number; copied: boolean }
+  | { ok: false; message: string };
+
+export interface PrepareOptions {
+  stage: StagePaths;
+  /** the workload as a tar archive, built once for all hosts */
+  tar: () => Uint8Array;
+  /** ask for a free port with this Python (the host will hold a rendezvous) */
+  portPython?: string;
+  runId: string;
+  signal: AbortSignal;
+}
+
+/** ssh's own explanation (its stderr without warnings), classified for the reader. */
+export function describeSshFailure(stderr: string): string {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l && !/^Warning: /.test(l));
+  const said = lines.slice(-2).join("; ").replace(/\.$/, "") || "no message from ssh";
+  if (/Permission denied|Host key verification failed|Too many authentication failures|REMOTE HOST IDENTIFICATION HAS CHANGED/.test(said)) return `login refused: ${said}`;
+  if (/Connection refused|timed out|No route to host|Could not resolve hostname|Network is unreachable|Connection closed|Connection reset|kex_exchange_identification/i.test(said)) return `unreachable: ${said}`;
+  return `ssh failed: ${said}`;
+}
+
+function lastLines(text: string, n = 3): string {
+  return text.trim().split("\n").slice(-n).join(" | ");
+}
+
+export async function prepareHost(t: SshTarget, host: HostSpec, o: PrepareOptions): Promise<HostState> {
+  const name = `gpucheck-${o.runId}-prepare`;
+  const res = await runProc({ argv: sshArgv(t, host, "master", remoteCommand(prepareScript(o.stage, o.portPython), name)), signal: o.signal, graceMs: 500 });
+  if (res.spawnError) return { ok: false, message: `host ${host.name}: ${res.spawnError}` };
+  if (res.killed) return { ok: false, message: `host ${host.name}: stopped while connecting` };
+  if (res.code === 255) return { ok: false, message: `host ${host.name}: ${describeSshFailure(res.stderr)}` };
+  if (res.code === 127 && o.portPython) return { ok: false, message: `host ${host.name}: Python ${JSON.stringify(o.portPython)} not found: ${lastLines(res.stderr, 1)}` };
+  const addr = /^gpucheck-addr (\S+)$/m.exec(res.stdout)?.[1];
+  const port = /^gpucheck-port (\d+)$/m.exec(res.stdout)?.[1];
+  if (res.code !== 0 || !addr || (o.portPython && !port)) {
+    return { ok: false, message: `host ${host.name}: preparing failed (exit ${res.code ?? res.signal}): ${lastLines(res.stderr) || lastLines(res.stdout) || "no output"}` };
+  }
+  let copied = false;
+  if (!/^gpucheck-staged yes$/m.test(res.stdout)) {
+    const up = await runProc({
+      argv: sshArgv(t, host, "mux", remoteCommand(stageScript(o.stage), `gpucheck-${o.runId}-stage`)),
+      input: o.tar(),
+      signal: o.signal,
+      graceMs: 500,
+    });
+    if (up.killed) return { ok: false, message: `host ${host.name}: stopped while staging` };
+    if (up.code !== 0) {
+      const why = up.code === 255 ? describeSshFailure(up.stderr) : `exit ${up.code ?? up.signal}: ${lastLines(up.stderr) || "no output"}`;
+      return { ok: false, message: `host ${host.name}: staging the workload into ${stageOf(o.stage)} failed: ${why}` };
+    }
+    copied = true;
+  }
+  return { ok: true, addr, ...(port ? { port: Number(port) } : {}), copied };
+}

@@ -1,0 +1,79 @@
+// Where ranks go. Pure: the same function serves `gpucheck plan` (with placeholders for what
+// only the run knows: the master port, the run id) and the run itself.
+import type { Launch, PlannedTest } from "../../lib/types.ts";
+import { rankEnv } from "../types.ts";
+import type { HostSpec } from "./hosts.ts";
+
+export type Launcher = "direct" | "torchrun" | "mpirun";
+
+/** sshd's default MaxSessions is 10: ranks beyond this many per host get their own connection. */
+export const MUX_SESSIONS = 8;
+
+export interface UnitLayout {
+  /** "all", or the host's name in per-node mode */
+  unit: string;
+  hosts: HostSpec[];
+  worldSize: number;
+  ranksPerNode: number;
+}
+
+/** One remote process: a rank (direct) or a launcher (torchrun: one per host; mpirun: one in all). */
+export interface RemoteProc {
+  /** pid-file and log name: the global rank, or the first global rank the launcher starts */
+  id: number;
+  hostIndex: number;
+  host: HostSpec;
+  /** the global ranks whose output this process carries */
+  ranks: number[];
+  argv: string[];
+  env: Record<string, string>;
+  mux: boolean;
+}
+
+/** Cluster mode: the first `nodes` hosts form one unit; per-node mode: every host is its own. */
+export function unitsOf(test: Pick<PlannedTest, "nodes" | "ranksPerNode" | "perNode">, hosts: HostSpec[]): UnitLayout[] {
+  if (test.perNode) return hosts.map((h) => ({ unit: h.name, hosts: [h], worldSize: test.ranksPerNode, ranksPerNode: test.ranksPerNode }));
+  const used = hosts.slice(0, test.nodes);
+  return [{ unit: "all", hosts: used, worldSize: used.length * test.ranksPerNode, ranksPerNode: test.ranksPerNode }];
+}
+
+export interface Rendezvous {
+  addr: string;
+  port: string;
+}
+
+export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher: Launcher, master: Rendezvous, extraEnv: Record<string, string>): RemoteProc[] {
+  const R = u.ranksPerNode;
+  const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+  const base = { ...launch.env, ...extraEnv };
+  if (launcher === "mpirun") {
+    // one mpirun on the first host starts every rank over its own remote shell (Open MPI's plm_rsh)
+    const hostArg = u.hosts.map((h) => `${h.host}:${R}`).join(",");
+    const env = { ...base, MASTER_ADDR: master.addr, MASTER_PORT: master.port };
+    const exports = Object.keys(env).flatMap((k) => ["-x", k]).concat(["-x", "PYTHONPATH"]);
+    const argv = ["mpirun", "-np", String(u.worldSize), "--host", hostArg, "--map-by", `ppr:${R}:node`, ...exports, python, ...launch.args];
+    return [{ id: 0, hostIndex: 0, host: u.hosts[0]!, ranks: range(0, u.worldSize), argv, env, mux: true }];
+  }
+  if (launcher === "torchrun") {
+    return u.hosts.map((host, i) => ({
+      id: i * R,
+      hostIndex: i,
+      host,
+      ranks: range(i * R, R),
+      argv: [python, "-m", "torch.distributed.run", `--nnodes=${u.hosts.length}`, `--nproc_per_node=${R}`, `--node_rank=${i}`, `--master_addr=${master.addr}`, `--master_port=${master.port}`, ...launch.args],
+      env: { ...base, GPUCHECK_NODE: host.name },
+      mux: true,
+    }));
+  }
+  return u.hosts.flatMap((host, i) =>
+    range(0, R).map((local) => {
+      const rank = i * R + local;
+      const env = {
+        ...base,
+        ...rankEnv({ rank, worldSize: u.worldSize, localRank: local, localWorldSize: R, masterAddr: master.addr, masterPort: 0, node: host.name }),
+        MASTER_PORT: master.port,
+      };
+      return { id: rank, hostIndex: i, host, ranks: [rank], argv: [python, ...launch.args], env, mux: local < MUX_SESSIONS };
+    }),
+  );
+}

@@ -1,0 +1,66 @@
+// One remote rank (or launcher) through one local ssh client: its output goes line by line to
+// the rank log and the console, and the wrapper's sentinel lines (start <pgid>, exit <code>) are
+// taken out of the stream. An ssh that ends without the exit sentinel lost its connection.
+import { createWriteStream } from "node:fs";
+import { runProc } from "../_proc.ts";
+import { rankArgv, type SshTarget } from "./argv.ts";
+import type { RemoteProc } from "./layout.ts";
+import { sentinel, type StagePaths } from "./scripts.ts";
+
+export interface ProcOutcome {
+  /** the remote command's exit code, from the exit sentinel; null when it never reported one */
+  exitCode: number | null;
+  started: boolean;
+  /** ssh's own exit code */
+  sshCode: number | null;
+  /** the local ssh was killed by us */
+  killed: boolean;
+  stderrTail: string;
+  spawnError?: string;
+}
+
+export interface ProcIo {
+  target: SshTarget;
+  stage: StagePaths;
+  runId: string;
+  logPath: string;
+  /** every output line (sentinels removed) */
+  line(text: string): void;
+  /** the remote process is running (its pgid is on record there) */
+  started(): void;
+  signal: AbortSignal;
+}
+
+export async function runRemoteProc(p: RemoteProc, io: ProcIo): Promise<ProcOutcome> {
+  const log = createWriteStream(io.logPath, { flags: "a" });
+  const mark = sentinel(io.runId);
+  let exitCode: number | null = null;
+  let started = false;
+  const res = await runProc({
+    argv: rankArgv(p, io.target, io.stage, io.runId),
+    holdStdin: true,
+    signal: io.signal,
+    graceMs: 1000,
+    onLine: (text, stream) => {
+      const at = stream === "stderr" ? text.indexOf(mark) : -1;
+      if (at < 0) {
+        log.write(`${text}\n`);
+        io.line(text);
+        return;
+      }
+      // a rank's last line without a newline ends right before the sentinel
+      if (at > 0) {
+        log.write(`${text.slice(0, at)}\n`);
+        io.line(text.slice(0, at));
+      }
+      const [what, value] = text.slice(at + mark.length).split(" ");
+      if (what === "start") {
+        started = true;
+        io.started();
+      } else if (what === "exit") exitCode = Number(value);
+    },
+  });
+  await new Promise<void>((resolve) => log.end(resolve));
+  const stderrTail = res.stderr.split("\n").filter((l) => !l.includes(mark)).slice(-3).join("\n");
+  return { exitCode, started, sshCode: res.code, killed: res.killed, stderrTail, ...(res.spawnError ? { spawnError: res.spawnError } : {}) };
+}

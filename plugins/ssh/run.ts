@@ -1,0 +1,85 @@
+// The ssh platform's run: prepare every host once (at most maxParallel handshakes at a time),
+// run the units, and close every ControlMaster at the end whatever happened.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PlatformError, SuiteError } from "../../lib/errors.ts";
+import type { UnitRun } from "../../lib/types.ts";
+import { runProc } from "../_proc.ts";
+import { tarFiles } from "../_tar.ts";
+import type { RunContext } from "../types.ts";
+import { exitArgv } from "./argv.ts";
+import { prepareHost, type HostState } from "./connect.ts";
+import type { HostSpec } from "./hosts.ts";
+import { unitsOf } from "./layout.ts";
+import { limiter } from "./limit.ts";
+import type { SshSettings } from "./settings.ts";
+import { hostsForTest, resolveHosts, targetOf } from "./target.ts";
+import { runUnit } from "./unit.ts";
+
+/** ControlPath sockets must fit in sun_path (108 bytes): a long $TMPDIR falls back to /tmp. */
+function controlDirectory(): string {
+  const base = tmpdir().length <= 40 ? tmpdir() : "/tmp";
+  return mkdtempSync(join(base, "gpucheck-ssh-"));
+}
+
+export async function runSsh(ctx: RunContext<SshSettings>): Promise<UnitRun[]> {
+  const s = ctx.settings;
+  let hosts: HostSpec[];
+  try {
+    hosts = hostsForTest(ctx.test, resolveHosts(s, ctx.cli, ctx.suite));
+  } catch (e) {
+    throw e instanceof SuiteError ? new PlatformError(e.message.replace(/^gpucheck: /, "")) : e;
+  }
+  const units = unitsOf(ctx.test, hosts);
+  const used = [...new Set(units.flatMap((u) => u.hosts))];
+  const runId = randomBytes(6).toString("hex");
+  const controlDir = controlDirectory();
+  const target = targetOf(s, ctx.suite, controlDir);
+  const stage = { base: s.stageDir, hash: ctx.workloadHash };
+  const python = ctx.cli.python ?? s.python ?? ctx.launch.python;
+  const needsPort = new Set(s.masterPort ? [] : units.map((u) => u.hosts[0]!));
+  let tar: Uint8Array | undefined;
+  const connectSlots = limiter(s.maxParallel);
+  const prepared = new Map<HostSpec, Promise<HostState>>(
+    used.map((h) => [
+      h,
+      connectSlots.run(() =>
+        prepareHost(target, h, { stage, tar: () => (tar ??= tarFiles(ctx.workload)), portPython: needsPort.has(h) ? python : undefined, runId, signal: ctx.signal }),
+      ),
+    ]),
+  );
+  void Promise.all(prepared.values()).then((states) => {
+    const ok = states.filter((x) => x.ok);
+    const copied = ok.filter((x) => x.ok && x.copied).length;
+    if (ok.length) ctx.note(copied ? `staged the workload (${ctx.workloadHash}) on ${copied} of ${ok.length} hosts` : `workload ${ctx.workloadHash} already staged on ${ok.length === 1 ? "the host" : `all ${ok.length} hosts`}`);
+  });
+  const env = {
+    target,
+    stage,
+    runId,
+    python,
+    launcher: s.launcher,
+    launch: ctx.launch,
+    ...(s.masterAddr ? { masterAddr: s.masterAddr } : {}),
+    ...(s.masterPort ? { masterPort: s.masterPort } : {}),
+    peerFailureGraceMs: s.peerFailureGraceMs,
+    killGraceMs: s.killGraceMs,
+    timeoutMs: ctx.test.timeoutMs,
+    logDir: ctx.logDir,
+    signal: ctx.signal,
+    ready: (h: HostSpec) => prepared.get(h)!,
+    launchSlots: limiter(s.maxParallel),
+    controlSlots: limiter(s.maxParallel),
+    onLine: ctx.onLine,
+    note: ctx.note,
+  };
+  try {
+    return await Promise.all(units.map((u) => runUnit(u, env)));
+  } finally {
+    const states = await Promise.all(used.map(async (h) => [h, await prepared.get(h)!] as const));
+    await Promise.all(states.filter(([, st]) => st.ok).map(([h]) => connectSlots.run(() => runProc({ argv: exitArgv(target, h), signal: AbortSignal.timeout(5000) }))));
+    rmSync(controlDir, { recursive: true, force: true });
+  }
+}

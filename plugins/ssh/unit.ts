@@ -1,0 +1,161 @@
+// One unit (the whole cluster, or one host in per-node mode): launch its ranks as their hosts
+// become ready, follow them, and stop them all when the first thing goes wrong. Stopping kills the
+// remote process groups over a fresh ssh first (closing a connection does not kill remote processes)
+// and only then the local ssh clients, whose hangup the remote watchdogs treat as a last resort.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Launch, RankLog, UnitRun } from "../../lib/types.ts";
+import { runProc } from "../_proc.ts";
+import { lastWorkloadError } from "../local.ts";
+import { remoteCommand, sshArgv, type SshTarget } from "./argv.ts";
+import { describeSshFailure, type HostState } from "./connect.ts";
+import type { HostSpec } from "./hosts.ts";
+import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layout.ts";
+import type { Limiter } from "./limit.ts";
+import { runRemoteProc, type ProcOutcome } from "./proc.ts";
+import { killScript, type StagePaths } from "./scripts.ts";
+
+export interface UnitEnv {
+  target: SshTarget;
+  stage: StagePaths;
+  runId: string;
+  python: string;
+  launcher: Launcher;
+  launch: Launch;
+  masterAddr?: string;
+  masterPort?: number;
+  peerFailureGraceMs: number;
+  killGraceMs: number;
+  timeoutMs: number;
+  logDir: string;
+  signal: AbortSignal;
+  /** the host's preparation, shared by every unit that uses it */
+  ready(host: HostSpec): Promise<HostState>;
+  launchSlots: Limiter;
+  controlSlots: Limiter;
+  onLine(unit: string, rank: number, line: string): void;
+  note(message: string): void;
+}
+
+type StopKind = "timeout" | "cancelled" | "infra" | "failed";
+
+const what = (p: RemoteProc, launcher: Launcher) =>
+  launcher === "direct" ? `rank ${p.id}` : launcher === "torchrun" ? `the torchrun of ranks ${p.ranks[0]}-${p.ranks.at(-1)}` : "mpirun";
+
+export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
+  const t0 = Date.now();
+  const dir = join(env.logDir, u.unit);
+  mkdirSync(dir, { recursive: true });
+  const states = u.hosts.map((h) => env.ready(h));
+  const tail: string[] = [];
+  const local = new AbortController();
+  const launched = new Map<number, { p: RemoteProc; out?: ProcOutcome }>();
+  const events: Array<{ kind: StopKind; message: string }> = [];
+  const killedIds: number[] = [];
+  const unreachable: string[] = [];
+  const timers: Array<ReturnType<typeof setTimeout>> = [];
+  let stopping: Promise<void> | undefined;
+
+  const stop = (kind: StopKind, message: string) => {
+    events.push({ kind, message });
+    if (stopping) return;
+    timers.push(setTimeout(() => local.abort("stopped"), env.killGraceMs + 3000));
+    stopping = killRemote().then(() => void timers.push(setTimeout(() => local.abort("stopped"), 1000)));
+  };
+  const killRemote = async () => {
+    const byHost = new Map<HostSpec, number[]>();
+    for (const { p, out } of launched.values()) if (out?.exitCode == null) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p.id]);
+    await Promise.all(
+      [...byHost].map(([host, ids]) =>
+        env.controlSlots.run(async () => {
+          const script = killScript(env.stage, env.runId, ids, env.killGraceMs);
+          const res = await runProc({
+            argv: sshArgv(env.target, host, "mux", remoteCommand(script, `gpucheck-${env.runId}-kill`)),
+            signal: AbortSignal.timeout(env.killGraceMs + env.target.connectTimeoutS * 1000 + 5000),
+            graceMs: 500,
+          });
+          if (res.code === 0) killedIds.push(...[...res.stdout.matchAll(/^gpucheck-running (\d+)$/gm)].map((m) => Number(m[1])));
+          else unreachable.push(`could not reach host ${host.name} to stop ${ids.map((i) => `rank ${i}`).join(", ")}: ${describeSshFailure(res.stderr)}`);
+        }),
+      ),
+    );
+  };
+  const onAbort = () => stop(env.signal.reason === "timeout" ? "timeout" : "cancelled", "");
+  if (env.signal.aborted) onAbort();
+  else env.signal.addEventListener("abort", onAbort, { once: true });
+
+  const host0 = await states[0]!;
+  const master = host0.ok ? { addr: env.masterAddr ?? host0.addr, port: String(env.masterPort ?? host0.port) } : undefined;
+  const procs = master ? procsOf(u, env.launch, env.python, env.launcher, master, { GPUCHECK_RUN_ID: env.runId }) : [];
+  if (!master) stop("infra", "");
+
+  await Promise.all(
+    procs.map(async (p) => {
+      const state = await states[p.hostIndex]!;
+      if (!state.ok) return stop("infra", "");
+      if (stopping) return;
+      const release = await env.launchSlots.acquire();
+      if (stopping) return release();
+      const entry: { p: RemoteProc; out?: ProcOutcome } = { p };
+      launched.set(p.id, entry);
+      const out = await runRemoteProc(p, {
+        target: env.target,
+        stage: env.stage,
+        runId: env.runId,
+        logPath: join(dir, `rank-${p.id}.log`),
+        signal: local.signal,
+        started: release,
+        line: (text) => {
+          env.onLine(u.unit, p.id, text);
+          tail.push(`[${p.host.name} rank ${p.id}] ${text}`);
+          if (tail.length > 200) tail.splice(0, tail.length - 100);
+        },
+      });
+      release();
+      entry.out = out;
+      if (out.exitCode === null && !stopping) {
+        const why = out.spawnError ?? (out.started ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})` : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
+        stop("infra", `host ${p.host.name}: ${why}`);
+      } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
+        const reason = lastWorkloadError(readLog(join(dir, `rank-${p.id}.log`)));
+        events.push({ kind: "failed", message: `${what(p, env.launcher)} on ${p.host.name} failed with exit code ${out.exitCode}${reason ? `: ${reason}` : ""}` });
+        // its peers are likely blocked in a collective that will never complete
+        timers.push(setTimeout(() => stop("failed", ""), env.peerFailureGraceMs));
+      }
+    }),
+  );
+  await stopping;
+  timers.forEach(clearTimeout);
+  env.signal.removeEventListener("abort", onAbort);
+
+  const down = (await Promise.all(states)).flatMap((s) => (s.ok ? [] : [s.message]));
+  const first = events.find((e) => e.kind !== "failed" || e.message) ?? { kind: "completed" as const, message: "" };
+  const ranks: RankLog[] = [...launched.values()]
+    .sort((a, b) => a.p.id - b.p.id)
+    .map(({ p, out }) => ({ rank: p.id, host: p.host.name, path: join(dir, `rank-${p.id}.log`), exitCode: out?.exitCode ?? null }));
+  const base = {
+    unit: u.unit,
+    hosts: u.hosts.map((h) => h.name),
+    startedAt: new Date(t0).toISOString(),
+    endedAt: new Date().toISOString(),
+    ranks,
+    output: readLog(join(dir, "rank-0.log")),
+    tail: tail.slice(-40).join("\n"),
+  };
+  const stopped = killedIds.length ? killedIds.sort((a, b) => a - b).map((i) => `rank ${i} on ${launched.get(i)!.p.host.name}`).join(", ") : "nothing (ranks had exited)";
+  const also = unreachable.length ? `; ${unreachable.join("; ")}` : "";
+  switch (first.kind) {
+    case "completed":
+      return { ...base, status: "completed" };
+    case "failed":
+      return { ...base, status: "failed", message: first.message + also };
+    case "infra":
+      return { ...base, status: "infra", message: [...down, first.message].filter(Boolean).join("; ") + also };
+    default:
+      return { ...base, status: first.kind, message: `${first.kind === "timeout" ? `timed out after ${Math.round(env.timeoutMs / 1000)}s` : "cancelled"}: killed ${stopped}${also}` };
+  }
+}
+
+function readLog(path: string): string {
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
+}

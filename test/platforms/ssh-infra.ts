@@ -1,0 +1,67 @@
+// What the ssh integration tests share: whether the sshd's of test/infra/ssh.sh are expected,
+// what that script wrote about them, and a way to kill and revive one host.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const SSH_INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("ssh");
+export const INFRA_SCRIPT = join(import.meta.dir, "../infra/ssh.sh");
+const ENV_FILE = `${process.env.GPUCHECK_SSH_BASE ?? "/run/gpucheck-test/ssh"}/env`;
+
+export interface SshInfra {
+  config: string;
+  hosts: string[];
+  benchHosts: string[];
+  user: string;
+  port: number;
+}
+
+/** Fails (rather than skips) when GPUCHECK_INFRA lists ssh but the script never wrote its env file. */
+export function sshInfra(): SshInfra {
+  if (!existsSync(ENV_FILE)) throw new Error(`GPUCHECK_INFRA lists ssh but ${ENV_FILE} is missing: run bash test/infra/ssh.sh start`);
+  const env = Object.fromEntries(
+    readFileSync(ENV_FILE, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+  const list = (v: string | undefined) => (v ?? "").split(",").filter(Boolean);
+  return {
+    config: env.GPUCHECK_SSH_CONFIG!,
+    hosts: list(env.GPUCHECK_SSH_HOSTS),
+    benchHosts: list(env.GPUCHECK_SSH_BENCH_HOSTS),
+    user: env.GPUCHECK_SSH_USER!,
+    port: Number(env.GPUCHECK_SSH_PORT),
+  };
+}
+
+/** Simulates the death of host i (1-based): its sshd and every process under it are SIGKILLed. */
+export function killHost(i: number): void {
+  execFileSync("bash", [INFRA_SCRIPT, "kill-host", String(i)], { stdio: "ignore" });
+}
+
+/** Starts whatever sshd is down again (idempotent); keeps benchmark hosts if they run. */
+export function reviveHosts(): void {
+  const n = 4 + sshInfraOrEmpty().benchHosts.length;
+  execFileSync("bash", [INFRA_SCRIPT, "start", String(n)], { stdio: "ignore" });
+}
+
+function sshInfraOrEmpty(): Pick<SshInfra, "benchHosts"> {
+  try {
+    return sshInfra();
+  } catch {
+    return { benchHosts: [] };
+  }
+}
+
+/** Processes of the test user (every fake host's remote side) still alive, but not sshd itself. */
+export function remoteProcesses(user: string): string[] {
+  try {
+    return execFileSync("ps", ["-u", user, "-o", "pid=,stat=,args="], { encoding: "utf8" })
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l && !/^\d+\s+Z/.test(l) && !l.includes("sshd:"));
+  } catch {
+    return []; // ps exits 1 when the user has no process
+  }
+}

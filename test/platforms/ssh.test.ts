@@ -1,0 +1,111 @@
+// The ssh platform against real sshd's on loopback (test/infra/ssh.sh): the shared conformance
+// suite across two hosts, rank placement, per-node mode, staging once, hostile paths.
+import { describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
+import { ssh } from "../../plugins/ssh.ts";
+import type { Platform } from "../../plugins/types.ts";
+import { conformance, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
+import { localLeftovers } from "./leftovers.ts";
+import { remoteProcesses, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
+
+const t = SSH_INFRA ? test : test.skip;
+const platform = ssh as Platform<unknown>;
+
+function target(over: Record<string, unknown> = {}, hosts = 2, ranksPerNode = 2): ConformanceTarget & { cli: { hosts: string[] } } {
+  const infra = sshInfra();
+  return {
+    python: "/usr/bin/python3",
+    settings: ssh.settings.parse({ configFile: infra.config, peerFailureGraceMs: 2000, killGraceMs: 2000, ...over }),
+    cli: { hosts: infra.hosts.slice(0, hosts) },
+    nodes: hosts,
+    ranksPerNode,
+    leftovers: localLeftovers,
+    slackS: 3,
+  };
+}
+
+t("ssh infra: every test host accepts a key login (GPUCHECK_INFRA lists ssh)", () => {
+  const infra = sshInfra();
+  expect(infra.hosts).toHaveLength(4);
+  for (const h of infra.hosts) {
+    expect(execFileSync("ssh", ["-F", infra.config, h, "echo $SSH_CONNECTION"], { encoding: "utf8" }).split(" ")[2]).toBe(h);
+  }
+});
+
+conformance(platform, () => target(), SSH_INFRA);
+
+describe("ssh: placement and rendezvous", () => {
+  const dump = "import os, json; print('ENV', json.dumps({k: os.environ[k] for k in ('RANK','WORLD_SIZE','LOCAL_RANK','LOCAL_WORLD_SIZE','MASTER_ADDR','MASTER_PORT','GPUCHECK_NODE')}), flush=True)";
+  const envs = (lines: string[]) => lines.filter((l) => l.includes("ENV {")).map((l) => JSON.parse(l.slice(l.indexOf("ENV ") + 4)) as Record<string, string>);
+
+  t("4 hosts × 3 ranks: host-major ranks, rank 0's host and one free port for every rank", async () => {
+    const tg = target({}, 4, 3);
+    const { units, lines } = await runScript(platform, tg, scriptTest("place", tg.python, dump, { nodes: 4, ranksPerNode: 3 }));
+    expect(units[0]!.status).toBe("completed");
+    const seen = envs(lines).sort((a, b) => Number(a.RANK) - Number(b.RANK));
+    expect(seen.map((e) => [e.RANK, e.LOCAL_RANK, e.GPUCHECK_NODE])).toEqual(
+      [...Array(12).keys()].map((r) => [String(r), String(r % 3), tg.cli.hosts[Math.floor(r / 3)]]),
+    );
+    expect(new Set(seen.map((e) => `${e.MASTER_ADDR}:${e.MASTER_PORT}`)).size).toBe(1);
+    expect(seen[0]!.MASTER_ADDR).toBe(tg.cli.hosts[0]);
+    expect(Number(seen[0]!.MASTER_PORT)).toBeGreaterThan(1024);
+    expect(units[0]!.ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([...Array(12).keys()].map((r) => [r, tg.cli.hosts[Math.floor(r / 3)], 0]));
+  }, 60_000);
+
+  t("ssh config aliases: MASTER_ADDR is the address ssh reached rank 0's host on, not the alias", async () => {
+    const tg = { ...target(), cli: { hosts: ["node1", "node2"] } };
+    const { units, lines } = await runScript(platform, tg, scriptTest("alias", tg.python, dump, { nodes: 2, ranksPerNode: 1 }));
+    expect(units[0]!.status).toBe("completed");
+    expect(envs(lines).map((e) => [e.GPUCHECK_NODE, e.MASTER_ADDR]).sort()).toEqual([["node1", "127.0.0.2"], ["node2", "127.0.0.2"]]);
+  }, 60_000);
+
+  t("more ranks per host than sshd's MaxSessions-safe 8: the extra ranks get their own connection", async () => {
+    const tg = target({}, 1, 10);
+    const { units, lines } = await runScript(platform, tg, scriptTest("wide", tg.python, dump, { nodes: 1, ranksPerNode: 10 }));
+    expect(units[0]!.status).toBe("completed");
+    expect(envs(lines).map((e) => Number(e.RANK)).sort((a, b) => a - b)).toEqual([...Array(10).keys()]);
+  }, 60_000);
+
+  t("per-node mode: one unit per host, each with its own rendezvous on that host", async () => {
+    const tg = target({}, 4, 2);
+    const spec = { ...scriptTest("pernode", tg.python, dump, { nodes: 4, ranksPerNode: 2 }), perNode: true, worldSize: 2 };
+    const { units, lines } = await runScript(platform, tg, spec);
+    expect(units.map((u) => [u.unit, u.status, u.hosts])).toEqual(tg.cli.hosts.map((h) => [h, "completed", [h]]));
+    const seen = envs(lines);
+    expect(seen).toHaveLength(8);
+    for (const h of tg.cli.hosts) {
+      const mine = seen.filter((e) => e.GPUCHECK_NODE === h);
+      expect(mine.map((e) => [e.RANK, e.WORLD_SIZE, e.MASTER_ADDR]).sort()).toEqual([["0", "2", h], ["1", "2", h]]);
+    }
+    for (const u of units) expect(u.output).toContain(`"GPUCHECK_NODE": "${u.unit}"`);
+  }, 60_000);
+});
+
+describe("ssh: staging", () => {
+  t("the workload is staged once per content: a repeat run copies nothing; hostile stage paths arrive literally", async () => {
+    const stageDir = `~/.cache/gpucheck-test it's $(touch /tmp/gpucheck-pwned) \`id\`;x/${Date.now()}`;
+    const tg = target({ stageDir }, 2, 1);
+    const code = "import os, gpucheck_workload; print('PP', os.environ['PYTHONPATH'], os.path.dirname(gpucheck_workload.__file__))";
+    const notes: string[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const seen: string[] = [];
+      const { units, lines } = await runScriptWithNotes(tg, scriptTest("stage", tg.python, code, { nodes: 2, ranksPerNode: 1 }), seen);
+      expect(units[0]!.status).toBe("completed");
+      const pp = lines.find((l) => l.includes("PP "))!;
+      expect(pp).toContain(`${stageDir.replace("~", `/home/${sshInfra().user}`)}/`);
+      notes.push(seen);
+    }
+    expect(notes[0]!.join("\n")).toMatch(/staged the workload \(\w+\) on [12] of 2 hosts/);
+    expect(notes[1]!.join("\n")).toMatch(/workload \w+ already staged on all 2 hosts/);
+    expect(execFileSync("bash", ["-c", "ls /tmp/gpucheck-pwned 2>/dev/null || true"], { encoding: "utf8" })).toBe("");
+  }, 60_000);
+});
+
+async function runScriptWithNotes(tg: ConformanceTarget, spec: ReturnType<typeof scriptTest>, notes: string[]) {
+  const wrapped: Platform<unknown> = { ...platform, run: (ctx) => platform.run({ ...ctx, note: (m) => notes.push(m) }) };
+  return runScript(wrapped, tg, spec);
+}
+
+t("after all of the above, the test user has no process left on any host", () => {
+  expect(remoteProcesses(sshInfra().user)).toEqual([]);
+});
