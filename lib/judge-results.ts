@@ -35,7 +35,7 @@ export function rejudgeResults(
       return t;
     }
     if (spec.kind !== t.kind) {
-      throw new SuiteError(`${suite.source.path}: test "${t.name}" is a ${spec.kind} test there but a ${t.kind} test in the results: cannot judge one with the other's thresholds`);
+      throw new SuiteError(`${suite.source.path}: test "${t.name}" has kind "${spec.kind}" there but "${t.kind}" in the results: cannot judge one with the other's thresholds`);
     }
     const units = t.units.map((u) => ({
       ...u,

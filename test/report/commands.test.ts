@@ -1,0 +1,140 @@
+// `gpucheck report` and `gpucheck judge` through the real CLI entry (mod.ts), on results
+// directories made from the fixtures.
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { serialiseResults } from "../../lib/report/results.ts";
+import type { ResultsFile } from "../../lib/types.ts";
+import { FIXTURES } from "../fixtures/results/fixtures.ts";
+import { assertResultsValid } from "./json-schema.ts";
+import { assertJunitValid } from "./xsd.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+
+function gpucheck(...args: string[]) {
+  const r = spawnSync(BUN, [join(ROOT, "mod.ts"), ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function resultsDir(r: ResultsFile): string {
+  const dir = mkdtempSync(join(tmpdir(), "gpucheck-cmd-"));
+  writeFileSync(join(dir, "results.json"), serialiseResults(r));
+  return dir;
+}
+
+function suiteFile(tests: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), "gpucheck-suite-")), "other.yaml");
+  writeFileSync(path, `name: other\ndescription: other thresholds\nplatform:\n  type: local\ntests:\n${tests}`);
+  return path;
+}
+
+const collective = (expect: string) => `  - name: nvlink-allreduce
+    kind: collective
+    gpusPerNode: 8
+    collective: { op: all_reduce, minBytes: 8, maxBytes: 8G }
+    expect:
+      ${expect}
+`;
+
+const read = (dir: string): ResultsFile => JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+
+describe("gpucheck report <dir>", () => {
+  test("writes junit.xml, summary.txt and report.html from results.json, leaving results.json untouched", () => {
+    const dir = resultsDir(FIXTURES["per-node"]());
+    const before = readFileSync(join(dir, "results.json"));
+    const r = gpucheck("report", dir);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("  gpu-03  nvlink-allreduce: failed: busbw 181.3 GB/s at 8 GiB < 400 GB/s expected (-55%)");
+    expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
+    assertJunitValid(join(dir, "junit.xml"));
+    expect(readFileSync(join(dir, "summary.txt"), "utf8")).toStartWith("gpucheck h100-8x on acme-h100-a (ssh): FAILED");
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toContain('data-series-count="4"');
+  });
+
+  test("a directory that is not a results directory: exit 2 and one clear line", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpucheck-cmd-"));
+    const r = gpucheck("report", dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`"${dir}": no results.json in it (is it a gpucheck results directory?)\n`);
+  });
+
+  test("a damaged results.json: exit 2 naming the field", () => {
+    const broken = FIXTURES.passing() as unknown as { tests: Array<{ outcome: string }> };
+    broken.tests[1].outcome = "great";
+    const dir = resultsDir(broken as unknown as ResultsFile);
+    const r = gpucheck("report", dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`${join(dir, "results.json")}: not a gpucheck results file:\n  tests[1].outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"\n`);
+  });
+});
+
+describe("gpucheck judge <dir> --suite <file>", () => {
+  test("an impossible threshold applied afterwards: exit 1, junit.xml holds a failure naming the metric and both values", () => {
+    const dir = resultsDir(FIXTURES.passing());
+    const suite = suiteFile(collective("busbw: { min: 100000 GB/s }"));
+    const r = gpucheck("judge", dir, "--suite", suite);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('gpucheck: note: test "resnet18-fashionmnist" is not in suite "other"');
+    const junit = readFileSync(join(dir, "junit.xml"), "utf8");
+    assertJunitValid(join(dir, "junit.xml"));
+    expect(junit).toContain('<failure message="busbw 477.2 GB/s at 8 GiB &lt; 100000 GB/s expected (-100%)" type="threshold">');
+    const saved = read(dir);
+    assertResultsValid(join(dir, "results.json"));
+    expect(saved.outcome).toBe("failed");
+    expect(saved.tests[0].expect).toEqual([{ metric: "busbw", unit: "GB/s", min: 100000, text: "busbw: min 100000 GB/s" }]);
+    expect(saved.judgedWith?.path).toBe(suite);
+    expect(saved.judgedWith?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // the other tests keep their verdicts; nothing was rerun
+    expect(saved.tests[1]).toEqual(FIXTURES.passing().tests[1]);
+    expect(existsSync(join(dir, "report.html"))).toBe(true);
+  });
+
+  test("a looser threshold turns the failing run into a pass: exit 0", () => {
+    const dir = resultsDir(FIXTURES["failing-threshold"]());
+    const r = gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { min: 400 GB/s }")));
+    expect(r.code).toBe(0);
+    expect(read(dir).outcome).toBe("passed");
+    expect(readFileSync(join(dir, "junit.xml"), "utf8")).not.toContain("<failure");
+  });
+
+  test("relative thresholds against a baseline run, per node", () => {
+    const baseline = resultsDir(FIXTURES["per-node"]());
+    const faster = FIXTURES["per-node"]();
+    const dir = resultsDir(faster);
+    const suite = suiteFile(collective("busbw: { baseline: 95% }"));
+    const r = gpucheck("judge", dir, "--suite", suite, "--baseline", baseline);
+    // the same run against itself: every node is at 100% of its own baseline
+    expect(r.code).toBe(0);
+    const saved = read(dir);
+    expect(saved.baseline).toBe(join(baseline, "results.json"));
+    expect(saved.tests[0].units[2].verdict.checks[0].message).toBe("busbw 181.3 GB/s at 8 GiB ≥ 172.2 GB/s expected (95% of baseline 181.3 GB/s) (+5%)");
+  });
+
+  test("relative thresholds without --baseline: exit 3, an error that says what to pass", () => {
+    const dir = resultsDir(FIXTURES["failing-threshold"]());
+    const r = gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { baseline: 95% }")));
+    expect(r.code).toBe(3);
+    expect(read(dir).tests[0].units[0].verdict.reason).toBe('busbw: "busbw: baseline 95%" is relative to a baseline but none was given (pass --baseline <results.json>)');
+  });
+
+  test("a test of another kind under the same name: exit 2, results untouched", () => {
+    const dir = resultsDir(FIXTURES.passing());
+    const before = readFileSync(join(dir, "results.json"));
+    const suite = suiteFile("  - name: nvlink-allreduce\n    kind: inventory\n");
+    const r = gpucheck("judge", dir, "--suite", suite);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`${suite}: test "nvlink-allreduce" has kind "inventory" there but "collective" in the results: cannot judge one with the other's thresholds\n`);
+    expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
+  });
+
+  test("a suite that does not load: the loader's positioned message, exit 2", () => {
+    const dir = resultsDir(FIXTURES.passing());
+    const r = gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { min: lots }")));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('invalid value "lots" for metric "busbw"');
+  });
+});
