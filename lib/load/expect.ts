@@ -1,0 +1,107 @@
+// `expect:` entries → Expectations in the metric's canonical unit. The metric must be one the
+// test's kind produces, and a `@size` must be a size the sweep actually measures.
+import { findMetric, METRICS, metricsFor, toCanonical } from "../metrics.ts";
+import type { PathKey, Problem, ThresholdInput } from "../schema.ts";
+import { suggest } from "../schema/did-you-mean.ts";
+import type { CollectiveParams, Expectation, Kind, TrainParams } from "../types.ts";
+import { formatSize, parseSize } from "../units.ts";
+import type { Sound } from "./resolve.ts";
+
+export function resolveExpect(
+  entries: Record<string, ThresholdInput>,
+  kind: Kind,
+  collective: CollectiveParams | undefined,
+  train: TrainParams | undefined,
+  at: PathKey[],
+  problems: Problem[],
+  sound: Sound,
+): Expectation[] {
+  const out: Expectation[] = [];
+  const report = (path: PathKey[], message: string, where: Problem["at"] = "value") => problems.push({ path, message, at: where });
+  for (const [key, th] of Object.entries(entries)) {
+    const here = [...at, key];
+    const [metric, sizeText] = splitKey(key);
+    const info = findMetric(kind, metric);
+    if (!info) {
+      report(here, unknownMetric(metric, kind), "key");
+      continue;
+    }
+    if (info.models && train && !info.models.includes(train.model) && sound("train.model")) {
+      report(here, `metric "${metric}" is only produced by model ${info.models.map((m) => `"${m}"`).join(", ")}, not "${train.model}"`, "key");
+    }
+    if (info.realData && train?.data === "synthetic" && sound("train.data")) {
+      report(here, `metric "${metric}" needs a real data set: data is "synthetic"`, "key");
+    }
+    let atBytes: number | undefined;
+    if (sizeText !== undefined) {
+      const size = parseSize(sizeText);
+      if (!info.perSize) report(here, `metric "${metric}" is not measured per message size: remove "@${sizeText}"`, "key");
+      else if (!size.ok) report(here, `${size.reason} in "${key}"`, "key");
+      else if (collective && !sweep(collective).includes(size.value) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode")) {
+        report(here, notInSweep(size.value, key, collective), "key");
+      }
+      else atBytes = size.value;
+    }
+    if (th.min === undefined && th.max === undefined && th.baseline === undefined) {
+      report(here, `threshold on "${key}" needs "min", "max" or "baseline"`, "key");
+      continue;
+    }
+    const bound = (which: "min" | "max") => {
+      if (th[which] === undefined) return undefined;
+      const r = toCanonical(metric, info, th[which]);
+      if (r.ok) return r.value;
+      report([...here, which], r.reason);
+      return undefined;
+    };
+    const min = bound("min");
+    const max = bound("max");
+    if (min !== undefined && max !== undefined && min > max) report([...here, "max"], `"max" (${th.max}) must not be below "min" (${th.min})`);
+    out.push({
+      metric,
+      unit: info.unit,
+      ...(min !== undefined && { min }),
+      ...(max !== undefined && { max }),
+      ...(atBytes !== undefined && { at: atBytes }),
+      ...(th.baseline !== undefined && { baselineRatio: th.baseline }),
+      text: `${key}: ${describe(th)}`,
+    });
+  }
+  return out;
+}
+
+/** "busbw@1GiB" → ["busbw", "1GiB"] */
+function splitKey(key: string): [string, string | undefined] {
+  const i = key.indexOf("@");
+  return i === -1 ? [key.trim(), undefined] : [key.slice(0, i).trim(), key.slice(i + 1).trim()];
+}
+
+function unknownMetric(metric: string, kind: Kind): string {
+  const own = Object.keys(metricsFor(kind));
+  const other = (Object.keys(METRICS) as Kind[]).find((k) => k !== kind && Object.hasOwn(METRICS[k], metric));
+  if (other) return `metric "${metric}" is not produced by kind "${kind}": expected one of ${own.join(", ")}`;
+  return suggest(`unknown metric "${metric}" for kind "${kind}"`, metric, own);
+}
+
+/** The sizes nccl-tests measures: minBytes × factor^k up to maxBytes. */
+export function sweep(c: Pick<CollectiveParams, "minBytes" | "maxBytes" | "factor">): number[] {
+  const sizes: number[] = [];
+  for (let s = c.minBytes; s <= c.maxBytes && sizes.length < 64; s *= c.factor) sizes.push(s);
+  return sizes;
+}
+
+function notInSweep(bytes: number, key: string, c: CollectiveParams): string {
+  const sizes = sweep(c);
+  const range = `${formatSize(c.minBytes)}…${formatSize(c.maxBytes)} by factor ${c.factor}`;
+  const below = sizes.filter((s) => s < bytes).at(-1);
+  const above = sizes.find((s) => s > bytes);
+  const near = [below, above].filter((s) => s !== undefined).map((s) => formatSize(s!));
+  return `size ${formatSize(bytes)} in "${key}" is not measured by the sweep ${range}${near.length ? `: nearest ${near.length === 1 ? "size is" : "sizes are"} ${near.join(" and ")}` : ""}`;
+}
+
+function describe(th: ThresholdInput): string {
+  const parts: string[] = [];
+  if (th.min !== undefined) parts.push(`min ${th.min}`);
+  if (th.max !== undefined) parts.push(`max ${th.max}`);
+  if (th.baseline !== undefined) parts.push(`baseline ${Number((th.baseline * 100).toPrecision(6))}%`);
+  return parts.join(", ");
+}

@@ -1,0 +1,77 @@
+// A suite reference (built-in name, builtin:<name>.yaml, or a path) → its text and parsed YAML.
+// Problems that have no line to point at (missing file, directory, empty, binary) come back as a
+// one-line reason; the caller decides whether it is fatal or belongs to an `extends:` value.
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { type Document, LineCounter, parseDocument } from "yaml";
+import { builtinSuites } from "../assets.ts";
+import { closest } from "../schema/did-you-mean.ts";
+
+export interface SourceFile {
+  /** as shown in messages: the path as the user gave it, or builtin:<name>.yaml */
+  display: string;
+  /** identity for loop detection: an absolute path or builtin:<name>.yaml */
+  id: string;
+  /** directory that relative `extends:` paths start from; undefined for built-ins */
+  dir?: string;
+  builtin: boolean;
+  text: string;
+  sha256: string;
+  doc: Document;
+  lines: LineCounter;
+}
+
+export type Opened = { ok: true; file: SourceFile } | { ok: false; reason: string; notFound: boolean };
+
+const NAME_LIKE = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * Names that match a built-in suite are built-ins (write ./h100-8x for a local file of that name);
+ * everything else is a path, relative to the extending file's directory or to `cwd`.
+ * Built-in suites can only extend other built-ins.
+ */
+export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
+  const builtins = builtinSuites();
+  const builtinName = ref.startsWith("builtin:") ? ref.slice("builtin:".length).replace(/\.ya?ml$/, "") : NAME_LIKE.test(ref) ? ref : undefined;
+  const builtin = builtinName === undefined ? undefined : builtins.get(builtinName);
+  if (builtin) return { ok: true, file: parse(builtin.path, builtin.path, undefined, true, Buffer.from(builtin.text)) };
+  const near = builtinName && closest(builtinName, builtins.keys());
+  const hint = near ? `: did you mean "${near}"?` : "";
+  if (ref.startsWith("builtin:") || from?.builtin) return { ok: false, notFound: true, reason: `no built-in suite "${builtinName ?? ref}"${hint}` };
+
+  const abs = resolve(from?.dir ?? cwd, ref);
+  const display = from && !isAbsolute(ref) ? join(dirname(from.display), ref) : ref;
+  const shown = isAbsolute(display) || display.startsWith(".") ? display : `./${display}`;
+  const fail = (reason: string, notFound = false): Opened => ({ ok: false, reason, notFound });
+  let bytes: Buffer;
+  try {
+    if (statSync(abs).isDirectory()) return fail(`suite path is a directory, not a file: ${shown}`);
+    bytes = readFileSync(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      return fail(builtinName ? `no built-in suite "${builtinName}" and no file ${shown}${hint}` : `${from ? "no file" : "suite file not found:"} ${shown}`, true);
+    }
+    if (code === "EACCES") return fail(`cannot read suite file ${shown}: permission denied`);
+    return fail(`cannot read suite file ${shown}: ${(err as Error).message}`);
+  }
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) return fail(`suite file is binary, not YAML text: ${shown} (NUL byte at offset ${nul})`);
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return fail(`suite file is binary, not YAML text: ${shown} (not valid UTF-8)`);
+  }
+  const file = parse(display, abs, dirname(abs), false, bytes);
+  if (file.doc.contents === null && file.doc.errors.length === 0) return fail(`suite file is empty: ${shown}`);
+  return { ok: true, file };
+}
+
+function parse(display: string, id: string, dir: string | undefined, builtin: boolean, bytes: Buffer): SourceFile {
+  const text = new TextDecoder("utf-8").decode(bytes);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  return { display, id, dir, builtin, text, sha256, doc, lines };
+}

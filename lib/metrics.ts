@@ -1,0 +1,109 @@
+// The metrics each kind of test produces, and the units a threshold may be written in.
+// Shared by the loader (is this threshold about something the test measures?) and the judge
+// (which way is better, which unit to print). Names are snake_case; values in `unit`.
+import type { Kind, TrainParams } from "./types.ts";
+import { parseQuantity } from "./units.ts";
+
+export interface MetricInfo {
+  /** canonical unit: thresholds are converted to it, parsers report in it */
+  unit: string;
+  /** measured at every message size of a sweep; thresholds may name a size (busbw@1GiB) */
+  perSize?: boolean;
+  better: "higher" | "lower";
+  description: string;
+  /** produced only by these training models */
+  models?: TrainParams["model"][];
+  /** produced only when training on a real data set (not synthetic) */
+  realData?: boolean;
+}
+
+const higher = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "higher", description, ...extra });
+const lower = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "lower", description, ...extra });
+
+export const METRICS: Record<Kind, Record<string, MetricInfo>> = {
+  collective: {
+    busbw: higher("GB/s", "bus bandwidth (nccl-tests busbw, out-of-place); without @size: at the largest size", { perSize: true }),
+    algbw: higher("GB/s", "algorithm bandwidth: bytes / time", { perSize: true }),
+    time_us: lower("us", "time per operation", { perSize: true }),
+    busbw_peak: higher("GB/s", "the highest bus bandwidth over all sizes"),
+    busbw_avg: higher("GB/s", "nccl-tests \"Avg bus bandwidth\": mean over all sizes"),
+    wrong: lower("count", "values that failed the data check (#wrong), summed over sizes"),
+    out_of_bounds: lower("count", "nccl-tests \"Out of bounds values\""),
+  },
+  train: {
+    samples_per_s: higher("samples/s", "training throughput of the whole job after warm-up (images/s for ResNet)"),
+    samples_per_s_per_gpu: higher("samples/s", "samples_per_s divided by the number of ranks"),
+    tokens_per_s: higher("tokens/s", "transformer throughput after warm-up", { models: ["transformer"] }),
+    tflops: higher("TFLOP/s", "model TFLOP/s of the whole job: 6 × parameters × tokens/s", { models: ["transformer"] }),
+    step_time_ms: lower("ms", "mean step time after warm-up"),
+    step_time_p50_ms: lower("ms", "median step time after warm-up"),
+    step_time_p95_ms: lower("ms", "95th percentile step time after warm-up"),
+    allreduce_share: lower("%", "share of step time with a gradient all-reduce in flight"),
+    loss_start: lower("", "loss of the first step"),
+    loss_end: lower("", "loss of the last step"),
+    accuracy: higher("%", "accuracy on the data set's test split after training", { realData: true }),
+  },
+  inventory: {
+    gpu_count: higher("count", "GPUs visible on the node"),
+    nvlink_inactive: lower("count", "NVLink links that are down or inactive"),
+    ecc_uncorrected: lower("count", "uncorrectable ECC errors (volatile and aggregate)"),
+    retired_pages: lower("count", "retired memory pages"),
+    remapped_rows_pending: lower("count", "GPUs with a row remapping pending (needs a reset)"),
+    ib_ports_active: higher("count", "InfiniBand ports in state Active"),
+  },
+};
+
+/** Collected by node telemetry during any test, so valid on every kind. */
+export const TELEMETRY_METRICS: Record<string, MetricInfo> = {
+  gpu_temp_max: lower("C", "highest GPU temperature seen"),
+  gpu_power_max: lower("W", "highest GPU power draw seen"),
+  gpu_util_mean: higher("%", "mean GPU utilisation"),
+  xid_events: lower("count", "distinct Xid errors in the kernel log (at inventory or during the test)"),
+  throttle_events: lower("count", "distinct clock-throttle reasons seen active (hardware slowdown, thermal, power cap …)"),
+};
+
+/** The metric shown first in tables for each kind. */
+export const HEADLINE: Record<Kind, string> = { collective: "busbw", train: "samples_per_s", inventory: "gpu_count" };
+
+export function metricsFor(kind: Kind): Record<string, MetricInfo> {
+  return { ...METRICS[kind], ...TELEMETRY_METRICS };
+}
+
+export function findMetric(kind: Kind, name: string): MetricInfo | undefined {
+  return Object.hasOwn(METRICS[kind], name) ? METRICS[kind][name] : Object.hasOwn(TELEMETRY_METRICS, name) ? TELEMETRY_METRICS[name] : undefined;
+}
+
+/** Units a threshold may be written in, per canonical unit, with the factor to the canonical one. */
+export const UNIT_ALIASES: Record<string, Record<string, number>> = {
+  "GB/s": {
+    "GB/s": 1, "B/s": 1e-9, "KB/s": 1e-6, "MB/s": 1e-3, "TB/s": 1e3,
+    "KiB/s": 1024 / 1e9, "MiB/s": 1024 ** 2 / 1e9, "GiB/s": 1024 ** 3 / 1e9, "TiB/s": 1024 ** 4 / 1e9,
+    "Mb/s": 1.25e-4, "Gb/s": 0.125, "Tb/s": 125, "Gbit/s": 0.125, "Gbps": 0.125,
+  },
+  us: { us: 1, "µs": 1, ns: 1e-3, ms: 1e3, s: 1e6 },
+  ms: { ms: 1, us: 1e-3, "µs": 1e-3, s: 1e3 },
+  "samples/s": { "samples/s": 1, "sample/s": 1, "img/s": 1, "images/s": 1, "seq/s": 1 },
+  "tokens/s": { "tokens/s": 1, "tok/s": 1 },
+  "TFLOP/s": { "TFLOP/s": 1, TFLOPS: 1, "GFLOP/s": 1e-3, GFLOPS: 1e-3, "PFLOP/s": 1e3, PFLOPS: 1e3 },
+  "%": { "%": 1 },
+  C: { C: 1, "°C": 1 },
+  W: { W: 1, kW: 1e3 },
+  count: {},
+  "": {},
+};
+
+/**
+ * A threshold as written ("0.4 TB/s", "2790 img/s", 0) → the number in the metric's canonical
+ * unit, or the reason it cannot be. A plain number is already in the canonical unit.
+ */
+export function toCanonical(metric: string, info: MetricInfo, input: unknown): { ok: true; value: number } | { ok: false; reason: string } {
+  const aliases = UNIT_ALIASES[info.unit] ?? {};
+  const q = parseQuantity(input);
+  const factor = q && (q.unit === "" || q.unit === info.unit ? 1 : aliases[q.unit]);
+  if (!q || factor === undefined) {
+    const units = [...new Set([info.unit, ...Object.keys(aliases)])].filter((u) => u !== "" && u !== "count");
+    const expected = units.length ? `a number in ${units.join(", ")}` : "a number";
+    return { ok: false, reason: `invalid value ${JSON.stringify(String(input))} for metric "${metric}": expected ${expected}` };
+  }
+  return { ok: true, value: Number((q.value * factor).toPrecision(12)) };
+}

@@ -1,0 +1,85 @@
+// The suite language: what a suite file may say and what it means when it says nothing.
+// The schemas live in ./schema/ (suite.ts: top level and defaults; test.ts: tests; platform.ts:
+// the platform block); defaults and cross-field rules are applied by ./load/resolve.ts.
+//
+// ── Suite reference ──────────────────────────────────────────────────────────────────────────
+// name         required; lower-case letters, digits and '-'
+// description  cluster   optional text
+// extends      a built-in name (h100-8x) or a file path relative to this file; see load/merge.ts
+// remove       [test names] of the parent suite to drop (only with extends)
+// platform     type: local | ssh | slurm | docker | k8s   (default local), and one settings block
+//              per platform name, validated by that plugin (e.g. slurm: { partition: gpu })
+// defaults     applied to every test that does not say otherwise:
+//   timeout      15m    per test; durations are 500ms, 90s, 10m, 1h30m; a plain number is seconds
+//   queueTimeout 30m    how long a scheduler may keep a test pending (slurm, k8s)
+//   python       python3  the interpreter on the nodes
+//   env          {}     merged under each test's env; numbers and booleans become text as written
+//   nodes        1
+//   gpusPerNode  8      one HGX/DGX node; 0 means CPU ranks (then ranksPerNode is required)
+//   ranksPerNode        = gpusPerNode (inventory: 1)
+// tests[]      name (unique), kind: collective | train | inventory, and optionally
+//   description, nodes, gpusPerNode, ranksPerNode, timeout, env, python as above;
+//   perNode      false (inventory: true)  run on every node separately, one verdict per node
+//   collective   (kind collective)
+//     op all_reduce (all_gather, reduce_scatter, alltoall, broadcast)
+//     minBytes 8B · maxBytes 8GiB (16MiB when gpusPerNode is 0) · factor 2   the nccl-tests sweep
+//       sizes: bytes, or B, K/KiB, M/MiB, G/GiB, T/TiB (binary, as nccl-tests), KB, MB, GB, TB (decimal)
+//     iters 20 · warmup 5 · dtype float (half, bfloat16, double, int32) · check true (#wrong)
+//     backend auto (nccl with GPUs, gloo without) · impl workload (gpucheck's own benchmark) or
+//       nccl-tests (the official binaries, from ncclTestsDir or PATH; needs GPUs)
+//   train        (kind train)
+//     model resnet18 (resnet50, transformer) · data synthetic (fashionmnist, cifar10, cifar100)
+//     dataDir      required for real data: where the data set lies on the nodes, or "@generated"
+//                  (fashionmnist only) for a small set gpucheck generates and stages itself
+//     batchSize    per rank: 256 for ResNet, 16 for the transformer
+//     steps 100 (transformer 50) · warmupSteps 10 (transformer 5): throughput counts steps after warm-up
+//     imageSize    ResNet on synthetic data: 224; real data keeps its native size unless given
+//     layers 12 · width 768 · heads 12 · seqLen 1024 · vocab 50304   (transformer only, GPT-2 small)
+//     precision auto (bf16 on GPUs that have it, else fp32) · fp32 · bf16
+//   expect       { <metric>[@<size>]: { min, max, baseline } }  see lib/metrics.ts for the metrics
+//     of each kind. min/max take the metric's unit or a compatible one ("0.4 TB/s", "2790 img/s");
+//     a plain number is in the metric's own unit. @<size> picks one message size of the sweep
+//     (busbw@1GiB); without it per-size metrics are judged at the largest size. baseline: 95%
+//     requires 95 % of an earlier run's value (--baseline): measured ≥ 0.95 × baseline for
+//     higher-is-better metrics, measured ≤ baseline / 0.95 for lower-is-better ones.
+// ─────────────────────────────────────────────────────────────────────────────────────────────
+import type { CollectiveParams, TrainParams } from "./types.ts";
+
+export const SUITE_DEFAULTS = {
+  timeoutMs: 15 * 60_000,
+  queueTimeoutMs: 30 * 60_000,
+  python: "python3",
+  nodes: 1,
+  gpusPerNode: 8,
+};
+
+export const COLLECTIVE_DEFAULTS: Omit<CollectiveParams, "ncclTestsDir"> = {
+  op: "all_reduce",
+  minBytes: 8,
+  maxBytes: 8 * 1024 ** 3,
+  factor: 2,
+  iters: 20,
+  warmup: 5,
+  dtype: "float",
+  check: true,
+  backend: "auto",
+  impl: "workload",
+};
+
+/** gloo on CPU moves a few hundred MB/s: a 16 MiB sweep top keeps the smoke test to seconds */
+export const CPU_MAX_BYTES = 16 * 1024 ** 2;
+
+export const GENERATED_DATA = "@generated";
+
+type Shape = Pick<TrainParams, "batchSize" | "steps" | "warmupSteps">;
+export const TRAIN_DEFAULTS: { resnet: Shape; transformer: Shape & Required<Pick<TrainParams, "layers" | "width" | "heads" | "seqLen" | "vocab">> } = {
+  resnet: { batchSize: 256, steps: 100, warmupSteps: 10 },
+  transformer: { batchSize: 16, steps: 50, warmupSteps: 5, layers: 12, width: 768, heads: 12, seqLen: 1024, vocab: 50304 },
+};
+
+export const SYNTHETIC_IMAGE_SIZE = 224;
+
+export { KINDS, COLLECTIVE_OPS, DTYPES, MODELS, DATASETS, testSchema, type TestInput, type ThresholdInput } from "./schema/test.ts";
+export { suiteSchema, defaultsSchema, type DefaultsInput, SUITE_NAME } from "./schema/suite.ts";
+export { checkPlatform, DEFAULT_PLATFORM } from "./schema/platform.ts";
+export { problemsFromIssues, type Problem, type PathKey } from "./schema/issues.ts";
