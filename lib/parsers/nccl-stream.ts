@@ -82,11 +82,10 @@ export function applyRowText(s: StreamState, text: string): boolean {
   const tokens = text.trim().split(/\s+/);
   const last = s.reports[s.reports.length - 1];
   if (last?.pending && indented && last.shape) {
-    const r = last;
-    const more = matchPieces(tokens, r.pending.length, r.shape);
+    const more = matchPieces(tokens, last.pending.length, last.shape);
     if (more.length > 0) {
-      r.pending.push(...more);
-      finishIfWhole(r);
+      last.pending.push(...more);
+      finishIfWhole(last);
       return true;
     }
   }
