@@ -33,7 +33,7 @@ function summary(st: Statement, signer: string, files: string): string {
   const gpus = p.nodes.reduce((n, node) => n + node.gpus.length, 0);
   const lines = [
     `certificate valid: signed by ${signer}`,
-    `cluster:  ${p.cluster ?? "(unnamed cluster)"} (${p.nodes.length} nodes, ${gpus} GPUs)`,
+    `cluster:  ${p.cluster ?? "(unnamed cluster)"} (${count(p.nodes.length, "node")}, ${count(gpus, "GPU")})`,
     `suite:    ${p.suite.name} (sha256 ${p.suite.sha256}) on ${p.platform}`,
     `run:      ${p.startedAt} → ${p.endedAt ?? "not finished"}, signed ${p.certifiedAt}`,
     `verdict:  ${p.outcome.toUpperCase()}${p.complete ? "" : " (INCOMPLETE: the run was interrupted)"}`,
@@ -46,6 +46,10 @@ function summary(st: Statement, signer: string, files: string): string {
   }
   lines.push(`files:    ${files}`);
   return lines.join("\n");
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function readOrNull(path: string): Buffer | null {

@@ -1,14 +1,14 @@
-// The three commands end to end through mod.ts, as a user runs them.
+// The three commands end to end, as a user runs them.
 import { describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gpucheck as run } from "../e2e/cli.ts";
 import { resultsCopy, tmp } from "./keys-fixture.ts";
 
-const ROOT = join(import.meta.dir, "../..");
-
+/** The compiled binary when it is built (CI builds first), else mod.ts through Bun. */
 function gpucheck(...args: string[]) {
-  const p = Bun.spawnSync([process.execPath, join(ROOT, "mod.ts"), ...args], { cwd: tmp(), env: { ...process.env, NO_COLOR: "1" } });
-  return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+  const p = run(args, { cwd: tmp(), timeoutMs: 60_000 });
+  return { code: p.status, out: p.stdout, err: p.stderr };
 }
 
 /** The base64 body lines of a PEM private key: none of them may ever reach a terminal. */
