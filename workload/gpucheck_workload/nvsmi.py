@@ -70,10 +70,11 @@ def lookup(tree, *paths):
     return None
 
 
-def _sum_uncorrectable(section):
+def _sum_counters(section, word):
+    """Sum of the counters whose label holds `word` (Correctable / Uncorrectable), None if none is a number."""
     if not isinstance(section, dict):
         return None
-    values = [number(v) for k, v in section.items() if "Uncorrectable" in k and isinstance(v, str)]
+    values = [number(v) for k, v in section.items() if word in k.split() and isinstance(v, str)]
     values = [v for v in values if v is not None]
     return sum(values) if values else None
 
@@ -107,11 +108,15 @@ def gpu_record(index, bus_id, tree):
         "pcie_replays": number(lookup(tree, ("PCI", "Replays Since Reset"))),
         "memory_total_mib": number(lookup(tree, ("FB Memory Usage", "Total"))),
         "ecc_mode": lookup(tree, ("ECC Mode", "Current"), ("Ecc Mode", "Current")),
-        "ecc_uncorrected_volatile": _sum_uncorrectable(lookup(tree, ("ECC Errors", "Volatile"))),
-        "ecc_uncorrected_aggregate": _sum_uncorrectable(lookup(tree, ("ECC Errors", "Aggregate"))),
+        "ecc_uncorrected_volatile": _sum_counters(lookup(tree, ("ECC Errors", "Volatile")), "Uncorrectable"),
+        "ecc_uncorrected_aggregate": _sum_counters(lookup(tree, ("ECC Errors", "Aggregate")), "Uncorrectable"),
+        "ecc_corrected_volatile": _sum_counters(lookup(tree, ("ECC Errors", "Volatile")), "Correctable"),
+        "ecc_corrected_aggregate": _sum_counters(lookup(tree, ("ECC Errors", "Aggregate")), "Correctable"),
         "retired_pages": sum(retired) if retired else None,
         "remapped_rows_pending": None if pending is None else pending == "Yes",
         "remapped_rows_failure": None if failure is None else failure == "Yes",
+        "remapped_rows_correctable": number(lookup(tree, ("Remapped Rows", "Correctable Error"))),
+        "remapped_rows_uncorrectable": number(lookup(tree, ("Remapped Rows", "Uncorrectable Error"))),
         "clock_event_reasons": _active_reasons(tree),
         "vbios": lookup(tree, ("VBIOS Version",)),
     }

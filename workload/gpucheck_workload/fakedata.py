@@ -1,0 +1,45 @@
+"""`make-fashionmnist`: a small data set in FashionMNIST's exact file format, made locally.
+
+Tests and demos need the real loading code to run without a download. Each class draws a bright
+block at its own place on a noisy background, shifted by up to 2 pixels, so a network learns it
+in a few dozen steps and accuracy rises well above the 10 % of chance.
+"""
+import os
+import random
+
+from . import idx
+
+SIDE = 28
+CLASSES = 10
+FILES = {
+    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+}
+
+
+def _image(rng, label):
+    # classes 0-4 along the top half, 5-9 along the bottom, 5 px wide columns
+    top = 3 + 12 * (label // 5) + rng.randint(-2, 2)
+    left = 2 + 5 * (label % 5) + rng.randint(-1, 1)
+    noise = rng.getrandbits(8 * SIDE * SIDE).to_bytes(SIDE * SIDE, "little")
+    pixels = bytearray(b // 5 for b in noise)  # background 0..51
+    for y in range(max(top, 0), min(top + 10, SIDE)):
+        for x in range(max(left, 0), min(left + 4, SIDE)):
+            pixels[y * SIDE + x] = 200 + noise[y * SIDE + x] % 56
+    return bytes(pixels)
+
+
+def make(n, rng):
+    labels = bytes(rng.randrange(CLASSES) for _ in range(n))
+    images = b"".join(_image(rng, label) for label in labels)
+    return images, labels
+
+
+def write_fashionmnist(out, n_train, n_test, seed=0):
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(seed)
+    for split, n in (("train", n_train), ("test", n_test)):
+        images, labels = make(n, rng)
+        image_file, label_file = FILES[split]
+        idx.write(os.path.join(out, image_file), (n, SIDE, SIDE), images)
+        idx.write(os.path.join(out, label_file), (n,), labels)
