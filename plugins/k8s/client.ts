@@ -34,8 +34,12 @@ type HttpsOptions = { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthoriz
 
 async function credentials(kc: KubeConfig): Promise<{ tls: Tls; headers: Record<string, string> }> {
   const o: HttpsOptions = {};
-  // runs the user's auth provider (exec plugin, token file, OIDC refresh) each time: tokens expire
-  await kc.applyToHTTPSOptions(o as never);
+  // runs the user's auth provider (exec plugin, token file, OIDC refresh) each time: tokens expire.
+  // applyOptions (private in the typings, stable in the pinned 2.0.1) fills TLS material and headers;
+  // the public applyToHTTPSOptions also builds an https.Agent and rejects http:// servers.
+  const apply = (kc as unknown as { applyOptions?: (o: HttpsOptions) => Promise<void> }).applyOptions;
+  if (apply) await apply.call(kc, o);
+  else await kc.applyToHTTPSOptions(o as never);
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
   if (o.auth) headers.Authorization = `Basic ${Buffer.from(o.auth).toString("base64")}`;
   const tls: Tls = {};
@@ -82,11 +86,9 @@ export function connect(k: ClientModule, loaded: LoadedConfig, namespace: string
       return new k.ResponseContext(res.status, headers, body as never);
     },
   });
-  const config = k.createConfiguration({
-    baseServer: new k.ServerConfiguration(server, {}),
-    authMethods: { default: kc },
-    httpApi,
-  });
+  // no authMethods: `send` adds the credentials itself (the library's own would build an undici
+  // dispatcher, and refuses plain http, which `kubectl proxy` serves)
+  const config = k.createConfiguration({ baseServer: new k.ServerConfiguration(server, {}), httpApi });
   return {
     server,
     context: loaded.context,
