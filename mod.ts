@@ -109,10 +109,11 @@ program
   .option("--results <dir>", "results directory whose files the certificate names")
   .action(lazy(() => import("./lib/commands/verify.ts")));
 
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  const { reportFatal } = await import("./lib/commands/fatal.ts");
-  process.exitCode = reportFatal(err);
-}
-process.exit(process.exitCode ?? EXIT.ok);
+// no top-level await: `bun build --compile --bytecode` rejects it
+program.parseAsync(process.argv).then(
+  () => process.exit(process.exitCode ?? EXIT.ok),
+  async (err: unknown) => {
+    const { reportFatal } = await import("./lib/commands/fatal.ts");
+    process.exit(reportFatal(err));
+  },
+);
