@@ -29,7 +29,7 @@ describe("layoutFromHeader", () => {
 
 describe("inferLayout (no header in the log)", () => {
   const row = (s: string) => s.trim().split(/\s+/);
-  test.each([
+  test.each<[string, string, string[], number, boolean]>([
     ["modern", "     1048576        262144     float     sum      -1    61.52   17.04   31.95       0    60.87   17.23   32.30       0", MODERN_LAYOUT.keys, 4, false],
     ["≤v2.11 with redop", "        8             2     float     sum    13.37    0.00    0.00  1e-07    14.59    0.00    0.00  0e+00", ["size", "count", "type", "redop"], 4, false],
     ["≤v2.11 all_gather, time ≥ 10000 without decimals", "   134217728      8388608     float    21410    6.27    9.40  2e-07    21407    6.27    9.40  2e-07", ["size", "count", "type"], 4, false],
