@@ -38,7 +38,7 @@ describe("inferLayout (no header in the log)", () => {
     ["-I 1", "     1048576        262144     float     sum      -1    21.87   47.95   83.90       0    20.93    27.41    27.41     6.12    21.61   48.52   84.91       0    20.71    25.02    25.02     4.87", MODERN_LAYOUT.keys, 8, false],
   ])("%s", (_what, line, keys, width, timestamp) => {
     const l = inferLayout(row(line));
-    expect([l.keys, l.cols.length, l.placements, l.timestamp]).toEqual([keys, width, 2, timestamp]);
+    expect([l.keys, l.cols.length, l.placements, l.timestamp] as unknown[]).toEqual([keys, width, 2, timestamp]);
   });
 
   test("the #wrong column decides by the token's form: %5.0le always has an exponent, a count from 1e+06 only", () => {
