@@ -14,8 +14,6 @@ export interface TaskReport {
   exitCode: number | null;
   /** "exit code 3", "Killed" */
   how: string;
-  /** srun reported it after it started terminating the step (a consequence, not the cause) */
-  afterKill: boolean;
 }
 
 export interface BatchReport {
@@ -36,7 +34,6 @@ const SIGNALS: Record<string, number> = {
 /** srun: "srun: error: node2: tasks 0-1,3: Exited with exit code 3" / "...: task 2: Killed". */
 export function parseBatchOutput(text: string): BatchReport {
   const report: BatchReport = { steps: new Map(), tasks: [], errors: [] };
-  let killing = false;
   for (const line of text.split("\n")) {
     const step = new RegExp(`^${STEP_MARK} unit=(\\S+) exit=(\\d+)$`).exec(line);
     if (step) {
@@ -44,7 +41,6 @@ export function parseBatchOutput(text: string): BatchReport {
       continue;
     }
     if (line.startsWith(`${STAGE_FAILED}: `)) report.stageFailed = line.slice(STAGE_FAILED.length + 2);
-    if (/Terminating (Job)?StepId=|Force Terminated/.test(line)) killing = true;
     const task = /^srun: error: (\S+): tasks? ([\d,-]+): (.*)$/.exec(line);
     if (task) {
       const [, node, ranges, how] = task;
@@ -55,10 +51,9 @@ export function parseBatchOutput(text: string): BatchReport {
         tasks: expandRanges(ranges!).map(Number),
         exitCode: code ? Number(code[1]) : sig ? 128 + sig : null,
         how: code ? `exit code ${code[1]}` : how!,
-        afterKill: killing,
       });
     }
-    if (/^(srun|sbatch|sbcast|slurmstepd)(: error|: fatal|:\s+error)/.test(line) || line.startsWith(`${STAGE_FAILED}: `)) report.errors.push(line);
+    if (/^(srun|sbatch|sbcast|slurmstepd(-\S+)?): (error|fatal)/.test(line) || line.startsWith(`${STAGE_FAILED}: `)) report.errors.push(line);
   }
   return report;
 }
@@ -100,7 +95,9 @@ function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun
     return { rank, host, path: `${input.logDir}/${u.unit}/rank-${rank}.log`, exitCode: task ? task.exitCode : stepExit === undefined ? null : 0 };
   });
   const texts = ranks.map((r) => input.readLog(r.path));
-  const cause = mine.find((t) => !t.afterKill && t.exitCode !== null && t.exitCode < 128) ?? mine.find((t) => !t.afterKill) ?? mine[0];
+  // with --kill-on-bad-exit the culprit exits with its own code and srun then kills its peers
+  // (reported as signals): the first plain exit is the cause, else the first report
+  const cause = mine.find((t) => t.exitCode !== null && t.exitCode < 128) ?? mine[0];
   const failedRank = cause ? ranks.find((r) => r.host === cause.node && cause.tasks.includes(r.rank)) : undefined;
   const { status, message } = verdict(input, report, u, stepExit, cause, failedRank, texts);
   const errors = report.errors.filter((l) => !l.startsWith("srun: error: ") || u.hosts.some((h) => l.startsWith(`srun: error: ${h}:`)) || u.unit === "all");

@@ -1,0 +1,124 @@
+// The batch script, pure: quoting (round-tripped through a real bash), time limits, settings
+// errors, and golden scripts for each shape a test can take (every golden also passes bash -n).
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import type { PlannedTest } from "../../lib/types.ts";
+import { slurm } from "../../plugins/slurm.ts";
+import { renderSbatch, slurmTime } from "../../plugins/slurm/sbatch.ts";
+import { directive, quote, word } from "../../plugins/slurm/quote.ts";
+import type { RenderContext } from "../../plugins/types.ts";
+import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
+import { expectGolden } from "../report/golden.ts";
+import { fakeSuite } from "./conformance.ts";
+
+const GOLDEN = join(import.meta.dir, "../golden/slurm");
+const HOSTILE = [`a b`, `it's`, `"dq"`, "$(touch /tmp/gpucheck-pwned)", "`id`", "x; rm -rf /", "line1\nline2", "$HOME", "*", "\\back", "tab\there", "#hash", "!bang", "", "-n"];
+
+describe("quote", () => {
+  test("every hostile value reads back literally in bash", () => {
+    for (const v of HOSTILE) {
+      const r = spawnSync("/bin/bash", ["-c", `printf '%s' ${quote(v)}`], { encoding: "utf8" });
+      expect(r.stdout).toBe(v);
+    }
+  });
+  test("escapes exactly the four characters special inside double quotes", () => {
+    expect(quote(`a\\b"c$d\`e'f #g`)).toBe(`"a\\\\b\\"c\\$d\\\`e'f #g"`);
+  });
+  test("a NUL byte cannot be passed on and says so", () => {
+    expect(() => quote("a\0b")).toThrow('gpucheck: slurm: a value contains a NUL byte, which no shell can pass on: "a\\u0000b"');
+  });
+  test("plain words stay bare", () => {
+    expect(word("--mem=0")).toBe("--mem=0");
+    expect(word("node[1-2]")).toBe('"node[1-2]"');
+    expect(word("a b")).toBe('"a b"');
+  });
+  test("a directive value with a line break is refused", () => {
+    expect(() => directive("job-name", "a\nb")).toThrow('gpucheck: slurm: the value of --job-name contains a line break, which an #SBATCH line cannot hold: "a\\nb"');
+    expect(directive("exclusive")).toBe("#SBATCH --exclusive");
+    expect(directive("partition", "gpu h100")).toBe('#SBATCH --partition="gpu h100"');
+  });
+});
+
+test("--time rounds the timeout up to whole minutes", () => {
+  expect(slurmTime(1)).toBe("0:01:00");
+  expect(slurmTime(60_000)).toBe("0:01:00");
+  expect(slurmTime(60_001)).toBe("0:02:00");
+  expect(slurmTime(90 * 60_000)).toBe("1:30:00");
+  expect(slurmTime(25 * 3600_000 + 1)).toBe("1-01:01:00");
+});
+
+describe("settings", () => {
+  const problems = (v: unknown) => {
+    const r = slurm.settings.safeParse(v);
+    return r.success ? [] : r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  };
+  test("defaults", () => {
+    expect(slurm.settings.parse({})).toEqual({ exclusive: true, sbatch: [], srun: [], pollMaxS: 5 });
+  });
+  test("bad values are named with the reason", () => {
+    expect(problems({ sbatch: ["mem=0"] })).toEqual(['sbatch.0: must be an sbatch option starting with "-", e.g. "--mem=0"']);
+    expect(problems({ stageDir: "shared/x" })).toEqual(["stageDir: must be an absolute path"]);
+    expect(problems({ partition: "a\nb" })).toEqual(["partition: must be a single line"]);
+    expect(problems({ container: { image: "x", mounts: ["/a:/a,/b:/b"] } })).toEqual(["container.mounts.0: must not contain a comma (pyxis separates mounts with commas)"]);
+    expect(problems({ partiton: "gpu" })).toEqual([': Unrecognized key: "partiton"']);
+  });
+});
+
+function ctx(over: Partial<Omit<PlannedTest, "rendered">> = {}, settings: Record<string, unknown> = {}, cli = {}): RenderContext<SlurmSettings> {
+  const launch = over.launch ?? { python: "/usr/bin/python3", args: ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1M"], env: { NCCL_DEBUG: "INFO" }, files: [] };
+  const t: Omit<PlannedTest, "rendered"> = {
+    name: "allreduce",
+    kind: "collective",
+    nodes: 2,
+    gpusPerNode: 8,
+    ranksPerNode: 8,
+    worldSize: 16,
+    perNode: false,
+    timeoutMs: 600_000,
+    launch,
+    expect: [],
+    spec: {} as PlannedTest["spec"],
+    ...over,
+  };
+  return { suite: { ...fakeSuite(), name: "h100-8x" }, settings: slurm.settings.parse(settings), cli, test: t, launch, workloadHash: "0123456789abcdef".repeat(4) };
+}
+
+const SHAPES: Record<string, [RenderContext<SlurmSettings>, string[]?]> = {
+  "two-nodes-sbcast": [ctx({}, { partition: "gpu" })],
+  "per-node-plan": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { nodelist: "gpu[001-004]", exclude: "gpu003" })],
+  "per-node-sweep-shared": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { stageDir: "/shared/gpucheck", nodelist: "gpu[001-004]" }), ["gpu001", "gpu002", "gpu004"]],
+  "pyxis": [ctx({}, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3", mounts: ["/data:/data:ro"] }, stageDir: "/shared/stage" })],
+  "apptainer-cpu": [ctx({ gpusPerNode: 0, ranksPerNode: 2, worldSize: 4 }, { container: { image: "/images/torch.sif", runtime: "apptainer" } })],
+  "everything": [
+    ctx(
+      { name: `it's "quoted" and spaced`, timeoutMs: 26 * 3600_000, launch: { python: "python3", args: ["-c", "print('$HOME')", "a b"], env: { A: `it's "q" $(x) \`y\``, B: "line1\nline2" }, files: [] } },
+      { account: "acct", reservation: "acceptance", qos: "high", constraint: "h100&ib", exclude: "gpu007", exclusive: false, sbatch: ["--mem=0", "--switches=1@10:00"], srun: ["--mpi=pmix", "--cpu-bind=none"] },
+      { hosts: ["gpu001", "gpu002"] },
+    ),
+  ],
+};
+
+describe("renderSbatch", () => {
+  for (const [name, [c, sweep]] of Object.entries(SHAPES)) {
+    test(`${name}: golden, and valid bash`, () => {
+      const script = renderSbatch(c, sweep);
+      expectGolden(join(GOLDEN, `${name}.sbatch`), script);
+      const r = spawnSync("/bin/bash", ["-n"], { input: script, encoding: "utf8" });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    });
+  }
+  test("plan prints the same script the run submits", () => {
+    const c = SHAPES["two-nodes-sbcast"]![0];
+    expect(slurm.render(c)).toBe(renderSbatch(c));
+  });
+  test("an env name that is not a shell variable is refused", () => {
+    const c = ctx({ launch: { python: "python3", args: [], env: { "BAD-NAME": "1" }, files: [] } });
+    expect(() => renderSbatch(c)).toThrow('gpucheck: slurm: env name "BAD-NAME" is not a shell variable name');
+  });
+  test("a job name with a line break is refused", () => {
+    const c = ctx({ name: "a\nb" });
+    expect(() => renderSbatch(c)).toThrow('gpucheck: slurm: the value of --job-name contains a line break, which an #SBATCH line cannot hold: "gpucheck-h100-8x-a\\nb"');
+  });
+});
