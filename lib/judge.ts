@@ -71,17 +71,11 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
 
 /** Launch and runtime problems, whatever the output says: a timeout with a result printed is still not a clean run. */
 function stoppedReason(run: UnitRunForJudge): string | null {
-  const detail = run.message ? `: ${run.message}` : "";
-  switch (run.status) {
-    case "timeout":
-      return `timed out${detail}`;
-    case "cancelled":
-      return `cancelled${detail}`;
-    case "infra":
-      return `could not run${detail}`;
-    default:
-      return null;
-  }
+  const lead = run.status === "timeout" ? "timed out" : run.status === "cancelled" ? "cancelled" : run.status === "infra" ? "could not run" : null;
+  if (lead === null) return null;
+  if (!run.message) return lead;
+  // platforms often say it already ("timed out after 4s: killed …"): not "timed out: timed out …"
+  return run.message.toLowerCase().startsWith(lead) ? run.message : `${lead}: ${run.message}`;
 }
 
 function incompleteReason(run: UnitRunForJudge): string {

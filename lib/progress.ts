@@ -3,7 +3,8 @@
 // Elsewhere (the Jenkins console, a pipe): plain timestamped lines, nothing redrawn.
 import type { Kind, TestResult } from "./types.ts";
 import { headlineFor } from "./report/headline.ts";
-import { formatDuration, withUnit } from "./report/quantity.ts";
+import { formatBytes, formatDuration, withUnit } from "./report/quantity.ts";
+import { parseTagged } from "./parsers/protocol.ts";
 import { xmlSafe } from "./report/xml.ts";
 import { TtyBlock } from "./progress-tty.ts";
 
@@ -56,12 +57,12 @@ export function createProgress(opts: ProgressOptions): Progress {
     const total = formatDuration((now() - started) / 1000);
     if (s.index < 0) return [`${paint("1", "gpucheck")}  starting  elapsed ${total}`];
     const head = `${paint("1", "gpucheck")}  test ${s.index + 1} of ${opts.total}: ${s.test} (${s.kind}${s.units > 1 ? `, ${s.units} units` : ""})`;
-    const detail = [`phase: ${s.phase || "running"}`, `elapsed ${formatDuration((now() - s.testStart) / 1000)} (total ${total})`, `ranks alive ${s.alive}`];
+    const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`, `ranks alive ${s.alive}`];
     if (s.metric) detail.push(s.metric);
-    return [head, `  ${detail.join("  ·  ")}`];
+    return [head, `  ${detail.join(" · ")}`];
   }
 
-  return {
+  const api: Progress = {
     testStarted(name, index, kind, units) {
       Object.assign(s, { test: name, index, kind, units, phase: "", testStart: now(), alive: 0, metric: "", lastMetricPrint: 0 });
       emit(`[${index + 1}/${opts.total}] ${name} (${kind}${units > 1 ? `, ${units} units` : ""}): started`);
@@ -72,6 +73,14 @@ export function createProgress(opts: ProgressOptions): Progress {
       tty?.redraw();
     },
     line(unit, rank, text) {
+      // protocol lines are for gpucheck, not for people (telemetry alone is one per node every
+      // 500 ms); they stay in the logs. A progress line still moves the status display.
+      const tagged = text.includes("GPUCHECK_") ? parseTagged(text) : null;
+      if (tagged) {
+        const m = tagged.tag === "PROGRESS" ? progressMetric(tagged.value) : null;
+        if (m) api.metric(m.name, m.value, m.unit);
+        return;
+      }
       const who = unit === "all" ? `rank ${rank}` : `${unit} rank ${rank}`;
       emit(`[${s.test}] [${who}] ${clean(text)}`);
     },
@@ -106,6 +115,17 @@ export function createProgress(opts: ProgressOptions): Progress {
       tty?.close();
     },
   };
+  return api;
+}
+
+/** The number worth showing from a GPUCHECK_PROGRESS line: bandwidth for sweeps, throughput for training. */
+function progressMetric(v: Record<string, unknown>): { name: string; value: number; unit: string } | null {
+  if (typeof v.busbw === "number") return { name: "busbw", value: v.busbw, unit: typeof v.size === "number" ? `GB/s at ${formatBytes(v.size)}` : "GB/s" };
+  if (typeof v.samples_per_s === "number") {
+    const step = typeof v.step === "number" ? ` (step ${v.step}${typeof v.steps === "number" ? ` of ${v.steps}` : ""})` : "";
+    return { name: "throughput", value: v.samples_per_s, unit: `samples/s${step}` };
+  }
+  return null;
 }
 
 /** Rank output can carry colour codes, carriage returns and cursor moves that would corrupt the display. */

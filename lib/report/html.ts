@@ -7,7 +7,7 @@ import { formatDuration, withUnit } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
 import { renderPlot } from "./html-plot.ts";
 import { plotsForTest } from "./html-plots.ts";
-import { checkMark } from "./verdict-lines.ts";
+import { checkMark, humanTail } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
 
 const h = escapeText;
@@ -98,7 +98,7 @@ function unitBlock(t: TestResult, u: UnitResult): string {
     `<p class="muted">hosts: ${h(u.hosts.join(", ") || "(none)")} · status: ${h(u.status)}${u.message ? ` (${h(u.message)})` : ""} · ${h(formatDuration(u.durationS))}</p>`,
     tel,
     logs ? `<p class="muted">logs: ${logs}</p>` : "",
-    u.tail.trim() ? `<details${u.verdict.outcome === "passed" ? "" : " open"}><summary>last lines of the log</summary><pre>${h(u.tail)}</pre></details>` : "",
+    humanTail(u.tail).trim() ? `<details${u.verdict.outcome === "passed" ? "" : " open"}><summary>last lines of the log</summary><pre>${h(humanTail(u.tail))}</pre></details>` : "",
     "</div>",
   ].join("\n");
 }

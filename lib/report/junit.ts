@@ -3,7 +3,7 @@
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
 import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
 import { attrs, cdata, escapeText } from "./xml.ts";
-import { verdictLines } from "./verdict-lines.ts";
+import { humanTail, verdictLines } from "./verdict-lines.ts";
 
 interface Case {
   test: TestResult;
@@ -107,7 +107,8 @@ function describeLogs(logs: string[]): string {
 function systemOut(u: UnitResult | null, reason: string): string {
   if (!u) return `${reason}\n`;
   const lines = [...verdictLines(u), ...whereLines(u)];
-  if (u.tail.trim() !== "") lines.push("--- last lines of the log ---", u.tail.replace(/\n+$/, ""));
+  const tail = humanTail(u.tail).replace(/\n+$/, "");
+  if (tail.trim() !== "") lines.push("--- last lines of the log (telemetry and progress lines only in the full logs) ---", tail);
   return `${lines.join("\n")}\n`;
 }
 

@@ -12,3 +12,14 @@ export function verdictLines(u: UnitResult): string[] {
   const took = `unit ${u.unit} ran ${formatDuration(u.durationS)} (${u.startedAt} to ${u.endedAt})`;
   return [head, ...u.verdict.checks.map((c) => `  [${checkMark(c)}] ${c.message}`), took];
 }
+
+/**
+ * The log tail without the workload's machine-readable lines (telemetry every 500 ms, progress per
+ * size, inventory JSON): they crowd out what a person needs and stay in the full logs.
+ */
+export function humanTail(tail: string): string {
+  return tail
+    .split("\n")
+    .filter((l) => !/GPUCHECK_(TELEMETRY|PROGRESS|INVENTORY) \{/.test(l))
+    .join("\n");
+}

@@ -188,3 +188,8 @@ describe("skipped, aggregation, exit codes, headline", () => {
     expect(headlineOf("inventory", [])).toEqual({ metric: "gpu_count", unit: "count" });
   });
 });
+
+test("a platform message that already says what happened is not repeated", () => {
+  const v = judgeUnit([], { status: "timeout", message: "timed out after 4s: killed rank 0 (pid 1)", measurement: null });
+  expect(v.reason).toBe("timed out after 4s: killed rank 0 (pid 1)");
+});

@@ -51,6 +51,9 @@ describe("what Jenkins gets", () => {
     expect(out).toContain("[rank 3] Killed\n[rank 0] gpu-01: Test NCCL failure common.cu:1279");
     expect(out).toContain("logs: logs/nvlink-allreduce/all/ (8 files: rank-0.log … rank-7.log)");
     expect(xpath(xml, "string(//testcase[@name='resnet18-fashionmnist']/error/@type)")).toBe("timeout");
+    // telemetry and progress lines stay in the logs, not in Jenkins' stdout
+    expect(FIXTURES["error-killed"]().tests[0].units[0].tail).toContain("GPUCHECK_TELEMETRY");
+    expect(out).not.toContain("GPUCHECK_");
   });
 
   test("per node: one testcase per node, named '<test> [<node>]', the slow node failing, the drained one skipped", () => {

@@ -86,7 +86,7 @@ describe("tty mode", () => {
         "[2/3] nvlink-allreduce (collective): started\n" +
         "[nvlink-allreduce] [rank 3] a line from rank 3\n" +
         "gpucheck  test 2 of 3: nvlink-allreduce (collective)\n" +
-        "  phase: running  ·  elapsed 12.0 s (total 12.0 s)  ·  ranks alive 8  ·  busbw 312.4 GB/s\n",
+        "  running · 12.0 s (total 12.0 s) · ranks alive 8 · busbw 312.4 GB/s\n",
     );
     p.close();
     expect(out.chunks.at(-1)).toBe("\x1b[2A\r\x1b[J");
@@ -124,5 +124,34 @@ describe("tty mode", () => {
     expect(progressMode("auto", sink(true).stream, { TERM: "dumb" })).toBe("plain");
     expect(progressMode("auto", sink(false).stream, {})).toBe("plain");
     expect(progressMode("none", sink(true).stream, {})).toBe("none");
+  });
+});
+
+describe("protocol lines", () => {
+  test("GPUCHECK_* lines are not shown; a progress line updates the latest number instead", async () => {
+    const out = sink(true);
+    const p = createProgress({ mode: "tty", total: 1, stream: out.stream, color: false });
+    p.testStarted("allreduce", 0, "collective", 1);
+    p.line("all", 0, 'GPUCHECK_PROGRESS {"size":4194304,"busbw":1.2805,"wrong":0}');
+    p.line("all", 0, 'GPUCHECK_TELEMETRY {"t":1,"gpus":[]}');
+    p.line("all", 1, "a real line");
+    await sleep(120);
+    expect(out.text()).not.toContain("GPUCHECK_");
+    expect(out.chunks.at(-1)).toContain("[allreduce] [rank 1] a real line\n");
+    expect(out.chunks.at(-1)).toContain(" · busbw 1.28 GB/s at 4 MiB\n");
+    p.line("all", 0, 'GPUCHECK_PROGRESS {"step":10,"steps":50,"samples_per_s":123.4}');
+    await sleep(120);
+    expect(out.chunks.at(-1)).toEndWith(" · throughput 123.4 samples/s (step 10 of 50)\n");
+    p.close();
+  });
+
+  test("plain mode: a progress line becomes at most one 'latest' line every 10 s", () => {
+    const out = sink();
+    const c = clock();
+    const p = createProgress({ mode: "plain", total: 1, stream: out.stream, now: c.now });
+    p.testStarted("allreduce", 0, "collective", 1);
+    for (let i = 0; i < 5; i++) p.line("all", 0, `GPUCHECK_PROGRESS {"size":${1024 << i},"busbw":${i}}`);
+    const lines = out.text().split("\n").filter(Boolean).map((l) => l.replace(STAMP, ""));
+    expect(lines).toEqual(["[1/1] allreduce (collective): started", "[allreduce] latest busbw 0 GB/s at 1 KiB, ranks alive 0"]);
   });
 });
