@@ -7,7 +7,7 @@ import { formatDuration, withUnit } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
 import { renderPlot } from "./html-plot.ts";
 import { plotsForTest } from "./html-plots.ts";
-import { checkMark, humanTail } from "./verdict-lines.ts";
+import { checkMark, humanTail, sharedLogDir } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
 
 const h = escapeText;
@@ -105,10 +105,9 @@ function unitBlock(t: TestResult, u: UnitResult): string {
 
 /** Links to the raw logs; eight ranks in one directory read as the directory once, then the file names. */
 function logLinks(logs: string[]): string {
-  const dir = logs.length > 1 ? logs[0].slice(0, logs[0].lastIndexOf("/") + 1) : "";
-  const shared = dir !== "" && logs.every((l) => l.startsWith(dir) && !l.slice(dir.length).includes("/"));
-  const links = logs.map((l) => `<a href="${escapeAttr(l)}">${h(shared ? l.slice(dir.length) : l)}</a>`).join(" · ");
-  return shared ? `${h(dir)} ${links}` : links;
+  const dir = sharedLogDir(logs);
+  const links = logs.map((l) => `<a href="${escapeAttr(l)}">${h(dir ? l.slice(dir.length) : l)}</a>`).join(" · ");
+  return dir ? `${h(dir)} ${links}` : links;
 }
 
 function inventory(nodes: NodeInventory[]): string {

@@ -3,7 +3,7 @@
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
 import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
 import { attrs, cdata, escapeText } from "./xml.ts";
-import { humanTail, verdictLines } from "./verdict-lines.ts";
+import { humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
 
 interface Case {
   test: TestResult;
@@ -98,8 +98,8 @@ function whereLines(u: UnitResult | null): string[] {
 
 /** Eight ranks' logs in one directory read better as the directory and a count. */
 function describeLogs(logs: string[]): string {
-  const dir = logs[0].slice(0, logs[0].lastIndexOf("/") + 1);
-  if (logs.length < 3 || dir === "" || !logs.every((l) => l.startsWith(dir) && !l.slice(dir.length).includes("/"))) return logs.join(", ");
+  const dir = sharedLogDir(logs, 3);
+  if (dir === null) return logs.join(", ");
   return `${dir} (${logs.length} files: ${logs[0].slice(dir.length)} … ${logs[logs.length - 1].slice(dir.length)})`;
 }
 

@@ -23,3 +23,11 @@ export function humanTail(tail: string): string {
     .filter((l) => !/GPUCHECK_(TELEMETRY|PROGRESS|INVENTORY) \{/.test(l))
     .join("\n");
 }
+
+/** The directory all of a unit's logs share ("logs/test/node/"), when there are enough to group. */
+export function sharedLogDir(logs: string[], atLeast = 2): string | null {
+  if (logs.length < atLeast) return null;
+  const dir = logs[0].slice(0, logs[0].lastIndexOf("/") + 1);
+  const shared = dir !== "" && logs.every((l) => l.startsWith(dir) && !l.slice(dir.length).includes("/"));
+  return shared ? dir : null;
+}
