@@ -64,10 +64,7 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     for (const v of views.values()) {
       if (v.role !== "ranks" || !v.started || following.has(v.name)) continue;
       const first = (v.nodeRank ?? 0) * u.ranksPerNode;
-      const ended = () => {
-        const now = views.get(v.name);
-        return !now || now.deleted || Boolean(now.terminated);
-      };
+      const ended = () => isEnded(views.get(v.name));
       following.set(v.name, followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.add(v.name, first, line), fc.note).catch((e) => fc.note(`k8s: ${(e as Error).message}`)));
     }
     if (decision.done) break;
@@ -82,11 +79,14 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
       };
     });
   }
-  // let the logs of finished containers drain, then stop everything this unit started
+  // let the logs of finished containers drain; streams of containers still running (peers of a
+  // failed rank, pods being cancelled) would only end with their pods, so stop following those
+  const finished = [...following].filter(([name]) => isEnded(views.get(name))).map(([, p]) => p);
   const drain = setTimeout(() => stop.abort(), LOG_DRAIN_MS);
-  await Promise.all(following.values());
+  await Promise.all(finished);
   clearTimeout(drain);
   stop.abort();
+  await Promise.all(following.values());
   await watching;
   await logs.close();
 
@@ -116,6 +116,10 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     output: logs.output(),
     tail: logs.tail(),
   };
+}
+
+function isEnded(v: PodView | undefined): boolean {
+  return !v || v.deleted || Boolean(v.terminated);
 }
 
 function launchFailure(pod: string, logs: RankLogs): { rank: number; code: number } | undefined {
