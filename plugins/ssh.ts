@@ -5,8 +5,8 @@
 import type { UnitRun } from "../lib/types.ts";
 import { rankArgv, remoteCommand, sshArgv } from "./ssh/argv.ts";
 import { procsOf, unitsOf } from "./ssh/layout.ts";
-import { shJoin } from "./ssh/quote.ts";
-import { prepareScript, stageOf, stageScript } from "./ssh/scripts.ts";
+import { shJoin, shQuote } from "./ssh/quote.ts";
+import { prepareScript, rankScript, stageOf, stageScript } from "./ssh/scripts.ts";
 import { sshSettings, type SshSettings } from "./ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "./ssh/target.ts";
 import type { Platform, RenderContext, RunContext } from "./types.ts";
@@ -34,16 +34,30 @@ function render(ctx: RenderContext<SshSettings>) {
       hosts: u.hosts.map((h) => h.name),
       master,
       ranks: procs.map((p) => ({ rank: p.id, host: p.host.name, ranks: p.ranks, argv: rankArgv(p, target, stage, RUN) })),
+      procs,
     };
   });
+  const example = launched[0]?.procs[0];
   const text = [
-    `ssh: ${hosts.length} host(s), launcher ${s.launcher}, stage ${stageOf(stage)}, at most ${s.maxParallel} connections at a time`,
-    `<run-id> and <control-dir> are made when the run starts; MASTER_ADDR/MASTER_PORT come from rank 0's host`,
-    ...prepared.flatMap((p) => [`prepare ${p.host}: ${shJoin(p.prepare)}`, `stage ${p.host} (when missing, tar on stdin): ${shJoin(p.stageIfMissing)}`]),
-    ...launched.flatMap((u) => [`unit ${u.unit}: MASTER_ADDR=${u.master.addr} MASTER_PORT=${u.master.port}`, ...u.ranks.map((r) => `  rank ${r.rank} on ${r.host}: ${shJoin(r.argv)}`)]),
+    `ssh to ${hosts.length} host(s), launcher ${s.launcher}, stage ${stageOf(stage)}, at most ${s.maxParallel} connections at a time`,
+    `ssh options: ${shJoin(prepared[0]!.prepare.slice(1, prepared[0]!.prepare.indexOf("--")))}`,
+    "  (later commands on a host: ControlMaster=no over the same ControlPath; exact argv of every command: gpucheck plan --json)",
+    "first ssh to each host (opens its ControlMaster; <run-id> and <control-dir> are made at run time):",
+    ...indent(prepareScript(stage, s.masterPort ? undefined : python)),
+    `then, where the stage is missing, with a tar stream of ${ctx.workload?.size ?? ctx.launch.files.length} files on stdin:`,
+    ...indent(stageScript(stage)),
+    ...(example ? [`each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`, ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env }))] : []),
+    ...launched.flatMap((u) => [
+      `unit ${u.unit}: MASTER_ADDR=${u.master.addr} MASTER_PORT=${u.master.port}`,
+      ...u.procs.map((p) => `  ${s.launcher === "direct" ? `rank ${p.id}` : `ranks ${p.ranks[0]}-${p.ranks.at(-1)}`} on ${p.host.name}: ${[...varying(p.env), shJoin(p.argv)].join(" ")}`),
+    ]),
   ].join("\n");
-  return { launcher: s.launcher, stageDir: stageOf(stage), maxParallel: s.maxParallel, hosts: prepared, units: launched, text };
+  return { launcher: s.launcher, stageDir: stageOf(stage), maxParallel: s.maxParallel, hosts: prepared, units: launched.map(({ procs: _, ...u }) => u), text };
 }
+
+const indent = (script: string) => script.split("\n").map((l) => `    ${l}`);
+/** the per-rank part of a rank's environment, for the one-line summary */
+const varying = (env: Record<string, string>) => ["RANK", "LOCAL_RANK", "GPUCHECK_NODE"].filter((k) => k in env).map((k) => `${k}=${shQuote(env[k]!)}`);
 
 export const ssh: Platform<SshSettings> = {
   name: "ssh",
