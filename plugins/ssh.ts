@@ -44,7 +44,7 @@ function render(ctx: RenderContext<SshSettings>) {
     "  (later commands on a host: ControlMaster=no over the same ControlPath; exact argv of every command: gpucheck plan --json)",
     "first ssh to each host (opens its ControlMaster; <run-id> and <control-dir> are made at run time):",
     ...indent(prepareScript(stage, s.masterPort ? undefined : python)),
-    `then, where the stage is missing, with a tar stream of ${ctx.workload?.size ?? ctx.launch.files.length} files on stdin:`,
+    `then, where the stage is missing, with a tar stream of ${ctx.launch.files.length} files on stdin:`,
     ...indent(stageScript(stage)),
     ...(example ? [`each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`, ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env }))] : []),
     ...launched.flatMap((u) => [
