@@ -45,6 +45,8 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   let lastPending = "";
   let wake: () => void = () => {};
   let watchError: unknown;
+  // without its logs a run cannot be judged: a refused log read ends the unit as infra
+  let logError: unknown;
 
   const apply = (pod: V1Pod, deleted: boolean) => views.set(pod.metadata!.name!, viewOf(pod, u.container, deleted));
   const watching = watchPods(kube, { labelSelector: u.labelSelector, signal: watchSignal, note: fc.note }, (e) => {
@@ -59,13 +61,16 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     wake();
   });
 
-  while (!fc.signal.aborted && !watchError) {
+  while (!fc.signal.aborted && !watchError && !logError) {
     decision = decide([...views.values()], u.expected, Date.now() - t0, fc.queueTimeoutMs);
     for (const v of views.values()) {
       if (v.role !== "ranks" || !v.started || following.has(v.name)) continue;
       const first = (v.nodeRank ?? 0) * u.ranksPerNode;
       const ended = () => isEnded(views.get(v.name));
-      following.set(v.name, followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.add(v.name, first, line), fc.note).catch((e) => fc.note(`k8s: ${(e as Error).message}`)));
+      following.set(v.name, followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.add(v.name, first, line), fc.note).catch((e) => {
+        logError ??= e;
+        wake();
+      }));
     }
     if (decision.done) break;
     const pending = decision.pending.join("; ");
@@ -90,11 +95,12 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   await watching;
   await logs.close();
 
-  const status: UnitStatus = fc.signal.aborted ? (fc.signal.reason === "timeout" ? "timeout" : "cancelled") : watchError ? "infra" : decision.done ? decision.status : "infra";
+  const apiFailure = (watchError ?? logError) as Error | undefined;
+  const status: UnitStatus = fc.signal.aborted ? (fc.signal.reason === "timeout" ? "timeout" : "cancelled") : apiFailure ? "infra" : decision.done ? decision.status : "infra";
   const message = fc.signal.aborted
     ? `${status === "timeout" ? "timed out" : "cancelled"}${lastPending ? ` while ${lastPending}` : ""}`
-    : watchError
-      ? (watchError as Error).message
+    : apiFailure
+      ? apiFailure.message
       : decision.done
         ? decision.message ?? (decision.status === "failed" ? failureMessage(decision.culprit!, logs, u) : undefined)
         : undefined;

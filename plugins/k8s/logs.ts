@@ -5,7 +5,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { RankLog } from "../../lib/types.ts";
-import { statusOfResponse } from "./api-errors.ts";
+import { errorFromStatus, statusOfResponse } from "./api-errors.ts";
 import type { Kube } from "./client.ts";
 import { lines, sleep } from "./watch.ts";
 
@@ -108,7 +108,7 @@ export async function followLog(kube: Kube, pod: string, container: string, ende
       if (res.status === 404) return; // the pod is gone: its log with it
       if (!res.ok) {
         const s = await statusOfResponse(res);
-        if (s.code === 403) throw new Error(`forbidden to get pods/log: ${s.message ?? ""}`);
+        if (s.code === 403 || s.code === 401) throw errorFromStatus(s, { verb: "get", resource: "pods/log", namespace: kube.namespace, name: pod }, kube.server);
         note?.(`k8s: log of ${pod} not available yet: ${s.message ?? s.code}`);
       } else {
         let atLast = 0;
@@ -130,7 +130,7 @@ export async function followLog(kube: Kube, pod: string, container: string, ende
       }
     } catch (e) {
       if (signal.aborted) return;
-      if (/forbidden/.test((e as Error).message)) throw e;
+      if (/forbidden|rejected the credentials/.test((e as Error).message)) throw e;
       note?.(`k8s: log stream of ${pod} broke (${(e as Error).message}); reconnecting`);
     }
     // the container had ended before this read began, so the read got everything

@@ -49,6 +49,7 @@ export class FakeCluster {
   url = "";
   requests: RecordedRequest[] = [];
   private server?: Server;
+  private watches = new Set<ServerResponse>();
   private running = new Map<string, Running>();
   private ports = new Map<string, string>();
   private lost = new Map<string, Set<string>>();
@@ -72,7 +73,7 @@ export class FakeCluster {
       logs: (ns, pod, container, res, q) => c.serveLogs(ns, pod, container, res, q),
       remove: (r, ns, name, policy) => c.remove(r, ns, name, policy),
     });
-    Object.assign(c, { server: api.server, url: api.url, requests: api.requests });
+    Object.assign(c, { server: api.server, url: api.url, requests: api.requests, watches: api.watches });
     c.store.subscribe(() => c.kick());
     // time-based transitions (activeDeadlineSeconds, image pull back-off) need a clock, not only events
     c.ticker = setInterval(() => c.kick(), 200);
@@ -112,6 +113,11 @@ export class FakeCluster {
   objects(labelSelector: string): string[] {
     const m = parseSelector(labelSelector);
     return RESOURCES.flatMap((r) => this.store.list(r.plural, undefined, (o) => m(o.metadata.labels)).map((o) => `${r.plural}/${o.metadata.name}`));
+  }
+
+  /** ends every open watch, as an API server restart does; clients must resume from their version */
+  dropWatches(): void {
+    for (const w of this.watches) w.end();
   }
 
   /** pids of container processes still alive */

@@ -74,8 +74,9 @@ function route(path: string, crds: boolean): Route | { discovery: unknown } | un
   return { r, ns, name: rest[1], sub: rest[2] };
 }
 
-export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; requests: RecordedRequest[] }> {
+export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; requests: RecordedRequest[]; watches: Set<ServerResponse> }> {
   const requests: RecordedRequest[] = [];
+  const watches = new Set<ServerResponse>();
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url!, "http://x");
     const q = url.searchParams;
@@ -96,7 +97,11 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
       const obj = o.store.get(r.plural, nsKey, name);
       return obj ? send(res, 200, obj) : send(res, 404, notFound(r, name));
     }
-    if (req.method === "GET" && watch) return serveWatch(o, r, ns, q, req, res);
+    if (req.method === "GET" && watch) {
+      watches.add(res);
+      res.on("close", () => watches.delete(res));
+      return serveWatch(o, r, ns, q, req, res);
+    }
     if (req.method === "GET") {
       const match = parseSelector(q.get("labelSelector"));
       const items = o.store.list(r.plural, r.namespaced ? ns : undefined, (x) => match(x.metadata.labels));
@@ -133,7 +138,7 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
       const port = (server.address() as AddressInfo).port;
-      resolve({ server, url: `${o.tls ? "https" : "http"}://127.0.0.1:${port}`, requests });
+      resolve({ server, url: `${o.tls ? "https" : "http"}://127.0.0.1:${port}`, requests, watches });
     }),
   );
 }
