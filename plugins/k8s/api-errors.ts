@@ -52,7 +52,11 @@ function where(a: ApiAction): string {
 
 /** a PlatformError naming the verb, the resource and the fix */
 export function apiError(e: unknown, a: ApiAction, server: string): PlatformError {
-  if (e instanceof PlatformError) return e;
+  if (e instanceof PlatformError) {
+    // the client library prefixes its own words ("Failed to fetch resource metadata …: ") to errors
+    const i = e.message.indexOf("k8s: ");
+    return i > 0 ? new PlatformError(e.message.slice(i), { cause: e }) : e;
+  }
   const s = statusOf(e);
   if (!s) return new PlatformError(`k8s: cannot ${where(a)}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   return errorFromStatus(s, a, server);

@@ -64,7 +64,9 @@ export function connect(k: ClientModule, loaded: LoadedConfig, namespace: string
       return await fetch(url, opts as RequestInit);
     } catch (e) {
       if ((e as Error).name === "AbortError" || init.signal?.aborted) throw e;
-      throw new PlatformError(`k8s: cannot reach the API server ${server} (context "${loaded.context}" from ${loaded.source}): ${(e as Error).message}`, { cause: e });
+      const msg = (e as Error).message;
+      const hint = /certificate|CERT|TLS/.test(msg) ? " (is the kubeconfig's certificate-authority the cluster's CA? does the server want a client certificate?)" : "";
+      throw new PlatformError(`k8s: cannot reach the API server ${server} (context "${loaded.context}" from ${loaded.source}): ${msg}${hint}`, { cause: e });
     }
   };
 

@@ -25,7 +25,7 @@ export interface FakeOptions {
   nodes?: FakeNode[];
   crds?: boolean;
   token?: string;
-  tls?: { key: string; cert: string; ca: string };
+  tls?: { key: string; cert: string; ca: string; clientCerts?: boolean };
   user?: string;
   /** RBAC: "verb resource" pairs that are forbidden, e.g. "create jobs", "get pods/log", "list nodes" */
   deny?: string[];

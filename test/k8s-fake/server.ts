@@ -26,7 +26,8 @@ export interface ApiOptions {
   logs(ns: string, pod: string, container: string | null, res: ServerResponse, q: URLSearchParams): void;
   /** delete with GC (propagationPolicy) */
   remove(r: Resource, ns: string, name: string, policy: string | undefined): Obj | undefined;
-  tls?: { key: string; cert: string; ca: string };
+  /** clientCerts: false = TLS without demanding a client certificate (service-account tokens) */
+  tls?: { key: string; cert: string; ca: string; clientCerts?: boolean };
 }
 
 export interface RecordedRequest {
@@ -134,7 +135,7 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
   const wrapped = (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((e) => send(res, 500, status(500, "InternalError", String((e as Error).stack ?? e))));
   };
-  const server = o.tls ? createHttps({ key: o.tls.key, cert: o.tls.cert, ca: o.tls.ca, requestCert: true, rejectUnauthorized: true }, wrapped) : createHttp(wrapped);
+  const server = o.tls ? createHttps({ key: o.tls.key, cert: o.tls.cert, ca: o.tls.ca, requestCert: o.tls.clientCerts !== false, rejectUnauthorized: o.tls.clientCerts !== false }, wrapped) : createHttp(wrapped);
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
       const port = (server.address() as AddressInfo).port;
