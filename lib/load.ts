@@ -38,7 +38,11 @@ export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promi
   const data = merged.value as Record<string, unknown>;
   const checked = checkSuite(data);
   for (const p of checked.problems) {
-    const { origin, rest } = originOf(merged.prov, p.path);
+    // of the values involved, point at the one written in the file nearest the user's
+    const { origin, rest } = (p.also ?? [])
+      .map((path) => originOf(merged.prov, path))
+      .filter((c) => c.rest.length === 0)
+      .reduce((best, c) => (c.origin.file < best.origin.file ? c : best), originOf(merged.prov, p.path));
     problems.push({ file: origin.file, path: [...origin.path, ...rest], message: p.message, at: p.at });
   }
   const diags = problems.map((p) => ({ file: p.file, offset: locate(files[p.file].doc, p.path, p.at).offset, message: p.message }));

@@ -60,7 +60,8 @@ function child(doc: Document, node: Node | null | undefined, key: PathKey): { no
 }
 
 function keyText(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
+  // a `<<` merge key's value is a symbol; its source is "<<"
+  if (isScalar(key)) return typeof key.value === "symbol" ? key.source : String(key.value);
   return typeof key === "string" || typeof key === "number" ? String(key) : undefined;
 }
 
@@ -99,11 +100,23 @@ export function syntaxDiagnostics(doc: Document, text: string, lines: LineCounte
     if (!seen.has(d.line)) out.push(d);
     seen.add(d.line);
   };
-  for (const e of [...doc.errors, ...doc.warnings]) add(e.pos[0], syntaxMessage(doc, text, lines, e.code, e.message, e.pos[0]));
+  for (const e of [...doc.errors, ...doc.warnings]) add(opening(text, e.code, e.message, e.pos[0]), syntaxMessage(doc, text, lines, e.code, e.message, e.pos[0]));
   visit(doc.contents, (node) => {
     if (isAlias(node) && node.resolve(doc) === undefined) add(start(node), `unknown alias "*${node.source}": define the anchor "&${node.source}" before using it`);
   });
   return out.sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
+/**
+ * An unclosed quote or bracket is reported where the file ends; point at where it was opened,
+ * the last quote or bracket that starts a value before that point.
+ */
+function opening(text: string, code: string, message: string, offset: number): number {
+  const opener = code === "MISSING_CHAR" && /quote/.test(message) ? /(^|[\s:,[{])(["'])/g : code === "BAD_INDENT" && /end with a \]/.test(message) ? /(^|[\s:,[{])(\[)/g : code === "BAD_INDENT" && /end with a \}/.test(message) ? /(^|[\s:,[{])(\{)/g : undefined;
+  if (!opener) return offset;
+  let found = offset;
+  for (let m = opener.exec(text); m && m.index < offset; m = opener.exec(text)) found = m.index + m[1].length;
+  return found;
 }
 
 function syntaxMessage(doc: Document, text: string, lines: LineCounter, code: string, message: string, offset: number): string {

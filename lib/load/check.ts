@@ -9,7 +9,8 @@ import { resolveTest } from "./resolve.ts";
 
 export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, "source">; problems: Problem[] } {
   const problems: Problem[] = [];
-  const top = suiteSchema.safeParse(data, { reportInput: true });
+  // top-level x-… keys hold YAML anchors for reuse (as in docker compose) and mean nothing else
+  const top = suiteSchema.safeParse(Object.fromEntries(Object.entries(data).filter(([k]) => !k.startsWith("x-"))), { reportInput: true });
   if (!top.success) problems.push(...problemsFromIssues(top.error.issues));
 
   const defaults = data.defaults === undefined ? undefined : parseFields(defaultsSchema, data.defaults, ["defaults"]);

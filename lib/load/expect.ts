@@ -17,7 +17,9 @@ export function resolveExpect(
   sound: Sound,
 ): Expectation[] {
   const out: Expectation[] = [];
-  const report = (path: PathKey[], message: string, where: Problem["at"] = "value") => problems.push({ path, message, at: where });
+  const report = (path: PathKey[], message: string, where: Problem["at"] = "value", also: PathKey[][] = []) => problems.push({ path, message, at: where, ...(also.length && { also }) });
+  // the test's own train block, for problems that a child suite may cause by changing it
+  const trainAt = (key: string) => [[...at.slice(0, -1), "train", key]];
   for (const [key, th] of Object.entries(entries)) {
     const here = [...at, key];
     const [metric, sizeText] = splitKey(key);
@@ -27,18 +29,18 @@ export function resolveExpect(
       continue;
     }
     if (info.models && train && !info.models.includes(train.model) && sound("train.model")) {
-      report(here, `metric "${metric}" is only produced by model ${info.models.map((m) => `"${m}"`).join(", ")}, not "${train.model}"`, "key");
+      report(here, `metric "${metric}" is only produced by model ${info.models.map((m) => `"${m}"`).join(", ")}, not "${train.model}"`, "key", trainAt("model"));
     }
     if (info.realData && train?.data === "synthetic" && sound("train.data")) {
-      report(here, `metric "${metric}" needs a real data set: data is "synthetic"`, "key");
+      report(here, `metric "${metric}" needs a real data set: data is "synthetic"`, "key", trainAt("data"));
     }
     let atBytes: number | undefined;
     if (sizeText !== undefined) {
       const size = parseSize(sizeText);
       if (!info.perSize) report(here, `metric "${metric}" is not measured per message size: remove "@${sizeText}"`, "key");
-      else if (!size.ok) report(here, `${size.reason} in "${key}"`, "key");
+      else if (!size.ok) report(here, size.reason.replace(/^invalid size (".*?"|\S+)/, (m) => `${m} in "${key}"`), "key");
       else if (collective && !sweep(collective).includes(size.value) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode")) {
-        report(here, notInSweep(size.value, key, collective), "key");
+        report(here, notInSweep(size.value, sizeText, key, collective), "key");
       }
       else atBytes = size.value;
     }
@@ -89,13 +91,13 @@ export function sweep(c: Pick<CollectiveParams, "minBytes" | "maxBytes" | "facto
   return sizes;
 }
 
-function notInSweep(bytes: number, key: string, c: CollectiveParams): string {
+function notInSweep(bytes: number, written: string, key: string, c: CollectiveParams): string {
   const sizes = sweep(c);
   const range = `${formatSize(c.minBytes)}…${formatSize(c.maxBytes)} by factor ${c.factor}`;
   const below = sizes.filter((s) => s < bytes).at(-1);
   const above = sizes.find((s) => s > bytes);
   const near = [below, above].filter((s) => s !== undefined).map((s) => formatSize(s!));
-  return `size ${formatSize(bytes)} in "${key}" is not measured by the sweep ${range}${near.length ? `: nearest ${near.length === 1 ? "size is" : "sizes are"} ${near.join(" and ")}` : ""}`;
+  return `size ${written} in "${key}" is not measured by the sweep ${range}${near.length ? `: nearest ${near.length === 1 ? "size is" : "sizes are"} ${near.join(" and ")}` : ""}`;
 }
 
 function describe(th: ThresholdInput): string {

@@ -52,6 +52,12 @@ export function originOf(prov: Prov, path: readonly PathKey[]): { origin: Origin
 /** `parent` with `child` applied; `remove` names parent tests to drop (already checked). */
 export function mergeSuites(parent: Tracked, child: Tracked, remove: readonly string[]): Tracked {
   const out = patch(parent, child, (key, p, c) => (key === "tests" ? mergeTests(p, c, remove) : undefined));
+  if (remove.length && isMap(child.value) && !("tests" in child.value) && isMap(out.value)) {
+    // a child that only removes tests
+    const kept = mergeTests(field(parent, "tests"), { value: [], prov: { origin: child.prov.origin, children: new Map() } }, remove);
+    out.value.tests = kept.value;
+    out.prov.children?.set("tests", kept.prov);
+  }
   for (const key of NOT_INHERITED) {
     if (isMap(out.value)) delete out.value[key];
     out.prov.children?.delete(key);

@@ -6,16 +6,17 @@ import type { CollectiveParams, TestSpec, TrainParams } from "../types.ts";
 import { formatSize } from "../units.ts";
 import { resolveExpect } from "./expect.ts";
 
-type Report = (path: PathKey[], message: string, where?: Problem["at"]) => void;
+type Report = (path: PathKey[], message: string, where?: Problem["at"], also?: PathKey[][]) => void;
 /** true when none of these fields failed to parse ("gpusPerNode" covers defaults.gpusPerNode) */
 export type Sound = (...fields: string[]) => boolean;
 
 export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broken: ReadonlySet<string> = new Set()): { spec: TestSpec; problems: Problem[] } {
   const problems: Problem[] = [];
-  const report: Report = (path, message, where = "value") => problems.push({ path, message, at: where });
+  const report: Report = (path, message, where = "value", also = []) => problems.push({ path, message, at: where, ...(also.length && { also }) });
   const sound: Sound = (...fields) => fields.every((f) => !broken.has(f) && !broken.has(`defaults.${f}`) && !broken.has(f.split(".")[0]));
   // where a value came from: the test, else `defaults:`, else the test as a whole
   const from = (key: keyof TestInput & keyof DefaultsInput): PathKey[] => (t[key] !== undefined ? [...at, key] : d[key] !== undefined ? ["defaults", key] : at);
+  const gpusAt = t.gpusPerNode !== undefined || d.gpusPerNode !== undefined ? [from("gpusPerNode")] : [];
 
   const gpusPerNode = t.gpusPerNode ?? d.gpusPerNode ?? SUITE_DEFAULTS.gpusPerNode;
   let ranksPerNode = t.ranksPerNode ?? d.ranksPerNode ?? (t.kind === "inventory" ? 1 : gpusPerNode);
@@ -24,13 +25,13 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
     if (ranksKnown && !broken.has("?") && !broken.has("defaults.?")) report(at, `"ranksPerNode" is required when "gpusPerNode" is 0: how many CPU ranks to start on each node`, "map");
     ranksPerNode = 1;
   } else if (ranksKnown && gpusPerNode > 0 && ranksPerNode > gpusPerNode) {
-    report(from("ranksPerNode"), `"ranksPerNode" (${ranksPerNode}) must not exceed "gpusPerNode" (${gpusPerNode}): each rank drives one GPU`);
+    report(from("ranksPerNode"), `"ranksPerNode" (${ranksPerNode}) must not exceed "gpusPerNode" (${gpusPerNode}): each rank drives one GPU`, "value", gpusAt);
   }
   for (const block of ["collective", "train"] as const) {
-    if (t[block] !== undefined && t.kind !== block) report([...at, block], `"${block}" does not apply to kind "${t.kind}"`, "key");
+    if (t[block] !== undefined && t.kind !== block) report([...at, block], `"${block}" does not apply to kind "${t.kind}"`, "key", [[...at, "kind"]]);
   }
 
-  const collective = t.kind === "collective" ? resolveCollective(t.collective ?? {}, gpusPerNode, [...at, "collective"], report, sound) : undefined;
+  const collective = t.kind === "collective" ? resolveCollective(t.collective ?? {}, gpusPerNode, gpusAt, [...at, "collective"], report, sound) : undefined;
   const train = t.kind === "train" ? resolveTrain(t.train ?? {}, t.train === undefined ? at : [...at, "train"], report, sound) : undefined;
   const expect = resolveExpect(t.expect ?? {}, t.kind, collective, train, [...at, "expect"], problems, sound);
 
@@ -56,16 +57,17 @@ function given<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function resolveCollective(c: NonNullable<TestInput["collective"]>, gpus: number, at: PathKey[], report: Report, sound: Sound): CollectiveParams {
+function resolveCollective(c: NonNullable<TestInput["collective"]>, gpus: number, gpusAt: PathKey[][], at: PathKey[], report: Report, sound: Sound): CollectiveParams {
+  const set = (...keys: Array<keyof typeof c>) => keys.filter((k) => c[k] !== undefined).map((k) => [...at, k]);
   const p: CollectiveParams = { ...COLLECTIVE_DEFAULTS, ...(gpus === 0 && { maxBytes: CPU_MAX_BYTES }), ...given(c) };
   const cpu = gpus === 0 && sound("gpusPerNode");
   if (p.minBytes > p.maxBytes && sound("collective.minBytes", "collective.maxBytes", "gpusPerNode")) {
-    report([...at, c.minBytes !== undefined ? "minBytes" : "maxBytes"], `"minBytes" (${formatSize(p.minBytes)}) must not exceed "maxBytes" (${formatSize(p.maxBytes)})`);
+    report([...at, c.minBytes !== undefined ? "minBytes" : "maxBytes"], `"minBytes" (${formatSize(p.minBytes)}) must not exceed "maxBytes" (${formatSize(p.maxBytes)})`, "value", set("maxBytes"));
   }
-  if (cpu && p.backend === "nccl") report([...at, "backend"], `backend "nccl" needs GPUs: "gpusPerNode" is 0`);
-  if (cpu && p.impl === "nccl-tests") report([...at, "impl"], `impl "nccl-tests" needs GPUs: "gpusPerNode" is 0`);
-  if (p.impl === "nccl-tests" && p.backend === "gloo") report([...at, "backend"], `backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL`);
-  if (p.ncclTestsDir !== undefined && p.impl !== "nccl-tests" && sound("collective.impl")) report([...at, "ncclTestsDir"], `"ncclTestsDir" applies to impl "nccl-tests" only`, "key");
+  if (cpu && p.backend === "nccl") report([...at, "backend"], `backend "nccl" needs GPUs: "gpusPerNode" is 0`, "value", gpusAt);
+  if (cpu && p.impl === "nccl-tests") report([...at, "impl"], `impl "nccl-tests" needs GPUs: "gpusPerNode" is 0`, "value", gpusAt);
+  if (p.impl === "nccl-tests" && p.backend === "gloo") report([...at, "backend"], `backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL`, "value", set("impl"));
+  if (p.ncclTestsDir !== undefined && p.impl !== "nccl-tests" && sound("collective.impl")) report([...at, "ncclTestsDir"], `"ncclTestsDir" applies to impl "nccl-tests" only`, "key", set("impl"));
   return p;
 }
 
@@ -78,23 +80,24 @@ function resolveTrain(t: NonNullable<TestInput["train"]>, at: PathKey[], report:
   const base = transformer ? TRAIN_DEFAULTS.transformer : { ...TRAIN_DEFAULTS.resnet, ...(data === "synthetic" && { imageSize: SYNTHETIC_IMAGE_SIZE }) };
   const p: TrainParams = { ...base, precision: "auto", ...given(t), model, data };
   const modelKnown = sound("train.model");
+  const set = (...keys: Array<keyof typeof t>) => keys.filter((k) => t[k] !== undefined).map((k) => [...at, k]);
   const dataKnown = sound("train.data");
 
-  if (transformer && data !== "synthetic" && dataKnown) report([...at, "data"], `model "transformer" trains on synthetic tokens only: remove "data" or set it to "synthetic"`);
-  if (data === "synthetic" && t.dataDir !== undefined && dataKnown) report([...at, "dataDir"], `"dataDir" has no use with data "synthetic"`, "key");
+  if (transformer && data !== "synthetic" && dataKnown) report([...at, "data"], `model "transformer" trains on synthetic tokens only: remove "data" or set it to "synthetic"`, "value", set("model"));
+  if (data === "synthetic" && t.dataDir !== undefined && dataKnown) report([...at, "dataDir"], `"dataDir" has no use with data "synthetic"`, "key", set("data"));
   if (data !== "synthetic" && !transformer && t.dataDir === undefined && modelKnown && sound("train.dataDir", "train.?")) {
     report(at, `data "${data}" needs "dataDir": the directory holding the data set on the nodes${data === "fashionmnist" ? `, or "${GENERATED_DATA}" for a small generated set` : ""}`, "map");
   }
-  if (t.dataDir === GENERATED_DATA && data !== "fashionmnist" && dataKnown) report([...at, "dataDir"], `"${GENERATED_DATA}" is only available for data "fashionmnist", got data "${data}"`);
+  if (t.dataDir === GENERATED_DATA && data !== "fashionmnist" && dataKnown) report([...at, "dataDir"], `"${GENERATED_DATA}" is only available for data "fashionmnist", got data "${data}"`, "value", set("data"));
   if (modelKnown) {
-    for (const key of TRANSFORMER_ONLY) if (!transformer && t[key] !== undefined) report([...at, key], `"${key}" applies to model "transformer" only`, "key");
-    if (transformer && t.imageSize !== undefined) report([...at, "imageSize"], `"imageSize" applies to ResNet models only`, "key");
+    for (const key of TRANSFORMER_ONLY) if (!transformer && t[key] !== undefined) report([...at, key], `"${key}" applies to model "transformer" only`, "key", set("model"));
+    if (transformer && t.imageSize !== undefined) report([...at, "imageSize"], `"imageSize" applies to ResNet models only`, "key", set("model"));
   }
   if (p.warmupSteps >= p.steps && sound("train.steps", "train.warmupSteps", "train.model")) {
-    report([...at, t.warmupSteps !== undefined ? "warmupSteps" : "steps"], `"warmupSteps" (${p.warmupSteps}) must be less than "steps" (${p.steps}): throughput is measured after warm-up`);
+    report([...at, t.warmupSteps !== undefined ? "warmupSteps" : "steps"], `"warmupSteps" (${p.warmupSteps}) must be less than "steps" (${p.steps}): throughput is measured after warm-up`, "value", set("steps"));
   }
   if (transformer && p.width! % p.heads! !== 0 && sound("train.width", "train.heads")) {
-    report([...at, t.width !== undefined ? "width" : "heads"], `"width" (${p.width}) must be a multiple of "heads" (${p.heads})`);
+    report([...at, t.width !== undefined ? "width" : "heads"], `"width" (${p.width}) must be a multiple of "heads" (${p.heads})`, "value", set("heads"));
   }
   return p;
 }

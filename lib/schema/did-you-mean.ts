@@ -12,7 +12,9 @@ export function closest(word: string, candidates: Iterable<string>): string | un
       bestDistance = d;
     }
   }
-  const allowed = Math.max(1, Math.floor(Math.min(word.length, best?.length ?? 0) / 3));
+  // one edit in three characters; very short words must match but for case
+  const shortest = Math.min(word.length, best?.length ?? 0);
+  const allowed = shortest < 3 ? 0 : Math.max(1, Math.floor(shortest / 3));
   return best !== undefined && bestDistance <= allowed ? best : undefined;
 }
 

@@ -10,11 +10,11 @@ export const KNOWN_KEYS = "known keys:";
 
 const must = (what: string) => (iss: { input?: unknown }) => (iss.input === undefined ? undefined : `must be ${what}, got ${show(iss.input)}`);
 
-/** A map that rejects unknown keys, naming the close one. */
-export function strictMap<T extends z.ZodRawShape>(shape: T) {
+/** A map that rejects unknown keys, naming the close one; `what` describes it when it is not a map. */
+export function strictMap<T extends z.ZodRawShape>(shape: T, what = "a map") {
   const known = Object.keys(shape);
   return z.strictObject(shape, {
-    error: (iss) => (iss.code === "unrecognized_keys" ? `${KNOWN_KEYS} ${known.join(" ")}` : must("a map")(iss)),
+    error: (iss) => (iss.code === "unrecognized_keys" ? `${KNOWN_KEYS} ${known.join(" ")}` : must(what)(iss)),
   });
 }
 
@@ -43,7 +43,8 @@ export function oneOf<const T extends readonly [string, ...string[]]>(label: str
 export const size = () =>
   z.unknown().transform((v, ctx) => {
     const r = parseSize(v);
-    if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
+    if (v === null) ctx.issues.push({ code: "custom", message: "must be a size such as 8GiB, got nothing", input: v });
+    else if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
     else if (r.value <= 0) ctx.issues.push({ code: "custom", message: `must be a positive size, got ${show(v)}`, input: v });
     else return r.value;
     return z.NEVER;
@@ -53,7 +54,8 @@ export const size = () =>
 export const duration = () =>
   z.unknown().transform((v, ctx) => {
     const r = parseDuration(v);
-    if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
+    if (v === null) ctx.issues.push({ code: "custom", message: "must be a duration such as 90s or 10m, got nothing", input: v });
+    else if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
     else if (r.value <= 0) ctx.issues.push({ code: "custom", message: `must be a positive duration, got ${show(v)}`, input: v });
     else return r.value;
     return z.NEVER;

@@ -14,22 +14,35 @@ export interface Problem {
   message: string;
   /** point at the value, at its key (unknown or misplaced keys), or at the map (missing keys) */
   at: "value" | "key" | "map";
+  /**
+   * other values that take part in a cross-field problem; with `extends`, the loader points at
+   * whichever of them the user's own file wrote
+   */
+  also?: PathKey[][];
 }
 
 type Issue = z.core.$ZodIssue;
 
-export function problemsFromIssues(issues: readonly Issue[], prefix: PathKey[] = []): Problem[] {
-  return issues.flatMap((iss) => problemsFromIssue(iss, [...prefix, ...iss.path.filter((k): k is PathKey => typeof k !== "symbol")]));
+/**
+ * `schema` (the one that produced the issues) lets unknown keys of schemas written elsewhere —
+ * the plugins' settings — get a "did you mean" too.
+ */
+export function problemsFromIssues(issues: readonly Issue[], prefix: PathKey[] = [], schema?: z.ZodType): Problem[] {
+  return issues.flatMap((iss) => {
+    const rel = iss.path.filter((k): k is PathKey => typeof k !== "symbol");
+    return problemsFromIssue(iss, [...prefix, ...rel], () => knownKeysAt(schema, rel));
+  });
 }
 
-function problemsFromIssue(iss: Issue, path: PathKey[]): Problem[] {
+function problemsFromIssue(iss: Issue, path: PathKey[], knownKeys: () => string[]): Problem[] {
   if (iss.code === "unrecognized_keys") {
-    const known = iss.message.startsWith(KNOWN_KEYS) ? iss.message.slice(KNOWN_KEYS.length).trim().split(" ") : [];
+    const known = iss.message.startsWith(KNOWN_KEYS) ? iss.message.slice(KNOWN_KEYS.length).trim().split(" ") : knownKeys();
     return iss.keys.map((key) => ({ path: [...path, key], at: "key" as const, message: suggest(`unknown key "${key}"`, key, known) }));
   }
   const last = path.at(-1);
   if (iss.input === undefined && (iss.code === "invalid_type" || iss.code === "invalid_value") && typeof last === "string") {
-    return [{ path: path.slice(0, -1), at: "map", message: `missing required key "${last}"` }];
+    const values = iss.code === "invalid_value" ? `: expected one of ${iss.values.join(", ")}` : "";
+    return [{ path: path.slice(0, -1), at: "map", message: `missing required key "${last}"${values}` }];
   }
   const at = iss.code === "custom" && iss.params?.at === "key" ? "key" : "value";
   const message = isZodDefault(iss.message) ? genericMessage(iss, last) : iss.message;
@@ -81,4 +94,28 @@ function bound(word: string, origin: string, n: number, inclusive: boolean | und
   if (inclusive === false && n === 0) return `must be ${word === "at least" ? "positive" : "negative"}, got ${show(input)}`;
   const op = inclusive === false ? (word === "at least" ? "greater than" : "less than") : word;
   return `must be ${op} ${n}, got ${show(input)}`;
+}
+
+/** The keys of the object schema at `path` inside `schema`, looking through optional, default, pipe … */
+function knownKeysAt(schema: z.ZodType | undefined, path: readonly PathKey[]): string[] {
+  let def = (schema as { _zod?: { def: Def } } | undefined)?._zod?.def;
+  for (let i = 0; def && i <= path.length; ) {
+    const inner = def.innerType ?? def.in;
+    if (inner) def = inner._zod.def;
+    else if (i === path.length) return def.shape ? Object.keys(def.shape) : [];
+    else {
+      const next = def.shape?.[String(path[i])] ?? def.element ?? def.valueType;
+      def = next?._zod.def;
+      i++;
+    }
+  }
+  return [];
+}
+
+interface Def {
+  innerType?: { _zod: { def: Def } };
+  in?: { _zod: { def: Def } };
+  shape?: Record<string, { _zod: { def: Def } }>;
+  element?: { _zod: { def: Def } };
+  valueType?: { _zod: { def: Def } };
 }

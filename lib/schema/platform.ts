@@ -32,7 +32,7 @@ export function checkPlatform(raw: unknown): { block: PlatformBlock; problems: P
     }
     const parsed = PLATFORMS[key as PlatformName].settings.safeParse(value ?? {}, { reportInput: true });
     if (parsed.success) block.settings[key] = parsed.data;
-    else problems.push(...problemsFromIssues(parsed.error.issues, ["platform", key]));
+    else problems.push(...problemsFromIssues(parsed.error.issues, ["platform", key], PLATFORMS[key as PlatformName].settings));
   }
   return { block, problems };
 }

@@ -45,11 +45,14 @@ const thresholdValue = () =>
   z.union([z.number(), z.string()], { error: (iss) => `must be a number, or a number with its unit such as "400 GB/s", got ${show(iss.input)}` });
 
 /** One threshold; values stay as written until the metric (and so the unit) is known. */
-export const thresholdSchema = strictMap({
-  min: thresholdValue().optional(),
-  max: thresholdValue().optional(),
-  baseline: ratio().optional(),
-});
+export const thresholdSchema = strictMap(
+  {
+    min: thresholdValue().optional(),
+    max: thresholdValue().optional(),
+    baseline: ratio().optional(),
+  },
+  "a map such as { min: 400 GB/s }",
+);
 
 export const testSchema = strictMap({
   name: name("test name", /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "expected letters, digits, '.', '_' and '-', starting with a letter or digit"),
@@ -65,7 +68,7 @@ export const testSchema = strictMap({
   collective: collectiveSchema.optional(),
   train: trainSchema.optional(),
   // keys are metric names, optionally with a message size: busbw, busbw@1GiB
-  expect: z.record(z.string(), thresholdSchema, { error: (iss) => (iss.input === undefined ? undefined : "must be a map of metric names to thresholds") }).optional(),
+  expect: z.record(z.string(), thresholdSchema, { error: (iss) => (iss.input === undefined ? undefined : `must be a map of metric names to thresholds, got ${show(iss.input)}`) }).optional(),
 });
 
 export type TestInput = z.output<typeof testSchema>;

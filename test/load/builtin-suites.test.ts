@@ -1,0 +1,89 @@
+// The built-in suites: each loads, says what the issue asks of it, and every performance
+// threshold on GPUs carries its published source in a comment right above it.
+import { describe, expect, test } from "bun:test";
+import { builtinSuites } from "../../lib/assets.ts";
+import { loadSuite } from "../../lib/load.ts";
+import { findMetric } from "../../lib/metrics.ts";
+import type { Suite } from "../../lib/types.ts";
+
+const NAMES = ["cpu-smoke", "h100-8x", "h100-multinode", "h200-8x"];
+const suites = new Map<string, Suite>();
+for (const name of NAMES) suites.set(name, await loadSuite(name));
+const test_ = (suite: string, name: string) => suites.get(suite)!.tests.find((t) => t.name === name)!;
+const threshold = (suite: string, name: string, metric: string) => test_(suite, name).expect.find((e) => e.metric === metric && e.at === undefined);
+
+test("exactly these built-ins, each resolving from builtin:<name>.yaml", () => {
+  expect([...builtinSuites().keys()].sort()).toEqual(NAMES);
+  for (const [name, s] of suites) {
+    expect(s.name).toBe(name);
+    expect(s.source.path).toBe(`builtin:${name}.yaml`);
+    expect(s.source.builtin).toBe(true);
+  }
+});
+
+describe("h100-8x", () => {
+  test("NVLink all-reduce sweeps 8 B to 8 GiB by factor 2 on 8 GPUs", () => {
+    const t = test_("h100-8x", "nvlink-allreduce");
+    expect(t).toMatchObject({ kind: "collective", nodes: 1, gpusPerNode: 8, ranksPerNode: 8 });
+    expect(t.collective).toMatchObject({ op: "all_reduce", minBytes: 8, maxBytes: 8 * 1024 ** 3, factor: 2 });
+    expect(threshold("h100-8x", "nvlink-allreduce", "busbw")?.min).toBe(350);
+    expect(threshold("h100-8x", "nvlink-allreduce", "wrong")?.max).toBe(0);
+  });
+
+  test("the IB test disables NVLink P2P and shared memory and forces Ring", () => {
+    expect(test_("h100-8x", "ib-allreduce").env).toEqual({ NCCL_DEBUG: "WARN", NCCL_P2P_DISABLE: "1", NCCL_SHM_DISABLE: "1", NCCL_ALGO: "Ring" });
+  });
+
+  test("ResNet-18 on FashionMNIST, ResNet-50 on synthetic data, a transformer, and an inventory", () => {
+    expect(test_("h100-8x", "resnet18-fashionmnist").train).toMatchObject({ model: "resnet18", data: "fashionmnist" });
+    expect(test_("h100-8x", "resnet50-synthetic").train).toMatchObject({ model: "resnet50", data: "synthetic" });
+    expect(test_("h100-8x", "transformer-bandwidth").train).toMatchObject({ model: "transformer", layers: 24, width: 2048 });
+    expect(test_("h100-8x", "inventory")).toMatchObject({ kind: "inventory", perNode: true });
+    expect(threshold("h100-8x", "inventory", "gpu_count")?.min).toBe(8);
+  });
+});
+
+test("h200-8x is h100-8x with H200 throughput floors", () => {
+  const h100 = suites.get("h100-8x")!;
+  const h200 = suites.get("h200-8x")!;
+  expect(h200.tests.map((t) => t.name)).toEqual(h100.tests.map((t) => t.name));
+  expect(h200.source.parents?.[0].path).toBe("builtin:h100-8x.yaml");
+  expect(threshold("h200-8x", "resnet50-synthetic", "samples_per_s")?.min).toBe(17100);
+  expect(threshold("h200-8x", "resnet18-fashionmnist", "accuracy")?.min).toBe(50);
+});
+
+test("h100-multinode: 2 nodes by default, Ring forced, per-GPU training floor", () => {
+  const s = suites.get("h100-multinode")!;
+  expect(s.platform.type).toBe("slurm");
+  expect(s.tests.every((t) => t.nodes === 2 && t.gpusPerNode === 8)).toBe(true);
+  expect(test_("h100-multinode", "fabric-allreduce").env.NCCL_ALGO).toBe("Ring");
+  expect(threshold("h100-multinode", "resnet50-synthetic", "samples_per_s_per_gpu")?.min).toBe(1950);
+});
+
+test("cpu-smoke: 2 gloo ranks on the CPU of the local machine", () => {
+  const s = suites.get("cpu-smoke")!;
+  expect(s.platform.type).toBe("local");
+  const ar = test_("cpu-smoke", "allreduce-gloo");
+  expect(ar).toMatchObject({ gpusPerNode: 0, ranksPerNode: 2 });
+  expect(ar.collective).toMatchObject({ backend: "gloo", minBytes: 1024, maxBytes: 16 * 1024 ** 2 });
+  expect(test_("cpu-smoke", "resnet18-fashionmnist").train).toMatchObject({ dataDir: "@generated" });
+  // loose but not vacuous
+  expect(threshold("cpu-smoke", "allreduce-gloo", "busbw")?.min).toBeGreaterThan(0);
+  expect(threshold("cpu-smoke", "resnet18-fashionmnist", "samples_per_s")?.min).toBeGreaterThan(0);
+});
+
+test("every GPU performance threshold has a comment right above it naming its source", () => {
+  const perf = new Set(["GB/s", "samples/s", "tokens/s", "TFLOP/s", "ms", "us"]);
+  const sources = /nccl-tests #\d+|lambdal\/deeplearning-benchmark|Azure|NVIDIA|performance\.md/;
+  for (const name of ["h100-8x", "h200-8x", "h100-multinode"]) {
+    const lines = builtinSuites().get(name)!.text.split("\n");
+    lines.forEach((line, i) => {
+      const m = /^\s+([a-z_0-9]+)(@\S+)?: \{ (min|max):/.exec(line);
+      const info = m && (findMetric("collective", m[1]) ?? findMetric("train", m[1]));
+      if (!info || !perf.has(info.unit)) return;
+      const comment: string[] = [];
+      for (let j = i - 1; j >= 0 && /^\s*#/.test(lines[j]); j--) comment.unshift(lines[j]);
+      expect({ suite: name, line: i + 1, sourced: sources.test(comment.join(" ")) }).toEqual({ suite: name, line: i + 1, sourced: true });
+    });
+  }
+});
