@@ -8,7 +8,7 @@ import { EXIT, ParseError, SuiteError } from "../errors.ts";
 import { createNcclParser, type NcclParser } from "../parsers/nccl.ts";
 import { renderNcclTable } from "./parse-nccl-table.ts";
 
-const CHUNK = 1 << 20;
+const CHUNK = 1 << 16;
 
 export async function main(log: string, opts: { json?: boolean }): Promise<number> {
   const parser = createNcclParser();

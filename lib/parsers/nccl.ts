@@ -91,14 +91,19 @@ export function createNcclParser(): NcclParser {
   }
 
   function pushText(chunk: string): void {
-    let text = carry + chunk;
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
-      readLine(text.slice(start, nl));
-      start = nl + 1;
+    // lines are cut from the chunk itself: joining carry + chunk first would copy every chunk
+    let nl = chunk.indexOf("\n");
+    if (nl < 0) {
+      carry += chunk;
+    } else {
+      readLine(carry + chunk.slice(0, nl));
+      let start = nl + 1;
+      for (nl = chunk.indexOf("\n", start); nl >= 0; nl = chunk.indexOf("\n", start)) {
+        readLine(chunk.slice(start, nl));
+        start = nl + 1;
+      }
+      carry = chunk.slice(start);
     }
-    carry = text.slice(start);
-    text = "";
     if (carry.length > MAX_LINE) {
       readLine(carry);
       carry = "";
