@@ -1,0 +1,215 @@
+// The slurm platform against a real Slurm 22.05 (test/infra/slurm.sh: 4 logical nodes on this
+// host). Runs when GPUCHECK_INFRA lists "slurm"; then a Slurm that does not answer fails the tests.
+import { afterAll, describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { workloadFiles, workloadHash } from "../../lib/assets.ts";
+import type { PlannedTest, Suite, UnitRun } from "../../lib/types.ts";
+import { slurm } from "../../plugins/slurm.ts";
+import { type IoResult, type SlurmIo, systemIo } from "../../plugins/slurm/cli.ts";
+import { runSlurm } from "../../plugins/slurm/run.ts";
+import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
+import type { Platform, RunContext } from "../../plugins/types.ts";
+import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
+import { conformance, fakeSuite, scriptTest } from "./conformance.ts";
+import { localLeftovers, processesWithEnv } from "./leftovers.ts";
+
+const enabled = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("slurm");
+const it = enabled ? test : test.skip;
+const PY = "/usr/bin/python3";
+const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: "utf8" });
+
+/** Jobs still pending or running (the whole local cluster is this test's). */
+const queued = () => sh("squeue", ["-h", "-o", "%i %T %j"]).split("\n").filter(Boolean);
+
+/** Counts every scheduler command gpucheck runs, by name. */
+function counting(): SlurmIo & { calls: Record<string, number> } {
+  const calls: Record<string, number> = {};
+  return {
+    calls,
+    exec(argv, opts): Promise<IoResult> {
+      calls[argv[0]!] = (calls[argv[0]!] ?? 0) + 1;
+      return systemIo.exec(argv, opts);
+    },
+  };
+}
+
+function context(t: Omit<PlannedTest, "rendered">, settings: Record<string, unknown> = {}, suite: Partial<Suite> = {}): RunContext<SlurmSettings> & { lines: string[] } {
+  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-slurm-"));
+  const lines: string[] = [];
+  return {
+    suite: { ...fakeSuite(), ...suite },
+    settings: slurm.settings.parse({ pollMaxS: 1, ...settings }),
+    cli: {},
+    test: t,
+    launch: t.launch,
+    workloadHash: workloadHash(),
+    outDir,
+    logDir: join(outDir, "logs", t.name),
+    workload: workloadFiles(),
+    signal: AbortSignal.timeout(t.timeoutMs),
+    deadline: Date.now() + t.timeoutMs,
+    onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
+    note: () => {},
+    lines,
+  };
+}
+
+const perNode = (code: string) => ({ ...scriptTest("sweep", PY, code, { ranksPerNode: 2 }), perNode: true, worldSize: 2 });
+const SHOW_RANK = "import os; print('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], flush=True)";
+const byUnit = (units: UnitRun[]) => Object.fromEntries(units.map((u) => [u.unit, u.status]));
+
+describe("slurm on a real Slurm", () => {
+  it("the local cluster answers with 4 idle nodes", () => {
+    const nodes = sh("sinfo", ["-h", "-N", "-o", "%N %T"]).trim().split("\n");
+    expect(nodes.filter((l) => / (idle|mixed)$/.test(l)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("per-node mode: one verdict per node, each with its own rendezvous, from one sbatch", async () => {
+    const io = counting();
+    const ctx = context(perNode(SHOW_RANK));
+    const units = await runSlurm(ctx, io);
+    expect(byUnit(units)).toEqual({ node1: "completed", node2: "completed", node3: "completed", node4: "completed" });
+    expect(io.calls.sbatch).toBe(1);
+    expect(io.calls.sinfo).toBe(1);
+    // polling does not depend on the node count: a handful of squeue calls for a job of seconds
+    expect(io.calls.squeue).toBeLessThanOrEqual(12);
+    const ports = new Set<string>();
+    for (const u of units) {
+      const [, node, rank, world, addr, port] = u.output.trim().split(" ");
+      expect([node, rank, world, addr]).toEqual([u.unit, "0", "2", u.unit]);
+      ports.add(port!);
+      expect(u.ranks.map((r) => r.path)).toEqual([0, 1].map((r) => join(ctx.logDir, u.unit, `rank-${r}.log`)));
+      expect(readFileSync(u.ranks[1]!.path, "utf8")).toContain(`ME ${u.unit} 1 2 ${u.unit}`);
+    }
+    expect(ports.size).toBe(4);
+    expect(ctx.lines.filter((l) => l.includes(" ME ")).length).toBe(8);
+  }, 60_000);
+
+  it("a drained node is skipped with the admin's reason; the others run", async () => {
+    sh("scontrol", ["update", "nodename=node4", "state=drain", "reason=gpucheck test: fan 3 | bad"]);
+    try {
+      const io = counting();
+      const units = await runSlurm(context(perNode(SHOW_RANK)), io);
+      expect(byUnit(units)).toEqual({ node1: "completed", node2: "completed", node3: "completed", node4: "skipped" });
+      expect(units.find((u) => u.unit === "node4")!.message).toBe("node4 is drained: gpucheck test: fan 3 | bad");
+      expect(io.calls.sbatch).toBe(1);
+    } finally {
+      sh("scontrol", ["update", "nodename=node4", "state=resume"]);
+      for (let i = 0; i < 50 && !/^idle$/m.test(sh("sinfo", ["-h", "-n", "node4", "-o", "%T"])); i++) await Bun.sleep(200);
+    }
+  }, 60_000);
+
+  it("a job stuck pending is cancelled at the queue timeout with Slurm's reason", async () => {
+    const ctx = context(scriptTest("toobig", PY, "print(1)", { nodes: 5, ranksPerNode: 1 }), {}, { queueTimeoutMs: 3000 });
+    const [u] = await runSlurm(ctx);
+    expect(u!.status).toBe("infra");
+    expect(u!.message).toMatch(/^pending for [34] s \(Slurm reason: Partition(NodeLimit|Config)\), longer than the queue timeout of 3 s: gpucheck cancelled it \(job \d+\)$/);
+    expect(queued()).toEqual([]);
+  }, 60_000);
+
+  it("a job Slurm refuses outright is an infra error with sbatch's words", async () => {
+    const t = { ...scriptTest("nine-gpus", PY, "print(1)"), gpusPerNode: 9 };
+    const ctx = context(t);
+    const [u] = await runSlurm(ctx);
+    expect(u!.status).toBe("infra");
+    expect(u!.message).toBe(`sbatch refused gpucheck-conformance-nine-gpus: sbatch: error: Batch job submission failed: Requested node configuration is not available (script: ${ctx.logDir}/job.sbatch)`);
+  }, 60_000);
+
+  it("a job name with spaces and quotes arrives literally", async () => {
+    const code = "import os; print('NAME', os.environ['SLURM_JOB_NAME'], flush=True)";
+    const suiteName = `it's "a" suite $(x) \`y\``;
+    const ctx = context(scriptTest("t 1", PY, code, { ranksPerNode: 1 }), {}, { name: suiteName });
+    const [u] = await runSlurm(ctx);
+    expect(u!.status).toBe("completed");
+    expect(u!.output.trim()).toBe(`NAME gpucheck-${suiteName}-t 1`);
+    const id = /^slurm-(\d+)\.out$/m.exec(sh("ls", [ctx.logDir]))![1]!;
+    expect(sh("squeue", ["-h", "-t", "all", "-j", id, "-o", "%j"]).trim()).toBe(`gpucheck-${suiteName}-t 1`);
+  }, 60_000);
+
+  it("stageDir: the workload is written once per content and imported from there", async () => {
+    const stageDir = mkdtempSync(join(tmpdir(), "gpucheck-stage-"));
+    const code = "import os, gpucheck_workload; print('FROM', os.path.dirname(os.path.dirname(gpucheck_workload.__file__)), flush=True)";
+    const first = await runSlurm(context(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { stageDir }));
+    const dir = join(stageDir, `gpucheck-${workloadHash().slice(0, 16)}`);
+    expect(first[0]!.output.trim()).toBe(`FROM ${dir}`);
+    const mtime = statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs;
+    const second = await runSlurm(context(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { stageDir }));
+    expect(second[0]!.status).toBe("completed");
+    expect(statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs).toBe(mtime);
+  }, 60_000);
+
+  it("sbcast staging leaves no archive beside the logs and no copy in the nodes' /tmp", async () => {
+    const ctx = context(scriptTest("sbcast", PY, "import gpucheck_workload, os; print('FROM', os.environ['PYTHONPATH'])", { nodes: 2, ranksPerNode: 1 }));
+    const [u] = await runSlurm(ctx);
+    expect(u!.status).toBe("completed");
+    const from = u!.output.trim().split(" ")[1]!;
+    expect(from).toMatch(/^\/tmp\/gpucheck-\d+\/node1$/);
+    expect(existsSync(from)).toBe(false);
+    expect(sh("ls", [ctx.logDir]).split("\n").filter((f) => f.endsWith(".tar.gz"))).toEqual([]);
+  }, 60_000);
+
+  it("Ctrl-C on `gpucheck suite` cancels the job: exit 130 and an empty queue", async () => {
+    const dir = tempDir("slurm-sigint");
+    const marker = `gpucheck-sigint-${process.pid}`;
+    writeFileSync(
+      join(dir, "suite.yaml"),
+      [
+        "name: slurm-sigint",
+        "platform: { type: slurm, slurm: { pollMaxS: 1 } }",
+        "defaults: { nodes: 2, gpusPerNode: 0, ranksPerNode: 2, timeout: 10m }",
+        "tests:",
+        "  - name: long-train",
+        "    kind: train",
+        `    env: { MARKER: ${marker} }`,
+        "    train: { model: resnet18, data: synthetic, batchSize: 8, steps: 100000, warmupSteps: 1, imageSize: 32 }",
+        "",
+      ].join("\n"),
+    );
+    const run = gpucheckAsync(["suite", join(dir, "suite.yaml"), "--python", PY, "-o", join(dir, "out"), "--progress", "plain"]);
+    for (let i = 0; i < 300 && !/job \d+ RUNNING/.test(run.output()); i++) await Bun.sleep(100);
+    expect(run.output()).toMatch(/job \d+ RUNNING/);
+    // the ranks are up on the (local) nodes before the interrupt
+    for (let i = 0; i < 100 && (await processesWithEnv(marker)).length < 4; i++) await Bun.sleep(100);
+    expect((await processesWithEnv(marker)).length).toBeGreaterThanOrEqual(4);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(130);
+    expect(queued()).toEqual([]);
+    expect(await processesWithEnv(marker)).toEqual([]);
+    const results = JSON.parse(readFileSync(join(dir, "out", "results.json"), "utf8"));
+    expect(results.complete).toBe(false);
+    expect(results.tests[0].units[0].status).toBe("cancelled");
+  }, 120_000);
+
+  it("cpu-smoke as a 2-node job with 2 ranks per node passes through sbatch", () => {
+    const dir = tempDir("slurm-cpu-smoke");
+    writeFileSync(join(dir, "suite.yaml"), "name: cpu-smoke-slurm\nextends: cpu-smoke\ndefaults: { nodes: 2 }\nplatform: { type: slurm, slurm: { pollMaxS: 1 } }\n");
+    const r = gpucheck(["suite", join(dir, "suite.yaml"), "--python", PY, "-o", join(dir, "out"), "--progress", "none"], { timeoutMs: 600_000 });
+    expect(r.stdout + r.stderr).toContain("PASSED");
+    expect(r.status).toBe(0);
+    const results = JSON.parse(readFileSync(join(dir, "out", "results.json"), "utf8"));
+    const shared = results.tests.filter((t: { perNode: boolean }) => !t.perNode);
+    expect(shared.length).toBeGreaterThan(0);
+    for (const t of shared) expect(t.units[0].hosts).toEqual(["node1", "node2"]);
+    expect(queued()).toEqual([]);
+  }, 600_000);
+
+  afterAll(() => {
+    if (enabled) expect(queued()).toEqual([]);
+  });
+});
+
+conformance(
+  slurm as Platform<unknown>,
+  () => ({
+    python: PY,
+    settings: slurm.settings.parse({ pollMaxS: 1 }),
+    nodes: 2,
+    ranksPerNode: 2,
+    slackS: 3,
+    leftovers: async (marker) => [...queued(), ...(await localLeftovers(marker))],
+  }),
+  enabled,
+);
