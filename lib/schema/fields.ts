@@ -2,7 +2,7 @@
 // Messages starting with "must" get their subject ("nodes") prepended by ./issues.ts, which knows
 // the path; every other message is complete as written.
 import { z } from "zod";
-import { parseDuration, parseSize, show } from "../units.ts";
+import { type Parsed, parseDuration, parseSize, show } from "../units.ts";
 import { suggest } from "./did-you-mean.ts";
 
 /** Marks the message of an unrecognized_keys issue as the list of known keys (read by issues.ts). */
@@ -39,27 +39,24 @@ export function oneOf<const T extends readonly [string, ...string[]]>(label: str
   });
 }
 
-/** "8GiB" → bytes; must be positive. */
-export const size = () =>
-  z.unknown().transform((v, ctx) => {
-    const r = parseSize(v);
-    if (v === null) ctx.issues.push({ code: "custom", message: "must be a size such as 8GiB, got nothing", input: v });
-    else if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
-    else if (r.value <= 0) ctx.issues.push({ code: "custom", message: `must be a positive size, got ${show(v)}`, input: v });
-    else return r.value;
-    return z.NEVER;
-  });
+/** A positive quantity written with a unit: `noun` names it, `example` shows one. */
+function positive(parse: (v: unknown) => Parsed<number>, noun: string, example: string) {
+  return () =>
+    z.unknown().transform((v, ctx) => {
+      const r = parse(v);
+      if (v === null) ctx.issues.push({ code: "custom", message: `must be a ${noun} such as ${example}, got nothing`, input: v });
+      else if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
+      else if (r.value <= 0) ctx.issues.push({ code: "custom", message: `must be a positive ${noun}, got ${show(v)}`, input: v });
+      else return r.value;
+      return z.NEVER;
+    });
+}
 
-/** "10m" → ms; must be positive. */
-export const duration = () =>
-  z.unknown().transform((v, ctx) => {
-    const r = parseDuration(v);
-    if (v === null) ctx.issues.push({ code: "custom", message: "must be a duration such as 90s or 10m, got nothing", input: v });
-    else if (!r.ok) ctx.issues.push({ code: "custom", message: r.reason, input: v });
-    else if (r.value <= 0) ctx.issues.push({ code: "custom", message: `must be a positive duration, got ${show(v)}`, input: v });
-    else return r.value;
-    return z.NEVER;
-  });
+/** "8GiB" → bytes */
+export const size = positive(parseSize, "size", "8GiB");
+
+/** "10m" → ms */
+export const duration = positive(parseDuration, "duration", "90s or 10m");
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
