@@ -3,6 +3,7 @@
 import type { V1Pod } from "@kubernetes/client-node";
 import type { UnitRun, UnitStatus } from "../../lib/types.ts";
 import type { Kube } from "./client.ts";
+import { latestWarning } from "./events.ts";
 import { followLog, RankLogs } from "./logs.ts";
 import { decide, viewOf, type Decision, type PodView } from "./podstate.ts";
 import { watchPods } from "./watch.ts";
@@ -20,6 +21,8 @@ export interface UnitSpec {
   logDir: string;
   /** MPIJob: rank r runs on worker pod floor(r / ranksPerNode), not on the pod whose log has it */
   mpiJob?: string;
+  /** the object whose controller makes the pods: its Warning events say why pods are missing */
+  owner: string;
 }
 
 export interface FollowContext {
@@ -47,6 +50,8 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   let watchError: unknown;
   // without its logs a run cannot be judged: a refused log read ends the unit as infra
   let logError: unknown;
+  let creationProblem: string | undefined;
+  let askedEventsAt = 0;
 
   const apply = (pod: V1Pod, deleted: boolean) => views.set(pod.metadata!.name!, viewOf(pod, u.container, deleted));
   const watching = watchPods(kube, { labelSelector: u.labelSelector, signal: watchSignal, note: fc.note }, (e) => {
@@ -62,7 +67,17 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   });
 
   while (!fc.signal.aborted && !watchError && !logError) {
-    decision = decide([...views.values()], u.expected, Date.now() - t0, fc.queueTimeoutMs);
+    decision = decide([...views.values()], u.expected, Date.now() - t0, fc.queueTimeoutMs, creationProblem);
+    const missing = u.expected - [...views.values()].filter((v) => v.role === "ranks").length;
+    if (!decision.done && missing > 0 && Date.now() - askedEventsAt > 3000) {
+      askedEventsAt = Date.now();
+      void latestWarning(kube, u.owner).then((w) => {
+        if (w && w !== creationProblem) {
+          creationProblem = w;
+          wake();
+        }
+      });
+    }
     for (const v of views.values()) {
       if (v.role !== "ranks" || !v.started || following.has(v.name)) continue;
       const first = (v.nodeRank ?? 0) * u.ranksPerNode;

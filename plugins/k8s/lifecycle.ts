@@ -44,17 +44,18 @@ function unitsFor(ctx: RunContext<K8sSettings>, manifests: Manifest[], runId: st
       .filter((m) => m.kind === "Job")
       .map((m) => {
         const node = m.metadata.annotations![ANNOTATION_NODE]!;
-        return { ...base, unit: node, labelSelector: `${LABEL_RUN}=${runId},${LABEL_UNIT}=${unitLabel(node)}`, expected: 1, worldSize: t.ranksPerNode, container: "gpucheck", logDir: join(ctx.logDir, node) };
+        return { ...base, unit: node, owner: m.metadata.name, labelSelector: `${LABEL_RUN}=${runId},${LABEL_UNIT}=${unitLabel(node)}`, expected: 1, worldSize: t.ranksPerNode, container: "gpucheck", logDir: join(ctx.logDir, node) };
       });
   }
-  const common = { ...base, unit: "all", labelSelector: `${LABEL_RUN}=${runId}`, worldSize: t.worldSize, logDir: join(ctx.logDir, "all") };
+  const owner = manifests.at(-1)!.metadata.name;
+  const common = { ...base, unit: "all", owner, labelSelector: `${LABEL_RUN}=${runId}`, worldSize: t.worldSize, logDir: join(ctx.logDir, "all") };
   switch (ctx.settings.mode) {
     case "indexed-job":
       return [{ ...common, expected: t.nodes, container: "gpucheck" }];
     case "pytorchjob":
       return [{ ...common, expected: t.nodes, container: "pytorch" }];
     case "mpijob":
-      return [{ ...common, expected: 1, container: "launcher", mpiJob: manifests[1]!.metadata.name }];
+      return [{ ...common, expected: 1, container: "launcher", mpiJob: owner }];
   }
 }
 

@@ -83,7 +83,7 @@ function pendingReason(v: PodView): string | undefined {
  * What the pods say now. `expected` is how many rank pods the test has; `waitedMs` how long since
  * the objects were created; after `queueTimeoutMs` with pods still not started, give up.
  */
-export function decide(views: PodView[], expected: number, waitedMs: number, queueTimeoutMs: number): Decision {
+export function decide(views: PodView[], expected: number, waitedMs: number, queueTimeoutMs: number, creationProblem?: string): Decision {
   const ranks = views.filter((v) => v.role === "ranks");
   // helpers (MPI workers) are torn down by their operator once the launcher is done
   if (ranks.length >= expected && ranks.every((v) => v.phase === "Succeeded")) return { done: true, status: "completed" };
@@ -104,7 +104,7 @@ export function decide(views: PodView[], expected: number, waitedMs: number, que
   }
   const pending = views.map(pendingReason).filter((r): r is string => r !== undefined);
   const missing = expected - ranks.length;
-  if (missing > 0) pending.push(`${missing} of ${expected} pods not created yet`);
+  if (missing > 0) pending.push(`${missing} of ${expected} pods not created yet${creationProblem ? ` (${creationProblem})` : ""}`);
   if (pending.length && waitedMs > queueTimeoutMs) {
     return { done: true, status: "infra", message: `gave up after ${Math.round(queueTimeoutMs / 1000)}s waiting for pods to start: ${pending.join("; ")}` };
   }

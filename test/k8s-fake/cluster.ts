@@ -29,8 +29,12 @@ export interface FakeOptions {
   user?: string;
   /** RBAC: "verb resource" pairs that are forbidden, e.g. "create jobs", "get pods/log", "list nodes" */
   deny?: string[];
+  /** RBAC as a whole: false → 403 (applied after `deny`) */
+  authorize?(verb: string, r: { group: string; plural: string; sub?: string }, ns: string | undefined): boolean;
   /** image → the kubelet's pull error for it */
   badImages?: Record<string, "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName">;
+  /** admission for pods made by controllers: a message refuses the pod (as PodSecurity does) */
+  admitPod?(pod: PodObj): string | undefined;
   /** end each follow=true log response after this many lines, once per container (reconnect tests) */
   breakLogsAfter?: number;
 }
@@ -69,7 +73,7 @@ export class FakeCluster {
       token: opts.token,
       tls: opts.tls,
       user: opts.user ?? "system:serviceaccount:gpu:gpucheck",
-      authorize: (verb, r, _ns) => !deny.has(`${verb} ${r.sub ? `${r.plural}/${r.sub}` : r.plural}`),
+      authorize: (verb, r, ns) => !deny.has(`${verb} ${r.sub ? `${r.plural}/${r.sub}` : r.plural}`) && (opts.authorize?.(verb, r, ns) ?? true),
       logs: (ns, pod, container, res, q) => c.serveLogs(ns, pod, container, res, q),
       remove: (r, ns, name, policy) => c.remove(r, ns, name, policy),
     });
@@ -168,7 +172,7 @@ export class FakeCluster {
 
   private reconcile(): void {
     for (const j of this.store.list("jobs", undefined) as JobObj[]) {
-      reconcileJob(this.store, j, this.lost.get(j.metadata.uid!) ?? new Set(), (ns, name) => this.deletePod(ns, name));
+      reconcileJob(this.store, j, this.lost.get(j.metadata.uid!) ?? new Set(), (ns, name) => this.deletePod(ns, name), (job, pod) => this.admit(job, pod));
     }
     if (this.opts.crds) for (const j of this.store.list("pytorchjobs", undefined)) reconcilePyTorchJob(this.store, j as never);
     const nodes = this.store.list("nodes", "") as NodeObj[];
@@ -188,6 +192,23 @@ export class FakeCluster {
         this.startPod(p);
       }
     }
+  }
+
+  private admit(job: JobObj, pod: PodObj): boolean {
+    const ns = job.metadata.namespace!;
+    const refusal = this.opts.admitPod?.(pod);
+    if (!refusal) return Boolean(this.store.create("pods", ns, pod));
+    const name = `${job.metadata.name}.failedcreate`;
+    const at = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const message = `Error creating: pods "${pod.metadata.name}" is forbidden: ${refusal}`;
+    if (!this.store.update("events", ns, name, (e) => Object.assign(e, { message, lastTimestamp: at, count: ((e.count as number) ?? 1) + 1 }))) {
+      this.store.create("events", ns, {
+        apiVersion: "v1", kind: "Event", metadata: { name },
+        involvedObject: { apiVersion: "batch/v1", kind: "Job", name: job.metadata.name, namespace: ns, uid: job.metadata.uid },
+        reason: "FailedCreate", type: "Warning", message, count: 1, firstTimestamp: at, lastTimestamp: at, source: { component: "job-controller" },
+      });
+    }
+    return false;
   }
 
   private setStatus(ns: string, name: string, f: (st: Record<string, unknown>) => Record<string, unknown>): void {

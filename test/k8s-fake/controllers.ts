@@ -41,7 +41,7 @@ export function indexedPod(job: JobObj, index: number): PodObj {
 }
 
 /** the Job controller, for Indexed Jobs: one pod per index, backoffLimit, activeDeadlineSeconds */
-export function reconcileJob(store: Store, job: JobObj, lost: Set<string>, deletePod: (ns: string, name: string) => void): void {
+export function reconcileJob(store: Store, job: JobObj, lost: Set<string>, deletePod: (ns: string, name: string) => void, createPod: (job: JobObj, pod: PodObj) => boolean): void {
   const ns = job.metadata.namespace!;
   if (job.metadata.deletionTimestamp) return;
   const conds = job.status?.conditions ?? [];
@@ -63,7 +63,8 @@ export function reconcileJob(store: Store, job: JobObj, lost: Set<string>, delet
     const have = new Set(pods.filter((p) => p.status?.phase !== "Failed").map(idx));
     for (let i = 0; i < completions && activePods.length < (job.spec.parallelism ?? completions); i++) {
       if (have.has(i)) continue;
-      store.create("pods", ns, indexedPod(job, i));
+      // admission (PodSecurity, quota) can refuse the pod: the Job stays, with a FailedCreate event
+      if (!createPod(job, indexedPod(job, i))) break;
       activePods.push({} as PodObj);
     }
   }

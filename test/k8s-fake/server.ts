@@ -105,7 +105,8 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
     }
     if (req.method === "GET") {
       const match = parseSelector(q.get("labelSelector"));
-      const items = o.store.list(r.plural, r.namespaced ? ns : undefined, (x) => match(x.metadata.labels));
+      const fields = fieldSelector(q.get("fieldSelector"));
+      const items = o.store.list(r.plural, r.namespaced ? ns : undefined, (x) => match(x.metadata.labels) && fields(x));
       return send(res, 200, { kind: `${r.kind}List`, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(o.store.rv) }, items });
     }
     if (req.method === "POST") {
@@ -142,6 +143,14 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
       resolve({ server, url: `${o.tls ? "https" : "http"}://127.0.0.1:${port}`, requests, watches });
     }),
   );
+}
+
+/** field selectors as the API takes them for simple paths: involvedObject.name=x,metadata.name!=y */
+function fieldSelector(sel: string | null): (o: Obj) => boolean {
+  if (!sel) return () => true;
+  const terms = sel.split(",").map((t) => /^([^!=]+)(!=|==?)(.*)$/.exec(t)!);
+  const get = (o: Obj, path: string) => path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], o);
+  return (o) => terms.every(([, path, op, want]) => (String(get(o, path!) ?? "") === want) === (op !== "!="));
 }
 
 /** a watch: replay from resourceVersion (or ADDED for all, from "0"/none), then stream live */

@@ -110,3 +110,24 @@ test("a node that disappears mid-run: infra naming the node and NodeLost, not a 
   expect(cluster.objects("app.kubernetes.io/managed-by=gpucheck")).toEqual([]);
   cluster.addNode({ name: "gpu-2", resources: { "nvidia.com/gpu": 8 } });
 }, 30_000);
+
+test("pods refused by admission (PodSecurity): the Job exists but its pods never do; the event says why", async () => {
+  const psa = await FakeCluster.start({
+    nodes: NODES,
+    admitPod: (pod) => {
+      const caps = pod.spec.containers.flatMap((c) => ((c as { securityContext?: { capabilities?: { add?: string[] } } }).securityContext?.capabilities?.add ?? []));
+      return caps.length ? `violates PodSecurity "baseline:latest": non-default capabilities (container "gpucheck" must not include "${caps.join('", "')}" in securityContext.capabilities.add)` : undefined;
+    },
+  });
+  try {
+    const t = scriptTest("psa", PYTHON, "print(1)", { nodes: 1, ranksPerNode: 1 });
+    const r = await runOnFake(psa, t, { settings: { ipcLock: true }, queueTimeoutMs: 4500 });
+    expect(r.units[0]!.status).toBe("infra");
+    expect(r.units[0]!.message).toMatch(
+      /^gave up after 5s waiting for pods to start: 1 of 1 pods not created yet \(FailedCreate: Error creating: pods "gc-psa-[0-9a-f]{6}-0-[0-9a-f]{5}" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities \(container "gpucheck" must not include "IPC_LOCK" in securityContext.capabilities.add\)\)$/,
+    );
+    expect(psa.objects("app.kubernetes.io/managed-by=gpucheck")).toEqual([]);
+  } finally {
+    await psa.stop();
+  }
+}, 30_000);
