@@ -3,9 +3,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { processesWithEnv } from "../platforms/leftovers.ts";
+import { assertJunitValid } from "../report/xsd.ts";
 import { fixture, gpucheck, gpucheckAsync, tempDir } from "./cli.ts";
 
-const readResults = (dir: string) => JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+/** results.json of a run; its junit.xml must validate against junit-10.xsd whatever happened */
+const readResults = (dir: string) => {
+  assertJunitValid(join(dir, "junit.xml"));
+  return JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+};
 
 describe("local platform end to end", () => {
   test("cpu-smoke passes with non-zero bandwidth and throughput measured by 2 real ranks", async () => {
@@ -33,6 +38,7 @@ describe("local platform end to end", () => {
     const out = tempDir("impossible");
     const r = gpucheck(["suite", fixture("impossible.yaml"), "--out", out, "--progress", "none"]);
     expect(r.status).toBe(1);
+    readResults(out);
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
     expect(junit).toMatch(/<failure [^>]*message="[^"]*busbw [\d.]+ GB\/s[^"]*100000 GB\/s/);
   }, 300_000);
