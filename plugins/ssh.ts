@@ -23,7 +23,7 @@ function render(ctx: RenderContext<SshSettings>) {
   const rendezvousHosts = new Set(units.map((u) => u.hosts[0]!));
   const prepared = hosts.map((h) => ({
     host: h.name,
-    prepare: sshArgv(target, h, "master", remoteCommand(prepareScript(stage, rendezvousHosts.has(h) && !s.masterPort ? python : undefined), `gpucheck-${RUN}-prepare`)),
+    prepare: sshArgv(target, h, "master", remoteCommand(prepareScript(stage, python, rendezvousHosts.has(h) && !s.masterPort), `gpucheck-${RUN}-prepare`)),
     stageIfMissing: sshArgv(target, h, "mux", remoteCommand(stageScript(stage), `gpucheck-${RUN}-stage`)),
   }));
   const launched = units.map((u) => {
@@ -43,7 +43,7 @@ function render(ctx: RenderContext<SshSettings>) {
     `ssh options: ${shJoin(prepared[0]!.prepare.slice(1, prepared[0]!.prepare.indexOf("--")))}`,
     "  (later commands on a host: ControlMaster=no over the same ControlPath; exact argv of every command: gpucheck plan --json)",
     "first ssh to each host (opens its ControlMaster; <run-id> and <control-dir> are made at run time):",
-    ...indent(prepareScript(stage, s.masterPort ? undefined : python)),
+    ...indent(prepareScript(stage, python, !s.masterPort)),
     `then, where the stage is missing, with a tar stream of ${ctx.launch.files.length} files on stdin:`,
     ...indent(stageScript(stage)),
     ...(example ? [`each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`, ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env }))] : []),

@@ -15,8 +15,10 @@ export interface PrepareOptions {
   stage: StagePaths;
   /** the workload as a tar archive, built once for all hosts */
   tar: () => Uint8Array;
-  /** ask for a free port with this Python (the host will hold a rendezvous) */
-  portPython?: string;
+  /** the Python the ranks will run: its absence is found before anything launches */
+  python: string;
+  /** the host will hold a rendezvous: find a free port there */
+  wantPort: boolean;
   runId: string;
   signal: AbortSignal;
 }
@@ -36,14 +38,14 @@ function lastLines(text: string, n = 3): string {
 
 export async function prepareHost(t: SshTarget, host: HostSpec, o: PrepareOptions): Promise<HostState> {
   const name = `gpucheck-${o.runId}-prepare`;
-  const res = await runProc({ argv: sshArgv(t, host, "master", remoteCommand(prepareScript(o.stage, o.portPython), name)), signal: o.signal, graceMs: 500 });
+  const res = await runProc({ argv: sshArgv(t, host, "master", remoteCommand(prepareScript(o.stage, o.python, o.wantPort), name)), signal: o.signal, graceMs: 500 });
   if (res.spawnError) return { ok: false, message: `host ${host.name}: ${res.spawnError}` };
   if (res.killed) return { ok: false, message: `host ${host.name}: stopped while connecting` };
   if (res.code === 255) return { ok: false, message: `host ${host.name}: ${describeSshFailure(res.stderr)}` };
-  if (res.code === 127 && o.portPython) return { ok: false, message: `host ${host.name}: Python ${JSON.stringify(o.portPython)} not found: ${lastLines(res.stderr, 1)}` };
+  if (/^gpucheck-no-python$/m.test(res.stdout)) return { ok: false, message: `host ${host.name}: Python ${JSON.stringify(o.python)} not found` };
   const addr = /^gpucheck-addr (\S+)$/m.exec(res.stdout)?.[1];
   const port = /^gpucheck-port (\d+)$/m.exec(res.stdout)?.[1];
-  if (res.code !== 0 || !addr || (o.portPython && !port)) {
+  if (res.code !== 0 || !addr || (o.wantPort && !port)) {
     return { ok: false, message: `host ${host.name}: preparing failed (exit ${res.code ?? res.signal}): ${lastLines(res.stderr) || lastLines(res.stdout) || "no output"}` };
   }
   let copied = false;

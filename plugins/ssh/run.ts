@@ -46,7 +46,7 @@ export async function runSsh(ctx: RunContext<SshSettings>): Promise<UnitRun[]> {
     used.map((h) => [
       h,
       connectSlots.run(() =>
-        prepareHost(target, h, { stage, tar: () => (tar ??= tarFiles(ctx.workload)), portPython: needsPort.has(h) ? python : undefined, runId, signal: ctx.signal }),
+        prepareHost(target, h, { stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), runId, signal: ctx.signal }),
       ),
     ]),
   );

@@ -20,15 +20,34 @@ export const runDirOf = (p: StagePaths, runId: string) => `${p.base.replace(/\/+
 const FREE_PORT = `import socket; s = socket.socket(); s.bind(("", 0)); print("gpucheck-port", s.getsockname()[1])`;
 
 /**
- * First command on a host (it also opens the ControlMaster): is the workload staged, which address
- * did ssh reach the host on ($SSH_CONNECTION's third field: the address other hosts can use for
- * MASTER_ADDR, even behind ProxyJump), and, where a rendezvous will live, a free port.
+ * A port no TCP socket on the host uses, below the usual ephemeral range (32768-): read from
+ * /proc/net/tcp{,6} rather than by starting Python, which would put an interpreter start on the
+ * critical path of every launch. Hosts without /proc fall back to binding port 0 in Python.
  */
-export function prepareScript(stage: StagePaths, portPython?: string): string {
+function freePortLines(python: string): string[] {
+  return [
+    `used=" $(awk 'FNR > 1 { split($2, a, ":"); printf "%s ", a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null) "`,
+    `port=; i=0`,
+    `while [ "$used" != "  " ] && [ -z "$port" ] && [ $i -lt 50 ]; do`,
+    `  n=$(od -An -N2 -tu2 /dev/urandom | tr -d ' '); c=$((20000 + n % 12000)); i=$((i + 1))`,
+    `  case "$used" in *" $(printf %04X $c) "*) ;; *) port=$c ;; esac`,
+    `done`,
+    `if [ -n "$port" ]; then echo "gpucheck-port $port"; else exec ${shQuote(python)} -c ${shQuote(FREE_PORT)}; fi`,
+  ];
+}
+
+/**
+ * First command on a host (it also opens the ControlMaster): is the workload staged, is the
+ * Python there, which address did ssh reach the host on ($SSH_CONNECTION's third field: the address
+ * other hosts can use for MASTER_ADDR, even behind ProxyJump), and, where a rendezvous will live,
+ * a free port.
+ */
+export function prepareScript(stage: StagePaths, python: string, wantPort: boolean): string {
   return [
     `if [ -f ${remotePath(stageOf(stage))}/.complete ]; then echo gpucheck-staged yes; else echo gpucheck-staged no; fi`,
+    `command -v ${shQuote(python)} >/dev/null 2>&1 || { echo ${shQuote(`gpucheck-no-python`)}; exit 0; }`,
     `set -- $SSH_CONNECTION; echo "gpucheck-addr $3"`,
-    ...(portPython ? [`exec ${shQuote(portPython)} -c ${shQuote(FREE_PORT)}`] : []),
+    ...(wantPort ? freePortLines(python) : []),
   ].join("\n");
 }
 

@@ -63,6 +63,12 @@ describe("ssh: hosts that cannot be used", () => {
       silent.close();
     }
   }, 30_000);
+
+  t("a host without the suite's Python is named before anything launches", async () => {
+    const tg = { ...target(sshInfra().hosts.slice(0, 2)), python: "/opt/missing/bin/python3" };
+    const { units } = await runScript(platform, tg, scriptTest("nopython", "/opt/missing/bin/python3", "print(1)", { nodes: 2, ranksPerNode: 1 }));
+    expect(units.map((u) => [u.status, u.message, u.ranks.length])).toEqual([["infra", 'host 127.0.0.2: Python "/opt/missing/bin/python3" not found; host 127.0.0.3: Python "/opt/missing/bin/python3" not found', 0]]);
+  }, 30_000);
 });
 
 describe("ssh: a host dies mid-test", () => {

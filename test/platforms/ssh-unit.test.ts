@@ -2,7 +2,7 @@
 // remote scripts' syntax and the plan rendering. No sshd needed.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SuiteError } from "../../lib/errors.ts";
@@ -196,7 +196,7 @@ describe("rank placement", () => {
 describe("remote scripts", () => {
   const stage = { base: "~/.cache/gpu check's", hash: "0123abcd" };
   const scripts = {
-    prepare: prepareScript(stage, "/usr/bin/python3"),
+    prepare: prepareScript(stage, "/usr/bin/python3", true),
     stage: stageScript(stage),
     rank: rankScript({ runId: "r1", stage, id: 3, argv: ["python3", "-c", "print(1)", ...HOSTILE], env: Object.fromEntries(HOSTILE.map((v, i) => [`V${i}`, v])) }),
     kill: killScript(stage, "r1", [0, 1, 2], 3000),
@@ -210,6 +210,23 @@ describe("remote scripts", () => {
       });
     }
   }
+
+  test("prepare: the staged flag, the address ssh reached, and a port no TCP socket uses", async () => {
+    const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const run = (python: string) =>
+      spawnSync("/bin/sh", ["-c", prepareScript({ base: "/nonexistent", hash: "h" }, python, true)], { encoding: "utf8", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } }).stdout;
+    const out = run("/bin/true");
+    expect(out).toMatch(/^gpucheck-staged no\ngpucheck-addr 10\.0\.0\.7\ngpucheck-port \d+\n$/);
+    const inUse = new Set(readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1).map((l) => parseInt(l.trim().split(/\s+/)[1]?.split(":")[1] ?? "", 16)));
+    for (let i = 0; i < 20; i++) {
+      const port = Number(/gpucheck-port (\d+)/.exec(run("/bin/true"))![1]);
+      expect(port).toBeGreaterThanOrEqual(20000);
+      expect(port).toBeLessThan(32000);
+      expect(inUse.has(port)).toBe(false);
+    }
+    expect(run("/nonexistent/python3")).toBe("gpucheck-staged no\ngpucheck-no-python\n");
+    busy.stop(true);
+  });
 
   test("the rank wrapper: own session, pid file, sentinels, watchdog on stdin, PYTHONPATH prepended", () => {
     const s = rankScript({ runId: "r1", stage, id: 3, argv: ["python3", "x.py"], env: { PYTHONPATH: "/opt/extra", A: "1" } });
