@@ -36,8 +36,34 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
+/**
+ * Indented like JSON.stringify(…, 2) for people and diffs, except that data arrays (series points,
+ * [size, value] rows, lists of plain values) stay on one line each: an hour of telemetry on 64 nodes
+ * would otherwise be one line per number, several times the size (bench/report-files.ts).
+ */
 export function serialiseResults(results: ResultsFile): string {
-  return `${JSON.stringify(results, null, 2)}\n`;
+  return `${layout(results, "")}\n`;
+}
+
+function layout(v: unknown, indent: string): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(v);
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    if (v.every(isFlat)) return JSON.stringify(v);
+    return `[\n${v.map((x) => inner + layout(x, inner)).join(",\n")}\n${indent}]`;
+  }
+  const entries = Object.entries(v).filter(([, x]) => x !== undefined && typeof x !== "function");
+  if (entries.length === 0) return "{}";
+  return `{\n${entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${layout(x, inner)}`).join(",\n")}\n${indent}}`;
+}
+
+/** A value, or an array or object of values: one data point. */
+function isFlat(x: unknown): boolean {
+  if (x === null || typeof x !== "object") return true;
+  const parts = Array.isArray(x) ? x : Object.values(x);
+  return parts.length <= 4 && parts.every((p) => p === null || typeof p !== "object");
 }
 
 /** Validated content of a results.json; `source` names it in messages. */

@@ -44,3 +44,19 @@ describe("results directory files", () => {
     expect(readdirSync(dir).sort()).toEqual(["a.json", "taken"]);
   });
 });
+
+describe("serialiseResults", () => {
+  test("reads back to the same data, with data arrays on one line and structure indented", async () => {
+    const { serialiseResults } = await import("../../lib/report/results.ts");
+    for (const build of Object.values(FIXTURES)) {
+      const r = build();
+      const text = serialiseResults(r);
+      expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(r)));
+    }
+    const text = serialiseResults(FIXTURES.passing());
+    expect(text).toContain('\n              "busbw": [[8,0.01],[16,0.01],');
+    expect(text).toContain('"util_pct": [{"x":0,"y":0},{"x":0.5,"y":25.21},');
+    expect(text).toContain('\n  "tests": [\n    {\n      "name": "nvlink-allreduce",\n');
+    expect(text.endsWith("}\n")).toBe(true);
+  });
+});
