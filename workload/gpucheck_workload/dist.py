@@ -70,7 +70,20 @@ def init(ranks, backend="auto"):
     timeout = float(os.environ.get("GPUCHECK_DIST_TIMEOUT_S", DEFAULT_TIMEOUT_S))
     dist.init_process_group(backend, init_method="tcp://%s:%d" % (host, ranks.master_port),
                             rank=ranks.rank, world_size=ranks.world_size, timeout=timedelta(seconds=timeout))
-    return Context(backend, device, ranks)
+    ctx = Context(backend, device, ranks)
+    # torch 1.13 ends init with a barrier polled on rank 0's store: if rank 0 failed and exited
+    # right after it, the others would die on a broken pipe instead of reporting the same error.
+    barrier(ctx)
+    return ctx
+
+
+def barrier(ctx):
+    import torch.distributed as dist
+    if ctx.backend == "nccl":
+        dist.barrier(device_ids=[ctx.device.index])
+    else:
+        dist.barrier()
+    sync(ctx)
 
 
 def sync(ctx):
