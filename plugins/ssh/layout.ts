@@ -4,7 +4,7 @@ import type { Launch, PlannedTest } from "../../lib/types.ts";
 import { rankEnv } from "../types.ts";
 import type { HostSpec } from "./hosts.ts";
 
-export type Launcher = "direct" | "torchrun" | "mpirun";
+export type Launcher = "direct" | "gpucheck" | "torchrun" | "mpirun";
 
 /** sshd's default MaxSessions is 10: ranks beyond this many per host get their own connection. */
 export const MUX_SESSIONS = 8;
@@ -17,7 +17,7 @@ export interface UnitLayout {
   ranksPerNode: number;
 }
 
-/** One remote process: a rank (direct) or a launcher (torchrun: one per host; mpirun: one in all). */
+/** One remote process: a rank (direct) or a launcher (gpucheck, torchrun: one per host; mpirun: one in all). */
 export interface RemoteProc {
   /** pid-file and log name: the global rank, or the first global rank the launcher starts */
   id: number;
@@ -53,6 +53,18 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
     const exports = Object.keys(env).flatMap((k) => ["-x", k]).concat(["-x", "PYTHONPATH"]);
     const argv = ["mpirun", "-np", String(u.worldSize), "--host", hostArg, "--map-by", `ppr:${R}:node`, ...exports, python, ...launch.args];
     return [{ id: 0, hostIndex: 0, host: u.hosts[0]!, ranks: range(0, u.worldSize), argv, env, mux: true }];
+  }
+  if (launcher === "gpucheck") {
+    // the workload's own per-host launcher: it sets RANK/LOCAL_RANK per child and prefixes their lines
+    return u.hosts.map((host, i) => ({
+      id: i * R,
+      hostIndex: i,
+      host,
+      ranks: range(i * R, R),
+      argv: [python, "-m", "gpucheck_workload.launch", "--nprocs", String(R), "--node-rank", String(i), "--", ...launch.args],
+      env: { ...base, WORLD_SIZE: String(u.worldSize), MASTER_ADDR: master.addr, MASTER_PORT: master.port, GPUCHECK_NODE: host.name },
+      mux: true,
+    }));
   }
   if (launcher === "torchrun") {
     return u.hosts.map((host, i) => ({

@@ -22,8 +22,12 @@ export const sshSettings = z
     stageDir: z.string().min(1).default("~/.cache/gpucheck"),
     /** hosts connected to (and ranks being started) at once */
     maxParallel: z.number().int().min(1).max(4096).default(32),
-    /** direct: one ssh per rank; torchrun: one launcher per host; mpirun: one mpirun on the first host */
-    launcher: z.enum(["direct", "torchrun", "mpirun"]).default("direct"),
+    /**
+     * direct: one ssh per rank; gpucheck: one ssh per host running the workload's own launcher
+     * (fewer ssh clients on the jump host for hundreds of 8-GPU hosts); torchrun: one torchrun per
+     * host; mpirun: one mpirun on the first host, which reaches the others itself
+     */
+    launcher: z.enum(["direct", "gpucheck", "torchrun", "mpirun"]).default("direct"),
     /** the Python on the hosts, when it differs from the suite's */
     python: z.string().min(1).optional(),
     /** MASTER_ADDR as the other hosts reach rank 0's host; default: the address ssh reached it on */

@@ -12,7 +12,7 @@ import { describeSshFailure, type HostState } from "./connect.ts";
 import type { HostSpec } from "./hosts.ts";
 import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layout.ts";
 import type { Limiter } from "./limit.ts";
-import { runRemoteProc, type ProcOutcome } from "./proc.ts";
+import { rankLog, runRemoteProc, type ProcOutcome } from "./proc.ts";
 import { killScript, type StagePaths } from "./scripts.ts";
 
 export interface UnitEnv {
@@ -40,7 +40,16 @@ export interface UnitEnv {
 type StopKind = "timeout" | "cancelled" | "infra" | "failed";
 
 const what = (p: RemoteProc, launcher: Launcher) =>
-  launcher === "direct" ? `rank ${p.id}` : launcher === "torchrun" ? `the torchrun of ranks ${p.ranks[0]}-${p.ranks.at(-1)}` : "mpirun";
+  launcher === "direct" ? `rank ${p.id}` : launcher === "mpirun" ? "mpirun" : `the ${launcher} launcher of ranks ${p.ranks[0]}-${p.ranks.at(-1)}`;
+
+/** The rank that failed and why: a launcher names its first failing rank (gpucheck_workload.launch). */
+function failureOf(p: RemoteProc, launcher: Launcher, code: number, dir: string): string {
+  const named = /^gpucheck-launch: rank (\d+) exited with (-?\d+)$/m.exec(readLog(rankLog(dir, p.id)));
+  const rank = named ? Number(named[1]) : p.id;
+  const reason = lastWorkloadError(readLog(rankLog(dir, rank)));
+  const who = named ? `rank ${rank}` : what(p, launcher);
+  return `${who} on ${p.host.name} failed with exit code ${named ? named[2] : code}${reason ? `: ${reason}` : ""}`;
+}
 
 export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
   const t0 = Date.now();
@@ -75,7 +84,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
             graceMs: 500,
           });
           if (res.code === 0) killedIds.push(...[...res.stdout.matchAll(/^gpucheck-running (\d+)$/gm)].map((m) => Number(m[1])));
-          else unreachable.push(`could not reach host ${host.name} to stop ${ids.map((i) => `rank ${i}`).join(", ")}: ${describeSshFailure(res.stderr)}`);
+          else unreachable.push(`could not reach host ${host.name} to stop ${ids.map((i) => what(launched.get(i)!.p, env.launcher)).join(", ")}: ${describeSshFailure(res.stderr)}`);
         }),
       ),
     );
@@ -102,12 +111,12 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
         target: env.target,
         stage: env.stage,
         runId: env.runId,
-        logPath: join(dir, `rank-${p.id}.log`),
+        logDir: dir,
         signal: local.signal,
         started: release,
-        line: (text) => {
-          env.onLine(u.unit, p.id, text);
-          tail.push(`[${p.host.name} rank ${p.id}] ${text}`);
+        line: (rank, text) => {
+          env.onLine(u.unit, rank, text);
+          tail.push(`[${p.host.name} rank ${rank}] ${text}`);
           if (tail.length > 200) tail.splice(0, tail.length - 100);
         },
       });
@@ -117,8 +126,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
         const why = out.spawnError ?? (out.started ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})` : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
         stop("infra", `host ${p.host.name}: ${why}`);
       } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
-        const reason = lastWorkloadError(readLog(join(dir, `rank-${p.id}.log`)));
-        events.push({ kind: "failed", message: `${what(p, env.launcher)} on ${p.host.name} failed with exit code ${out.exitCode}${reason ? `: ${reason}` : ""}` });
+        events.push({ kind: "failed", message: failureOf(p, env.launcher, out.exitCode, dir) });
         // its peers are likely blocked in a collective that will never complete
         timers.push(setTimeout(() => stop("failed", ""), env.peerFailureGraceMs));
       }
@@ -130,19 +138,21 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
 
   const down = (await Promise.all(states)).flatMap((s) => (s.ok ? [] : [s.message]));
   const first = events.find((e) => e.kind !== "failed" || e.message) ?? { kind: "completed" as const, message: "" };
+  // a per-host launcher's ranks share its exit code; torchrun and mpirun mix their ranks in one log
+  const perRankLogs = env.launcher === "direct" || env.launcher === "gpucheck";
   const ranks: RankLog[] = [...launched.values()]
-    .sort((a, b) => a.p.id - b.p.id)
-    .map(({ p, out }) => ({ rank: p.id, host: p.host.name, path: join(dir, `rank-${p.id}.log`), exitCode: out?.exitCode ?? null }));
+    .flatMap(({ p, out }) => (perRankLogs ? p.ranks : [p.id]).map((rank) => ({ rank, host: p.host.name, path: rankLog(dir, rank), exitCode: out?.exitCode ?? null })))
+    .sort((a, b) => a.rank - b.rank);
   const base = {
     unit: u.unit,
     hosts: u.hosts.map((h) => h.name),
     startedAt: new Date(t0).toISOString(),
     endedAt: new Date().toISOString(),
     ranks,
-    output: readLog(join(dir, "rank-0.log")),
+    output: readLog(rankLog(dir, 0)),
     tail: tail.slice(-40).join("\n"),
   };
-  const stopped = killedIds.length ? killedIds.sort((a, b) => a - b).map((i) => `rank ${i} on ${launched.get(i)!.p.host.name}`).join(", ") : "nothing (ranks had exited)";
+  const stopped = killedIds.length ? killedIds.sort((a, b) => a - b).map((i) => `${what(launched.get(i)!.p, env.launcher)} on ${launched.get(i)!.p.host.name}`).join(", ") : "nothing (ranks had exited)";
   const also = unreachable.length ? `; ${unreachable.join("; ")}` : "";
   switch (first.kind) {
     case "completed":

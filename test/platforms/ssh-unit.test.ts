@@ -181,12 +181,16 @@ describe("rank placement", () => {
     expect(procsOf(u!, launch, "python3", "direct", master, {}).map((p) => p.mux)).toEqual([true, true, true, true, true, true, true, true, false, false]);
   });
 
-  test("torchrun: one launcher per host with its node rank; mpirun: one launch on the first host", () => {
+  test("gpucheck and torchrun: one launcher per host with its node rank; mpirun: one launch on the first host", () => {
     const [u] = unitsOf({ nodes: 2, ranksPerNode: 8, perNode: false }, hosts);
     const tr = procsOf(u!, launch, "python3", "torchrun", master, {});
     expect(tr.map((p) => [p.id, p.host.name, p.ranks.length])).toEqual([[0, "gpu01", 8], [8, "gpu02", 8]]);
     expect(tr[1]!.argv).toEqual(["python3", "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=8", "--node_rank=1", "--master_addr=10.0.0.1", "--master_port=29500", "-m", "gpucheck_workload", "collective"]);
     expect(tr[1]!.env).toEqual({ NCCL_DEBUG: "WARN", GPUCHECK_NODE: "gpu02" });
+    const own = procsOf(u!, launch, "python3", "gpucheck", master, {});
+    expect(own[1]!.argv).toEqual(["python3", "-m", "gpucheck_workload.launch", "--nprocs", "8", "--node-rank", "1", "--", "-m", "gpucheck_workload", "collective"]);
+    expect(own[1]!.env).toEqual({ NCCL_DEBUG: "WARN", WORLD_SIZE: "16", MASTER_ADDR: "10.0.0.1", MASTER_PORT: "29500", GPUCHECK_NODE: "gpu02" });
+    expect(own[1]!.ranks).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
     const mpi = procsOf(u!, launch, "python3", "mpirun", master, {});
     expect(mpi).toHaveLength(1);
     expect(mpi[0]!.argv).toEqual(["mpirun", "-np", "16", "--host", "gpu01:8,gpu02:8", "--map-by", "ppr:8:node", "-x", "NCCL_DEBUG", "-x", "MASTER_ADDR", "-x", "MASTER_PORT", "-x", "PYTHONPATH", "python3", "-m", "gpucheck_workload", "collective"]);

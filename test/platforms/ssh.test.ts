@@ -2,6 +2,7 @@
 // suite across two hosts, rank placement, per-node mode, staging once, hostile paths.
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { ssh } from "../../plugins/ssh.ts";
 import type { Platform } from "../../plugins/types.ts";
 import { conformance, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
@@ -78,6 +79,27 @@ describe("ssh: placement and rendezvous", () => {
       expect(mine.map((e) => [e.RANK, e.WORLD_SIZE, e.MASTER_ADDR]).sort()).toEqual([["0", "2", h], ["1", "2", h]]);
     }
     for (const u of units) expect(u.output).toContain(`"GPUCHECK_NODE": "${u.unit}"`);
+  }, 60_000);
+});
+
+describe("ssh: one launcher per host (launcher: gpucheck)", () => {
+  t("2 hosts × 3 ranks through gpucheck_workload.launch: rank environment, per-rank logs, rank 0's output", async () => {
+    const tg = target({ launcher: "gpucheck" }, 2, 3);
+    const code = "import os; print('R', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['MASTER_ADDR'], os.environ['GPUCHECK_NODE'], flush=True)";
+    const { units, lines } = await runScript(platform, tg, scriptTest("launcher", tg.python, code, { nodes: 2, ranksPerNode: 3 }));
+    expect(units[0]!.status).toBe("completed");
+    expect(units[0]!.ranks.map((r) => [r.rank, r.host])).toEqual([0, 1, 2, 3, 4, 5].map((r) => [r, tg.cli.hosts[Math.floor(r / 3)]]));
+    for (const r of units[0]!.ranks) expect(readFileSync(r.path, "utf8")).toBe(`R ${r.rank} 6 ${r.rank % 3} ${tg.cli.hosts[0]} ${r.host}\n`);
+    expect(lines.filter((l) => l.includes(": R ")).map((l) => l.split(":")[0]).sort()).toEqual(["all/0", "all/1", "all/2", "all/3", "all/4", "all/5"]);
+    expect(units[0]!.output).toBe(`R 0 6 0 ${tg.cli.hosts[0]} ${tg.cli.hosts[0]}\n`);
+  }, 60_000);
+
+  t("a failing rank behind the launcher is named with its own exit code and reason", async () => {
+    const tg = target({ launcher: "gpucheck" }, 2, 2);
+    const code = "import os, sys\nif os.environ['RANK'] == '2':\n  print('gpucheck-workload: error: out of memory on cuda:0', file=sys.stderr); sys.exit(4)";
+    const { units } = await runScript(platform, tg, scriptTest("launcher-fail", tg.python, code, { nodes: 2, ranksPerNode: 2 }));
+    expect(units[0]!.status).toBe("failed");
+    expect(units[0]!.message).toBe(`rank 2 on ${tg.cli.hosts[1]} failed with exit code 4: out of memory on cuda:0`);
   }, 60_000);
 });
 
