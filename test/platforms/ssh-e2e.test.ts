@@ -1,0 +1,98 @@
+// gpucheck as a user runs it (the compiled binary when built, else the sources) with
+// `--platform ssh --hosts …` against the loopback sshd's of test/infra/ssh.sh: the built-in
+// cpu-smoke suite across 2 and 4 hosts, a per-node test losing a host, and Ctrl-C.
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
+import { killHost, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
+
+const t = SSH_INFRA ? test : test.skip;
+
+/** A suite over a built-in one, pointing the ssh platform at the test hosts' client config. */
+function suiteFile(dir: string, body: string): string {
+  const path = join(dir, "suite.yaml");
+  writeFileSync(path, `${body}\nplatform:\n  type: ssh\n  ssh:\n    configFile: ${sshInfra().config}\n    killGraceMs: 2000\n`);
+  return path;
+}
+
+// biome-ignore lint: results.json is read as plain data
+const results = (out: string): any => JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+
+describe("gpucheck suite --platform ssh", () => {
+  for (const [hosts, ranks] of [[2, 2], [4, 1]] as const) {
+    t(`cpu-smoke across ${hosts} hosts × ${ranks} rank(s): every test passes, inventory per host`, () => {
+      const dir = tempDir(`ssh-smoke-${hosts}`);
+      const list = sshInfra().hosts.slice(0, hosts);
+      const suite = suiteFile(dir, `extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: ${hosts}\n  ranksPerNode: ${ranks}`);
+      const r = gpucheck(["suite", suite, "--platform", "ssh", "--hosts", list.join(","), "--python", "/usr/bin/python3", "--out", join(dir, "out"), "--progress", "none"], { timeoutMs: 900_000 });
+      const res = results(join(dir, "out"));
+      const units = res.tests.flatMap((x: { name: string; units: Array<{ unit: string; status: string; message?: string }> }) => x.units.map((u) => [x.name, u.unit, u.status, u.message]));
+      expect(units).toEqual([
+        ...list.map((h) => ["inventory", h, "completed", undefined]),
+        ["allreduce-gloo", "all", "completed", undefined],
+        ["resnet18-fashionmnist", "all", "completed", undefined],
+      ]);
+      expect(r.status).toBe(0);
+      expect(res.outcome).toBe("passed");
+      expect(res.inventory).toHaveLength(1); // every fake host is this machine: one hostname
+      expect(remoteProcesses(sshInfra().user)).toEqual([]);
+    }, 900_000);
+  }
+
+  t("per-node: one host dies mid-test; junit has a verdict per host and the summary names the dead one", async () => {
+    const dir = tempDir("ssh-pernode");
+    const hosts = sshInfra().hosts;
+    const suite = suiteFile(
+      dir,
+      [
+        "name: ssh-pernode",
+        "description: per-node all-reduce, one host dies",
+        "tests:",
+        "  - name: allreduce-node",
+        "    kind: collective",
+        "    perNode: true",
+        "    nodes: 4",
+        "    ranksPerNode: 2",
+        "    gpusPerNode: 0",
+        "    timeout: 120s",
+        "    collective: { op: all_reduce, minBytes: 1KiB, maxBytes: 1MiB, factor: 2, iters: 200, warmup: 2, backend: gloo }",
+      ].join("\n"),
+    );
+    const out = join(dir, "out");
+    const run = gpucheckAsync(["suite", suite, "--hosts", hosts.join(","), "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
+    const deadline = Date.now() + 60_000;
+    while (!run.output().includes("127.0.0.4") && Date.now() < deadline) await Bun.sleep(100);
+    await Bun.sleep(1000);
+    killHost(3);
+    const code = await run.exited;
+    reviveHosts();
+    expect(code).toBe(3);
+    const units = results(out).tests[0].units as Array<{ unit: string; status: string; message?: string }>;
+    expect(units.map((u) => [u.unit, u.status])).toEqual([["127.0.0.2", "completed"], ["127.0.0.3", "completed"], ["127.0.0.4", "infra"], ["127.0.0.5", "completed"]]);
+    expect(units[2]!.message).toMatch(/^host 127\.0\.0\.4: connection lost while rank \d was running \(ssh exited 255\)/);
+    const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    expect(junit.match(/<testcase /g)).toHaveLength(4);
+    expect(junit).toMatch(/<error [^>]*message="[^"]*host 127\.0\.0\.4: connection lost/);
+    expect(run.output()).toMatch(/Failing hosts:\n\s+127\.0\.0\.4\b/);
+    expect(remoteProcesses(sshInfra().user)).toEqual([]);
+  }, 180_000);
+
+  t("Ctrl-C mid-test stops every remote rank and keeps the results", async () => {
+    const dir = tempDir("ssh-sigint");
+    const suite = suiteFile(dir, "extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: 2\n  ranksPerNode: 2");
+    const out = join(dir, "out");
+    const run = gpucheckAsync(["suite", suite, "--only", "allreduce-gloo", "--hosts", sshInfra().hosts.slice(0, 2).join(","), "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
+    const deadline = Date.now() + 60_000;
+    // rank 0 prints the nccl-tests table once every rank has joined the rendezvous
+    while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);
+    expect(remoteProcesses(sshInfra().user).some((p) => p.includes("gpucheck_workload"))).toBe(true);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(130);
+    const res = results(out);
+    expect(res.complete).toBe(false);
+    expect(res.tests[0].units[0].status).toBe("cancelled");
+    expect(res.tests[0].units[0].message).toMatch(/^cancelled: killed rank \d on 127\.0\.0\.[23]/);
+    expect(remoteProcesses(sshInfra().user)).toEqual([]);
+  }, 120_000);
+});
