@@ -15,6 +15,9 @@ PKGS=(
   poppler-utils        # pdfinfo: certificate.html printed by chromium must be 1-2 A4 pages
   jq                   # the openssl verification steps printed on every certificate
   openssh-client       # ssh-keygen -lf cross-checks the SHA256 key fingerprints
+  openssh-server       # the ssh platform's tests: real sshd's on loopback (test/infra/ssh.sh)
+  pdsh                 # bench/ssh-fanout.ts: the baseline gpucheck's ssh fan-out is compared with
+  util-linux           # setsid: the ssh platform puts every remote rank in its own session
 )
 missing=()
 for p in "${PKGS[@]}"; do
