@@ -65,7 +65,8 @@ export function checkExpectation(e: Expectation, m: Measurement, baseline: Measu
     }
     const ok = holds(op, got.value, expected);
     const rel = ok ? op : NEGATION[op];
-    const margin = ok && op === "=" ? "" : ` (${formatMargin(got.value, expected, e.unit)})`;
+    // exactly on the threshold there is no margin to state ("wrong 0 = 0 expected")
+    const margin = got.value === expected ? "" : ` (${formatMargin(got.value, expected, e.unit)})`;
     const value = attachUnit(shownText(got.value, expected), e.unit);
     const message = `${e.metric} ${value}${where} ${rel} ${withUnit(expected, e.unit)} expected${note ?? ""}${margin}`;
     return { ...base, ok, message };

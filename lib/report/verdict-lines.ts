@@ -18,10 +18,12 @@ export function verdictLines(u: UnitResult): string[] {
  * size, inventory JSON): they crowd out what a person needs and stay in the full logs.
  */
 export function humanTail(tail: string): string {
-  return tail
+  const kept = tail
     .split("\n")
     .filter((l) => !/GPUCHECK_(TELEMETRY|PROGRESS|INVENTORY) \{/.test(l))
     .join("\n");
+  // a rank killed early may have printed nothing else: then those lines are all there is to show
+  return kept.trim() === "" ? tail : kept;
 }
 
 /** The directory all of a unit's logs share ("logs/test/node/"), when there are enough to group. */

@@ -193,3 +193,8 @@ test("a platform message that already says what happened is not repeated", () =>
   const v = judgeUnit([], { status: "timeout", message: "timed out after 4s: killed rank 0 (pid 1)", measurement: null });
   expect(v.reason).toBe("timed out after 4s: killed rank 0 (pid 1)");
 });
+
+test("a value exactly on a bound has no margin to state", () => {
+  const e: Expectation = { metric: "xid_events", unit: "count", max: 0, text: "xid_events: max 0" };
+  expect(judgeUnit([e], done({ metrics: { xid_events: 0 } })).checks[0].message).toBe("xid_events 0 ≤ 0 expected");
+});

@@ -119,3 +119,9 @@ describe("what Jenkins gets", () => {
     expect(readFileSync(join(dir, "count.xml"), "utf8")).toContain("testsuite");
   });
 });
+
+test("a tail of nothing but protocol lines is shown as it is, rather than not at all", () => {
+  const r = FIXTURES["hostile-tail"]();
+  r.tests[0].units[0].tail = '[rank 0] GPUCHECK_INVENTORY {"hostname":"vm","gpus":[]}';
+  expect(renderJunit(r)).toContain('--- last lines of the log (telemetry and progress lines only in the full logs) ---\n[rank 0] GPUCHECK_INVENTORY {"hostname":"vm","gpus":[]}\n');
+});
