@@ -89,8 +89,9 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     }
     if (decision.done) break;
     const pending = decision.pending.join("; ");
-    if (pending && pending !== lastPending) fc.note(`k8s: ${u.unit}: ${pending}`);
-    lastPending = pending;
+    // pods take a moment to appear after the Job does: only report what lasts
+    if (pending && pending !== lastPending && Date.now() - t0 > 1000) fc.note(`k8s: ${u.unit}: ${pending}`);
+    if (Date.now() - t0 > 1000) lastPending = pending;
     await new Promise<void>((r) => {
       const t = setTimeout(r, 1000);
       wake = () => {

@@ -2,7 +2,7 @@
 // one pod log carries all of a node's ranks (and the MPI launcher's log all ranks). Lines without
 // the prefix are the pod's own (the launcher's verdict, a shell or Python error before any rank
 // started) and go to the pod's first rank.
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { RankLog } from "../../lib/types.ts";
 import { errorFromStatus, statusOfResponse } from "./api-errors.ts";
@@ -75,6 +75,8 @@ export class RankLogs {
   /** every rank that printed, plus the ones the caller knows exist */
   ranks(known: number[], exitCode: (rank: number) => number | null, host: (rank: number) => string): RankLog[] {
     const all = [...new Set([...known, ...this.files.keys()])].sort((a, b) => a - b);
+    // a rank that printed nothing still gets its (empty) log, so every path given out exists
+    for (const rank of all) if (!this.files.has(rank)) writeFileSync(this.path(rank), "", { flag: "a" });
     return all.map((rank) => ({ rank, host: host(rank), path: this.path(rank), exitCode: exitCode(rank) }));
   }
 

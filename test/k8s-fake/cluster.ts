@@ -55,7 +55,7 @@ export class FakeCluster {
   private server?: Server;
   private watches = new Set<ServerResponse>();
   private running = new Map<string, Running>();
-  private ports = new Map<string, string>();
+  private ports = new Map<string, Promise<string>>();
   private lost = new Map<string, Set<string>>();
   private pending?: ReturnType<typeof setTimeout>;
   private ticker?: ReturnType<typeof setInterval>;
@@ -252,9 +252,10 @@ export class FakeCluster {
         return {
           pod, container: c, dir: run.dir, log,
           resolves: (host: string) => this.resolves(ns, host),
-          masterPort: async (port: string) => {
+          // the promise is cached, not the number: the pods of one Job start concurrently
+          masterPort: (port: string) => {
             const k = `${owner}/${port}`;
-            if (!this.ports.has(k)) this.ports.set(k, String(await freePort()));
+            if (!this.ports.has(k)) this.ports.set(k, freePort().then(String));
             return this.ports.get(k)!;
           },
         };
