@@ -27,7 +27,7 @@ function render(ctx: RenderContext<SshSettings>) {
     stageIfMissing: sshArgv(target, h, "mux", remoteCommand(stageScript(stage), `gpucheck-${RUN}-stage`)),
   }));
   const launched = units.map((u) => {
-    const master = { addr: s.masterAddr ?? `<address ssh reached ${u.hosts[0]!.name} on>`, port: String(s.masterPort ?? `<free port on ${u.hosts[0]!.name}>`) };
+    const master = { addr: (u.unit === "all" ? s.masterAddr : undefined) ?? `<address ssh reached ${u.hosts[0]!.name} on>`, port: String(s.masterPort ?? `<free port on ${u.hosts[0]!.name}>`) };
     const procs = procsOf(u, ctx.launch, python, s.launcher, master, { GPUCHECK_RUN_ID: RUN });
     return {
       unit: u.unit,

@@ -30,7 +30,7 @@ export const sshSettings = z
     launcher: z.enum(["direct", "gpucheck", "torchrun", "mpirun"]).default("direct"),
     /** the Python on the hosts, when it differs from the suite's */
     python: z.string().min(1).optional(),
-    /** MASTER_ADDR as the other hosts reach rank 0's host; default: the address ssh reached it on */
+    /** MASTER_ADDR as the other hosts reach rank 0's host (whole-cluster tests); default: the address ssh reached it on */
     masterAddr: z.string().min(1).optional(),
     /** MASTER_PORT; default: a free port chosen on rank 0's host */
     masterPort: z.number().int().min(1).max(65535).optional(),

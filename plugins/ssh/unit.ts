@@ -94,7 +94,9 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
   else env.signal.addEventListener("abort", onAbort, { once: true });
 
   const host0 = await states[0]!;
-  const master = host0.ok ? { addr: env.masterAddr ?? host0.addr, port: String(env.masterPort ?? host0.port) } : undefined;
+  // masterAddr names the cluster's rank-0 host on its data network; a per-node unit meets on its own host
+  const addr = u.unit === "all" ? env.masterAddr : undefined;
+  const master = host0.ok ? { addr: addr ?? host0.addr, port: String(env.masterPort ?? host0.port) } : undefined;
   const procs = master ? procsOf(u, env.launch, env.python, env.launcher, master, { GPUCHECK_RUN_ID: env.runId }) : [];
   if (!master) stop("infra", "");
 

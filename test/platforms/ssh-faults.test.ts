@@ -64,6 +64,14 @@ describe("ssh: hosts that cannot be used", () => {
     }
   }, 30_000);
 
+  t("an unknown host key is refused under BatchMode, with the fix in the message (sshOptions reach ssh)", async () => {
+    const tg = target(sshInfra().hosts.slice(0, 1), { sshOptions: ["UserKnownHostsFile=/dev/null"] });
+    const { units } = await runScript(platform, tg, scriptTest("hostkey", "/usr/bin/python3", "print(1)", { nodes: 1, ranksPerNode: 1 }));
+    expect(units.map((u) => [u.status, u.message])).toEqual([
+      ["infra", "host 127.0.0.2: login refused: No ED25519 host key is known for [127.0.0.2]:2722 and you have requested strict checking; Host key verification failed (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])"],
+    ]);
+  }, 30_000);
+
   t("a host without the suite's Python is named before anything launches", async () => {
     const tg = { ...target(sshInfra().hosts.slice(0, 2)), python: "/opt/missing/bin/python3" };
     const { units } = await runScript(platform, tg, scriptTest("nopython", "/opt/missing/bin/python3", "print(1)", { nodes: 2, ranksPerNode: 1 }));

@@ -270,7 +270,7 @@ describe("ssh failures and parallelism", () => {
   test("ssh's own words, classified", () => {
     expect(describeSshFailure("ssh: connect to host 10.0.0.9 port 22: Connection refused\n")).toBe("unreachable: ssh: connect to host 10.0.0.9 port 22: Connection refused");
     expect(describeSshFailure("Warning: Permanently added 'x' (ED25519) to the list of known hosts.\nops@x: Permission denied (publickey).\n")).toBe("login refused: ops@x: Permission denied (publickey)");
-    expect(describeSshFailure("Host key verification failed.\n")).toBe("login refused: Host key verification failed");
+    expect(describeSshFailure("Host key verification failed.\n")).toBe("login refused: Host key verification failed (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])");
     expect(describeSshFailure("")).toBe("ssh failed: no message from ssh");
   });
 
