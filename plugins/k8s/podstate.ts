@@ -38,7 +38,8 @@ export function viewOf(pod: V1Pod, containerName: string, deleted = false): PodV
   const disr = cond("DisruptionTarget");
   const labels = pod.metadata?.labels ?? {};
   const annotations = pod.metadata?.annotations ?? {};
-  const helper = labels["training.kubeflow.org/replica-type"] === "worker" && labels["training.kubeflow.org/operator-name"] === "mpi-operator";
+  // mpi-operator v2 marks its pods with job-role launcher|worker (no replica-type)
+  const helper = labels["training.kubeflow.org/operator-name"] === "mpi-operator" && labels["training.kubeflow.org/job-role"] === "worker";
   return {
     name: pod.metadata?.name ?? "?",
     node: pod.spec?.nodeName,
