@@ -121,7 +121,7 @@ function main(): void {
   const dir = mkdtempSync(join(tmpdir(), "gpucheck-bench-nccl-"));
   try {
     console.log(`cli: ${cli.join(" ")}\nruns per figure: ${runs}, medians; parse and \`wc -l\` runs alternate so load hits both\n`);
-    const startup = median(Array.from({ length: runs }, () => measure([...cli, "--version"]).wallS));
+    const start = Array.from({ length: runs }, () => measure([...cli, "--version"]));
     console.log("| log | parse wall (s) | MB/s | peak RSS (MB) | `wc -l` wall (s) | parse / `wc -l` |");
     console.log("|---|---|---|---|---|---|");
     for (const mb of sizesMB) {
@@ -139,7 +139,8 @@ function main(): void {
       console.log(`| ${size.toFixed(0)} MB | ${wall.toFixed(3)} | ${(size / wall).toFixed(0)} | ${median(parse.map((s) => s.maxRssMB)).toFixed(1)} | ${median(wc).toFixed(3)} | ${median(ratios).toFixed(1)}× |`);
       rmSync(path);
     }
-    console.log(`\nstart-up (\`--version\`, included in every parse wall time): ${startup.toFixed(3)} s`);
+    const [startS, startRss] = [median(start.map((s) => s.wallS)), median(start.map((s) => s.maxRssMB))];
+    console.log(`\n\`--version\` (start-up, included in every parse figure): ${startS.toFixed(3)} s, peak RSS ${startRss.toFixed(1)} MB`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
