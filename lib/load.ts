@@ -62,7 +62,8 @@ function keepEnvAsWritten(merged: Tracked, files: SourceFile[]): void {
     for (const [k, v] of Object.entries(env)) {
       if (typeof v !== "number" && typeof v !== "boolean") continue;
       const { origin, rest } = originOf(merged.prov, [...path, k]);
-      if (rest.length === 0) env[k] = sourceText(files[origin.file].doc, origin.path) ?? String(v);
+      // a plain file's env numbers are written canonically (yaml-plain.ts): no need to parse it again
+      if (rest.length === 0 && !files[origin.file].plain) env[k] = sourceText(files[origin.file].doc, origin.path) ?? String(v);
     }
   }
 }

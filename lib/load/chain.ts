@@ -8,6 +8,7 @@ import { isMap } from "./merge.ts";
 import { openSuite, type SourceFile } from "./read.ts";
 
 const MAX_DEPTH = 16;
+const SLOW = Symbol("parse with the yaml package");
 
 export interface Chain {
   /** [the named file, its parent, the parent's parent, …] */
@@ -22,8 +23,7 @@ export function readChain(first: SourceFile, cwd: string): Chain {
   const { files, raws, diagnostics } = chain;
   for (let file: SourceFile | undefined = first; file; ) {
     files.push(file);
-    diagnostics.push(...syntaxDiagnostics(file.doc, file.text, file.lines, file.display));
-    const raw: Record<string, unknown> | undefined = diagnostics.length ? undefined : toJS(file, diagnostics);
+    const raw = toJS(file, diagnostics);
     if (!raw) break;
     raws.push(raw);
     file = raw.extends === undefined ? undefined : parent(raw.extends, files, cwd, diagnostics);
@@ -44,13 +44,26 @@ function parent(ext: unknown, files: SourceFile[], cwd: string, diagnostics: Dia
   return next.file;
 }
 
+/** The file's data: by Bun's native parser when the text is plain (yaml-plain.ts), else by `yaml`. */
 function toJS(file: SourceFile, diagnostics: Diagnostic[]): Record<string, unknown> | undefined {
-  let raw: unknown;
-  try {
-    raw = file.doc.toJS({ maxAliasCount: 1000 });
-  } catch (err) {
-    diagnostics.push(at(file, 0, `invalid YAML: ${(err as Error).message}`));
-    return undefined;
+  let raw: unknown = SLOW;
+  if (file.plain) {
+    try {
+      raw = Bun.YAML.parse(file.text);
+    } catch {
+      // `yaml` will say what is wrong, and where
+    }
+  }
+  if (raw === SLOW) {
+    const syntax = syntaxDiagnostics(file.doc, file.text, file.lines, file.display);
+    diagnostics.push(...syntax);
+    if (syntax.length) return undefined;
+    try {
+      raw = file.doc.toJS({ maxAliasCount: 1000 });
+    } catch (err) {
+      diagnostics.push(at(file, 0, `invalid YAML: ${(err as Error).message}`));
+      return undefined;
+    }
   }
   if (isMap(raw)) return raw;
   const offset = file.doc.contents?.range?.[0] ?? 0;

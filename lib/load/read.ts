@@ -7,19 +7,47 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { builtinSuites } from "../assets.ts";
 import { closest } from "../schema/did-you-mean.ts";
+import { isPlainYaml } from "../yaml-plain.ts";
 
-export interface SourceFile {
-  /** as shown in messages: the path as the user gave it, or builtin:<name>.yaml */
-  display: string;
-  /** identity for loop detection: an absolute path or builtin:<name>.yaml */
-  id: string;
-  /** directory that relative `extends:` paths start from; undefined for built-ins */
-  dir?: string;
-  builtin: boolean;
-  text: string;
-  sha256: string;
-  doc: Document;
-  lines: LineCounter;
+export class SourceFile {
+  private parsed?: { doc: Document; lines: LineCounter };
+  constructor(
+    /** as shown in messages: the path as the user gave it, or builtin:<name>.yaml */
+    readonly display: string,
+    /** identity for loop detection: an absolute path or builtin:<name>.yaml */
+    readonly id: string,
+    /** directory that relative `extends:` paths start from; undefined for built-ins */
+    readonly dir: string | undefined,
+    readonly builtin: boolean,
+    readonly text: string,
+    readonly sha256: string,
+  ) {}
+
+  private isPlain?: boolean;
+
+  /** both parsers read the text alike, so Bun's fast one may (yaml-plain.ts) */
+  get plain(): boolean {
+    this.isPlain ??= isPlainYaml(this.text);
+    return this.isPlain;
+  }
+
+  /** The document with every node's position: parsed on first use, which a valid plain file never needs. */
+  get doc(): Document {
+    return this.positions().doc;
+  }
+
+  get lines(): LineCounter {
+    return this.positions().lines;
+  }
+
+  private positions() {
+    if (!this.parsed) {
+      const lines = new LineCounter();
+      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
+      this.parsed = { doc, lines };
+    }
+    return this.parsed;
+  }
 }
 
 export type Opened = { ok: true; file: SourceFile } | { ok: false; reason: string; notFound: boolean };
@@ -35,7 +63,7 @@ export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
   const builtins = builtinSuites();
   const builtinName = ref.startsWith("builtin:") ? ref.slice("builtin:".length).replace(/\.ya?ml$/, "") : NAME_LIKE.test(ref) ? ref : undefined;
   const builtin = builtinName === undefined ? undefined : builtins.get(builtinName);
-  if (builtin) return { ok: true, file: parse(builtin.path, builtin.path, undefined, true, Buffer.from(builtin.text)) };
+  if (builtin) return { ok: true, file: source(builtin.path, builtin.path, undefined, true, Buffer.from(builtin.text)) };
   const near = builtinName && closest(builtinName, builtins.keys());
   const hint = near ? `: did you mean "${near}"?` : "";
   if (ref.startsWith("builtin:") || from?.builtin) return { ok: false, notFound: true, reason: `no built-in suite "${builtinName ?? ref}"${hint}` };
@@ -63,15 +91,13 @@ export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
   } catch {
     return fail(`suite file is binary, not YAML text: ${shown} (not valid UTF-8)`);
   }
-  const file = parse(display, abs, dirname(abs), false, bytes);
-  if (file.doc.contents === null && file.doc.errors.length === 0) return fail(`suite file is empty: ${shown}`);
+  const file = source(display, abs, dirname(abs), false, bytes);
+  // nothing but blank lines and comments
+  if (!/^[ \t]*[^\s#]/m.test(file.text)) return fail(`suite file is empty: ${shown}`);
   return { ok: true, file };
 }
 
-function parse(display: string, id: string, dir: string | undefined, builtin: boolean, bytes: Buffer): SourceFile {
+function source(display: string, id: string, dir: string | undefined, builtin: boolean, bytes: Buffer): SourceFile {
   const text = new TextDecoder("utf-8").decode(bytes);
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { display, id, dir, builtin, text, sha256, doc, lines };
+  return new SourceFile(display, id, dir, builtin, text, createHash("sha256").update(bytes).digest("hex"));
 }
