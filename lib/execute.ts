@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { workloadFiles, workloadHash } from "./assets.ts";
 import { PlatformError } from "./errors.ts";
 import { headlineOf, judgeTest, judgeUnit } from "./judge.ts";
+import { baselineMeasurement } from "./judge-results.ts";
 import { measure } from "./measure.ts";
 import { collectInventories } from "./parsers/inventory.ts";
 import { summariseTelemetry } from "./parsers/telemetry.ts";
@@ -156,7 +157,7 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
       }
     }
     const message = [u.message, u.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
-    const verdict = judgeUnit(test.expect, { status: u.status, message, measurement }, baselineFor(baseline, test.name, u.unit));
+    const verdict = judgeUnit(test.expect, { status: u.status, message, measurement }, baselineMeasurement(baseline, test.name, u.unit));
     return {
       unit: u.unit,
       hosts: u.hosts,
@@ -184,14 +185,6 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
     units: unitResults,
     outcome: judgeTest(unitResults),
   };
-}
-
-/** The same test (and node, in per-node mode) in an earlier run, for relative thresholds. */
-function baselineFor(baseline: ResultsFile | undefined, test: string, unit: string): Measurement | null | undefined {
-  if (!baseline) return undefined;
-  const t = baseline.tests.find((x) => x.name === test);
-  const u = t?.units.find((x) => x.unit === unit) ?? (t?.units.length === 1 ? t.units[0] : undefined);
-  return u?.measurement ?? null;
 }
 
 function mergeInventory(have: NodeInventory[], found: NodeInventory[]): NodeInventory[] {

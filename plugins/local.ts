@@ -95,6 +95,8 @@ async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {
         signal: stop,
         onLine: (line) => {
           ctx.onLine(unit, l.rank, line);
+          // telemetry samples would push people's lines out of the tail
+          if (line.includes("GPUCHECK_TELEMETRY")) return;
           tail.push(`[rank ${l.rank}] ${line}`);
           if (tail.length > 200) tail.splice(0, tail.length - 200);
         },

@@ -1,8 +1,9 @@
 // `gpucheck suite <file|name>`: load → plan → execute → report (→ sign).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT, SuiteError } from "../errors.ts";
+import { SuiteError } from "../errors.ts";
 import { executePlan } from "../execute.ts";
+import { exitCodeFor } from "../judge.ts";
 import { loadSuite } from "../load.ts";
 import { buildPlan } from "../plan.ts";
 import { createProgress } from "../progress.ts";
@@ -86,19 +87,7 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
   }
   process.stdout.write(`results: ${join(outDir, "results.json")}  junit: ${join(outDir, "junit.xml")}  report: ${join(outDir, "report.html")}\n`);
   if (cancel.signal.aborted) return 130;
-  return exitCodeFor(results);
-}
-
-export function exitCodeFor(results: ResultsFile): number {
-  switch (results.outcome) {
-    case "passed":
-    case "skipped":
-      return EXIT.ok;
-    case "failed":
-      return EXIT.failed;
-    case "error":
-      return EXIT.infra;
-  }
+  return exitCodeFor(results.outcome);
 }
 
 function durationFlag(text: string): number {

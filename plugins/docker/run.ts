@@ -138,7 +138,7 @@ async function runUnit(ctx: RunContext<DockerSettings>, unit: Planned[number], g
           logs.get(rank)!.write(`${text}\n`);
           if (rank === 0) output.push(text);
         }
-        tail.push(`[${node.node} rank ${rank < 0 ? "-" : rank}] ${text}`);
+        if (!text.includes("GPUCHECK_TELEMETRY")) tail.push(`[${node.node} rank ${rank < 0 ? "-" : rank}] ${text}`);
         if (tail.length > 200) tail.splice(0, tail.length - 200);
         ctx.onLine(unitName, Math.max(rank, 0), text);
       });
