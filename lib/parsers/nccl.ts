@@ -114,7 +114,12 @@ export function createNcclParser(): NcclParser {
     push(chunk: string): void {
       if (mode === "unknown") {
         const first = /\S/.exec(chunk);
-        if (!first) return void (carry += chunk);
+        if (!first) {
+          // blank lines before anything: keep only the unfinished one (its indentation may matter)
+          const blank = carry + chunk;
+          carry = blank.slice(blank.lastIndexOf("\n") + 1).slice(-MAX_LINE);
+          return;
+        }
         mode = first[0] === "{" ? "json" : "text";
         chunk = carry + chunk;
         carry = "";

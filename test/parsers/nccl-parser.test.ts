@@ -96,3 +96,12 @@ describe("counters the CLI reports", () => {
     expect([p.recognizedLines, p.reports]).toEqual([0, 0]);
   });
 });
+
+test("megabytes of blank lines before the log are not kept", () => {
+  const p = createNcclParser();
+  for (let i = 0; i < 64; i++) p.push("\n".repeat(1 << 16));
+  p.push("   ");
+  p.push(log(ROW1.trimStart(), ...FOOTER));
+  const r = p.end();
+  expect([r.rows.length, r.complete]).toEqual([1, true]);
+});
