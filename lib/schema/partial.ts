@@ -15,6 +15,9 @@ export interface Fields {
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 export function parseFields(schema: AnyObject, raw: unknown, path: PathKey[]): Fields {
+  // the common case, a valid map, in one call; field by field only to explain a failure
+  const whole = schema.safeParse(raw);
+  if (whole.success) return { data: whole.data, problems: [], broken: new Set() };
   const out: Fields = { data: {}, problems: [], broken: new Set() };
   if (!isMap(raw)) {
     const r = schema.safeParse(raw, { reportInput: true });
