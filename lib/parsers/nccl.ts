@@ -32,6 +32,7 @@ export interface NcclParser {
 
 /** A line longer than this cannot be nccl-tests output; it is read in parts so memory stays bounded. */
 const MAX_LINE = 1 << 20;
+const JSON_START = '{"version"';
 
 export function parseNccl(text: string): NcclReport {
   const p = createNcclParser();
@@ -113,15 +114,21 @@ export function createNcclParser(): NcclParser {
   return {
     push(chunk: string): void {
       if (mode === "unknown") {
-        const first = /\S/.exec(chunk);
+        const start = carry + chunk;
+        const first = /\S/.exec(start);
         if (!first) {
           // blank lines before anything: keep only the unfinished one (its indentation may matter)
-          const blank = carry + chunk;
-          carry = blank.slice(blank.lastIndexOf("\n") + 1).slice(-MAX_LINE);
+          carry = start.slice(start.lastIndexOf("\n") + 1).slice(-MAX_LINE);
           return;
         }
-        mode = first[0] === "{" ? "json" : "text";
-        chunk = carry + chunk;
+        // nccl-tests' JSON always opens with its version; a log whose first line is other JSON stays text
+        const head = start.slice(first.index, first.index + 64).replace(/\s+/g, "");
+        if (head.length < JSON_START.length && JSON_START.startsWith(head) && start.length - first.index < 64) {
+          carry = start;
+          return;
+        }
+        mode = head.startsWith(JSON_START) ? "json" : "text";
+        chunk = start;
         carry = "";
       }
       if (mode === "json") jsonParts.push(chunk);
@@ -136,7 +143,7 @@ export function createNcclParser(): NcclParser {
           recognized = 1;
           return report;
         }
-        mode = "text"; // a log that merely starts with a JSON line
+        mode = "text"; // not an nccl-tests file after all
         pushText(text);
       }
       if (carry) readLine(carry);

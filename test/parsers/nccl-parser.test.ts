@@ -61,8 +61,8 @@ test("only stderr's 'Invalid number of GPUs' (nothing else printed)", () => {
   expect(p.recognizedLines).toBe(1);
 });
 
-test("a log whose first line is JSON from something else is still read as text", () => {
-  const r = parseNccl(log('{"event":"job started"}', ...HEADER, ROW1, ...FOOTER));
+test.each(['{"event":"job started"}', '{"version":"1.2","tool":"prolog"}'])("a log whose first line is other JSON (%s) is still read as text", (first) => {
+  const r = parseNccl(log(first, ...HEADER, ROW1, ...FOOTER));
   expect([r.rows.length, r.complete]).toEqual([1, true]);
 });
 
