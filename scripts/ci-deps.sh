@@ -18,6 +18,7 @@ PKGS=(
   openssh-server       # the ssh platform's tests: real sshd's on loopback (test/infra/ssh.sh)
   pdsh                 # bench/ssh-fanout.ts: the baseline gpucheck's ssh fan-out is compared with
   util-linux           # setsid: the ssh platform puts every remote rank in its own session
+  openmpi-bin          # mpirun: the ssh platform's `launcher: mpirun` tested across two hosts
 )
 missing=()
 for p in "${PKGS[@]}"; do

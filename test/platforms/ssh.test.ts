@@ -34,6 +34,8 @@ t("ssh infra: every test host accepts a key login (GPUCHECK_INFRA lists ssh)", (
 });
 
 conformance(platform, () => target(), SSH_INFRA);
+// the same behaviours with one launcher per host (gpucheck_workload.launch) instead of one ssh per rank
+conformance({ ...platform, name: "ssh (launcher gpucheck)" }, () => target({ launcher: "gpucheck" }), SSH_INFRA);
 
 describe("ssh: placement and rendezvous", () => {
   const dump = "import os, json; print('ENV', json.dumps({k: os.environ[k] for k in ('RANK','WORLD_SIZE','LOCAL_RANK','LOCAL_WORLD_SIZE','MASTER_ADDR','MASTER_PORT','GPUCHECK_NODE')}), flush=True)";
@@ -100,6 +102,28 @@ describe("ssh: one launcher per host (launcher: gpucheck)", () => {
     const { units } = await runScript(platform, tg, scriptTest("launcher-fail", tg.python, code, { nodes: 2, ranksPerNode: 2 }));
     expect(units[0]!.status).toBe("failed");
     expect(units[0]!.message).toBe(`rank 2 on ${tg.cli.hosts[1]} failed with exit code 4: out of memory on cuda:0`);
+  }, 60_000);
+});
+
+describe("ssh: one mpirun for the cluster (launcher: mpirun)", () => {
+  t("the workload's all-reduce across 2 hosts × 2 ranks under Open MPI's mpirun, which starts host 2's ranks over its own ssh", async () => {
+    const tg = target({ launcher: "mpirun" }, 2, 2);
+    const spec = scriptTest("mpi", tg.python, "", { nodes: 2, ranksPerNode: 2 });
+    spec.launch.args = ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1024", "--max-bytes", "65536", "--iters", "5", "--warmup", "1", "--backend", "gloo"];
+    const { units } = await runScript(platform, tg, spec);
+    expect(units[0]!.status).toBe("completed");
+    expect(units[0]!.output).toContain("# Collective test concluded: all_reduce_perf");
+    expect(units[0]!.output).toMatch(/^\s+65536\s+16384\s+float\s+sum/m);
+  }, 120_000);
+
+  t("a hung mpirun job is stopped at the timeout on every host", async () => {
+    const tg = target({ launcher: "mpirun" }, 2, 2);
+    const m = `gpucheck-mpi-hang-${process.pid}-${Date.now()}`;
+    const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${m}`;
+    const { units } = await runScript(platform, tg, scriptTest("mpi-hang", tg.python, code, { nodes: 2, ranksPerNode: 2, args: [m], timeoutMs: 8000 }));
+    expect(units[0]!.status).toBe("timeout");
+    expect(units[0]!.message).toBe("timed out after 8s: killed mpirun on 127.0.0.2");
+    expect(await localLeftovers(m)).toEqual([]);
   }, 60_000);
 });
 
