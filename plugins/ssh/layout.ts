@@ -54,28 +54,19 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
     const argv = ["mpirun", "-np", String(u.worldSize), "--host", hostArg, "--map-by", `ppr:${R}:node`, ...exports, python, ...launch.args];
     return [{ id: 0, hostIndex: 0, host: u.hosts[0]!, ranks: range(0, u.worldSize), argv, env, mux: true }];
   }
+  // one launcher per host, starting that host's R ranks itself
+  const perHost = (argv: (i: number) => string[], env: (host: HostSpec) => Record<string, string>): RemoteProc[] =>
+    u.hosts.map((host, i) => ({ id: i * R, hostIndex: i, host, ranks: range(i * R, R), argv: argv(i), env: env(host), mux: true }));
   if (launcher === "gpucheck") {
-    // the workload's own per-host launcher: it sets RANK/LOCAL_RANK per child and prefixes their lines
-    return u.hosts.map((host, i) => ({
-      id: i * R,
-      hostIndex: i,
-      host,
-      ranks: range(i * R, R),
-      argv: [python, "-m", "gpucheck_workload.launch", "--nprocs", String(R), "--node-rank", String(i), "--", ...launch.args],
-      env: { ...base, WORLD_SIZE: String(u.worldSize), MASTER_ADDR: master.addr, MASTER_PORT: master.port, GPUCHECK_NODE: host.name },
-      mux: true,
-    }));
+    // the workload's own launcher: it sets RANK/LOCAL_RANK per child and prefixes their lines
+    return perHost(
+      (i) => [python, "-m", "gpucheck_workload.launch", "--nprocs", String(R), "--node-rank", String(i), "--", ...launch.args],
+      (host) => ({ ...base, WORLD_SIZE: String(u.worldSize), MASTER_ADDR: master.addr, MASTER_PORT: master.port, GPUCHECK_NODE: host.name }),
+    );
   }
   if (launcher === "torchrun") {
-    return u.hosts.map((host, i) => ({
-      id: i * R,
-      hostIndex: i,
-      host,
-      ranks: range(i * R, R),
-      argv: [python, "-m", "torch.distributed.run", `--nnodes=${u.hosts.length}`, `--nproc_per_node=${R}`, `--node_rank=${i}`, `--master_addr=${master.addr}`, `--master_port=${master.port}`, ...launch.args],
-      env: { ...base, GPUCHECK_NODE: host.name },
-      mux: true,
-    }));
+    const flags = [`--nnodes=${u.hosts.length}`, `--nproc_per_node=${R}`, `--master_addr=${master.addr}`, `--master_port=${master.port}`];
+    return perHost((i) => [python, "-m", "torch.distributed.run", ...flags, `--node_rank=${i}`, ...launch.args], (host) => ({ ...base, GPUCHECK_NODE: host.name }));
   }
   return u.hosts.flatMap((host, i) =>
     range(0, R).map((local) => {

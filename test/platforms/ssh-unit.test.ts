@@ -185,7 +185,7 @@ describe("rank placement", () => {
     const [u] = unitsOf({ nodes: 2, ranksPerNode: 8, perNode: false }, hosts);
     const tr = procsOf(u!, launch, "python3", "torchrun", master, {});
     expect(tr.map((p) => [p.id, p.host.name, p.ranks.length])).toEqual([[0, "gpu01", 8], [8, "gpu02", 8]]);
-    expect(tr[1]!.argv).toEqual(["python3", "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=8", "--node_rank=1", "--master_addr=10.0.0.1", "--master_port=29500", "-m", "gpucheck_workload", "collective"]);
+    expect(tr[1]!.argv).toEqual(["python3", "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=8", "--master_addr=10.0.0.1", "--master_port=29500", "--node_rank=1", "-m", "gpucheck_workload", "collective"]);
     expect(tr[1]!.env).toEqual({ NCCL_DEBUG: "WARN", GPUCHECK_NODE: "gpu02" });
     const own = procsOf(u!, launch, "python3", "gpucheck", master, {});
     expect(own[1]!.argv).toEqual(["python3", "-m", "gpucheck_workload.launch", "--nprocs", "8", "--node-rank", "1", "--", "-m", "gpucheck_workload", "collective"]);
