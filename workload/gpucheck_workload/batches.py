@@ -48,13 +48,14 @@ class SyntheticImages:
     """Random images whose class shifts their mean, so the loss can fall; labels uniform."""
 
     def __init__(self, torch, batch, classes, size, rank, device, seed, channels_last):
-        gen = torch.Generator().manual_seed(seed * 1000 + rank)
+        # made on the device: 8 ResNet-50 batches of 256 are 300 M random numbers
+        gen = torch.Generator(device=device).manual_seed(seed * 1000 + rank)
         self.pool = []
         for _ in range(POOL):
-            labels = torch.randint(classes, (batch,), generator=gen)
-            x = torch.randn(batch, 3, size, size, generator=gen) + (labels.float() / classes - 0.5).view(-1, 1, 1, 1)
-            x = x.to(device)
-            self.pool.append((x.contiguous(memory_format=torch.channels_last) if channels_last else x, labels.to(device)))
+            labels = torch.randint(classes, (batch,), generator=gen, device=device)
+            x = torch.randn(batch, 3, size, size, generator=gen, device=device)
+            x += (labels.float() / classes - 0.5).view(-1, 1, 1, 1)
+            self.pool.append((x.contiguous(memory_format=torch.channels_last) if channels_last else x, labels))
         self.i = 0
 
     def next(self):
