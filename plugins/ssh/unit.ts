@@ -64,6 +64,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
   const unreachable: string[] = [];
   const timers: Array<ReturnType<typeof setTimeout>> = [];
   let stopping: Promise<void> | undefined;
+  let running = 0;
 
   const stop = (kind: StopKind, message: string) => {
     events.push({ kind, message });
@@ -115,7 +116,11 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
         runId: env.runId,
         logDir: dir,
         signal: local.signal,
-        started: release,
+        started: () => {
+          release();
+          // the fan-out's cost, worth seeing on hundreds of hosts
+          if (++running === procs.length && u.unit === "all") env.note(`${procs.length} ${env.launcher === "direct" ? "ranks" : "launchers"} on ${u.hosts.length} hosts running after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        },
         line: (rank, text) => {
           env.onLine(u.unit, rank, text);
           tail.push(`[${p.host.name} rank ${rank}] ${text}`);
