@@ -144,7 +144,7 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
   tails.finish();
   batch.finish();
   // the whole-cluster unit's nodes in rank order: the job's node list, known once it ran
-  const allocated = "info" in res && res.info ? expandHostlist(res.info.nodes) : [];
+  const allocated = "info" in res && res.info ? expandHostlist(res.info.nodes).slice(0, ctx.test.nodes) : [];
   return unitRuns({
     jobId: id,
     units: ctx.test.perNode ? units : [{ unit: "all", hosts: allocated }],

@@ -129,7 +129,8 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
       "mkdir -p all",
       `export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)`,
       "export MASTER_PORT=$(( 10000 + SLURM_JOB_ID * 131 % 50000 ))",
-      `srun --output=./all/rank-%t.log ${cmd}`,
+      // explicit counts: a --nodelist longer than --nodes gives the job extra nodes, not extra ranks
+      `srun --nodes=${test.nodes} --ntasks=${test.worldSize} --ntasks-per-node=${test.ranksPerNode} --output=./all/rank-%t.log ${cmd}`,
       "rc=$?",
       `echo "${STEP_MARK} unit=all exit=$rc"`,
     );

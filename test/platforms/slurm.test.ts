@@ -183,6 +183,34 @@ describe("slurm on a real Slurm", () => {
     expect(results.tests[0].units[0].status).toBe("cancelled");
   }, 120_000);
 
+  it("--hosts names the nodes of the job; more hosts than the test's nodes is Slurm's refusal, quoted", async () => {
+    const ctx = { ...context(scriptTest("pinned", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 })), cli: { hosts: ["node3", "node4"] } };
+    const [u] = await runSlurm(ctx);
+    expect(u!.status).toBe("completed");
+    expect(u!.ranks.map((r) => `${r.rank}@${r.host}`)).toEqual(["0@node3", "1@node3", "2@node4", "3@node4"]);
+    const wide = { ...context(scriptTest("wide", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 })), cli: { hosts: ["node1", "node2", "node3"] } };
+    const [w] = await runSlurm(wide);
+    expect(w!.message).toBe(`sbatch refused gpucheck-conformance-wide: sbatch: error: invalid number of nodes (-N 3-2) (script: ${wide.logDir}/job.sbatch)`);
+  }, 60_000);
+
+  it("a second Ctrl-C exits at once and still leaves nothing queued", async () => {
+    const dir = tempDir("slurm-sigint2");
+    writeFileSync(
+      join(dir, "suite.yaml"),
+      "name: slurm-sigint-twice\nplatform: { type: slurm, slurm: { pollMaxS: 1 } }\ndefaults: { nodes: 1, gpusPerNode: 0, ranksPerNode: 1, timeout: 10m }\ntests:\n  - name: long\n    kind: train\n    train: { model: resnet18, data: synthetic, batchSize: 8, steps: 100000, warmupSteps: 1, imageSize: 32 }\n",
+    );
+    const run = gpucheckAsync(["suite", join(dir, "suite.yaml"), "--python", PY, "-o", join(dir, "out"), "--progress", "plain"]);
+    for (let i = 0; i < 300 && !/job \d+ RUNNING/.test(run.output()); i++) await Bun.sleep(100);
+    expect(run.output()).toMatch(/job \d+ RUNNING/);
+    run.child.kill("SIGINT");
+    await Bun.sleep(50);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(130);
+    // the exit hook's scancel was sent; the job's processes take KillWait at most to go
+    for (let i = 0; i < 100 && queued().length; i++) await Bun.sleep(100);
+    expect(queued()).toEqual([]);
+  }, 120_000);
+
   it("cpu-smoke as a 2-node job with 2 ranks per node passes through sbatch", () => {
     const dir = tempDir("slurm-cpu-smoke");
     writeFileSync(join(dir, "suite.yaml"), "name: cpu-smoke-slurm\nextends: cpu-smoke\ndefaults: { nodes: 2 }\nplatform: { type: slurm, slurm: { pollMaxS: 1 } }\n");
