@@ -19,6 +19,8 @@ PKGS=(
   pdsh                 # bench/ssh-fanout.ts: the baseline gpucheck's ssh fan-out is compared with
   util-linux           # setsid: the ssh platform puts every remote rank in its own session
   openmpi-bin          # mpirun: the ssh platform's `launcher: mpirun` tested across two hosts
+  slurm-wlm            # the slurm platform's tests: slurmctld + slurmd's on loopback (test/infra/slurm.sh)
+  munge                # Slurm's authentication between its daemons and commands
 )
 missing=()
 for p in "${PKGS[@]}"; do
