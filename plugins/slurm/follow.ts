@@ -26,6 +26,9 @@ const PARSE: Record<Source, (text: string, id: string) => JobInfo | undefined> =
 /** A job id slurmctld no longer (or never) knew: the answer is "not found", not a broken command. */
 const UNKNOWN_JOB = /Invalid job id/i;
 
+/** A query that failed in a way that may not last; followJob retries it a few times. */
+export class TransientError extends PlatformError {}
+
 export class JobQuery {
   /** sources that failed as commands (missing, disabled, denied), with why */
   readonly broken = new Map<Source, string>();
@@ -56,13 +59,14 @@ export class JobQuery {
   private async ask(source: Source, id: string): Promise<JobInfo | undefined | "broken"> {
     const r = await this.io.exec(ARGV[source](id));
     const err = (r.spawnError ?? r.stderr).trim();
-    if (r.code === 0 && !r.spawnError) {
-      // sacct without slurmdbd prints its complaint and exits 0 on some versions
-      if (/accounting storage is disabled/i.test(r.stdout + err)) return this.mark(source, "accounting storage is disabled");
-      return PARSE[source](r.stdout, id);
-    }
+    // sacct without slurmdbd: exit 1 here, exit 0 on some versions; either way it never will work
+    if (/accounting storage is disabled/i.test(r.stdout + err)) return this.mark(source, "accounting storage is disabled");
+    if (r.code === 0 && !r.spawnError) return PARSE[source](r.stdout, id);
     if (UNKNOWN_JOB.test(err)) return undefined;
-    return this.mark(source, err.split("\n").pop() || `exit code ${r.code}`);
+    const why = err.split("\n").pop() || `exit code ${r.code}`;
+    // a missing command stays missing; anything else (slurmctld restarting, a socket timeout) may pass
+    if (r.spawnError?.endsWith("command not found")) return this.mark(source, why);
+    throw new TransientError(`${ARGV[source](id).join(" ")}: ${why}`);
   }
 
   private mark(source: Source, why: string): "broken" {
@@ -88,6 +92,8 @@ export type FollowResult =
   | { kind: "vanished"; startedAt?: number };
 
 const FIRST_POLL_MS = 200;
+/** consecutive failed queries before following gives up (spread over the growing poll interval) */
+const TRANSIENT_TRIES = 8;
 const NAP_MS = 250;
 
 export async function followJob(query: JobQuery, id: string, opts: FollowOptions): Promise<FollowResult> {
@@ -96,9 +102,19 @@ export async function followJob(query: JobQuery, id: string, opts: FollowOptions
   let last: JobInfo | undefined;
   let startedAt: number | undefined;
   let missing = 0;
+  let failures = 0;
   for (;;) {
     if (opts.signal.aborted) return { kind: "aborted", info: last, startedAt };
-    const info = await query.get(id);
+    let info: JobInfo | undefined;
+    try {
+      info = await query.get(id);
+      failures = 0;
+    } catch (err) {
+      if (!(err instanceof TransientError) || ++failures >= TRANSIENT_TRIES) throw err;
+      await nap(delay, opts);
+      delay = Math.min(Math.round(delay * 1.5), opts.pollMaxMs);
+      continue;
+    }
     if (!info) {
       // squeue can miss a job for a moment right after sbatch; give up after a few tries
       if (++missing >= 5) return { kind: "vanished", startedAt };

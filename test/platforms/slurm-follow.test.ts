@@ -51,10 +51,17 @@ describe("JobQuery", () => {
     expect(io.calls).toEqual(["squeue", "sacct", "sacct -c", "squeue", "sacct -c"]);
   });
   test("nothing works: the error names every command and why", async () => {
-    const io = replay({ squeue: [err("squeue: error: Unable to contact slurm controller (connect failure)")], sacct: [DISABLED] });
+    const io = replay({ sacct: [DISABLED] });
     await expect(new JobQuery(io).get("5")).rejects.toThrow(
-      "cannot query Slurm for job 5: squeue: squeue: error: Unable to contact slurm controller (connect failure); scontrol: scontrol: command not found; sacct: Slurm accounting storage is disabled; sacct -c: sacct -c: command not found",
+      "cannot query Slurm for job 5: squeue: squeue: command not found; scontrol: scontrol: command not found; sacct: accounting storage is disabled; sacct -c: sacct -c: command not found",
     );
+  });
+  test("an unreachable controller is not a missing command: the query fails, the probe stays", async () => {
+    const io = replay({ squeue: [err("squeue: error: Unable to contact slurm controller (connect failure)"), ok(fixture("squeue-running.txt"))] });
+    const q = new JobQuery(io);
+    await expect(q.get("21")).rejects.toThrow("squeue -h -t all -j 21 -o %i|%T|%r|%N: squeue: error: Unable to contact slurm controller (connect failure)");
+    expect((await q.get("21"))?.state).toBe("RUNNING");
+    expect(q.broken.size).toBe(0);
   });
 });
 
@@ -82,6 +89,14 @@ describe("followJob", () => {
     expect(r.kind).toBe("queue-timeout");
     expect(r.kind === "queue-timeout" && r.info.reason).toBe("PartitionConfig");
     expect(r.kind === "queue-timeout" && r.waitedMs).toBeGreaterThanOrEqual(300);
+  });
+  test("a controller that is briefly away is waited for; one that stays away ends the follow", async () => {
+    const down = err("squeue: error: slurm_receive_msg: Socket timed out on send/recv operation");
+    const io = replay({ squeue: [down, down, ok(fixture("squeue-completed.txt").replace("22", "21"))] });
+    expect((await followJob(new JobQuery(io), "21", fast())).kind).toBe("ended");
+    const gone = replay({ squeue: [down] });
+    await expect(followJob(new JobQuery(gone), "21", fast())).rejects.toThrow("Socket timed out on send/recv operation");
+    expect(gone.calls.length).toBe(8);
   });
   test("an abort ends the wait at once", async () => {
     const ctl = new AbortController();
