@@ -111,11 +111,15 @@ class Sampler(threading.Thread):
         self.probe = Probe()
 
     def run(self):
-        while not self.stopped.wait(self.interval):
+        while True:  # a sample at once: the baseline, and a short command still gets one
             emit.tagged("TELEMETRY", self.probe.sample())
+            if self.stopped.wait(self.interval):
+                return
 
     def stop(self):
+        """Stop and wait briefly, so the process does not exit in the middle of a sample's line."""
         self.stopped.set()
+        self.join(timeout=2.0)
 
 
 def main(interval, duration=None):
