@@ -135,6 +135,11 @@ fi
 mkdir -p /run/sshd && chmod 0755 /run/sshd
 id "$USER_NAME" >/dev/null 2>&1 || useradd -m -s /bin/bash "$USER_NAME"
 usermod -p '*' "$USER_NAME"
+# the docker platform reaches engines through these hosts (`ssh host docker system dial-stdio`), so
+# the test user may use the local dockerd's socket, which is group docker's (made here if dockerd
+# has not made it yet: dockerd gives its socket to an existing group docker when it starts)
+getent group docker >/dev/null || groupadd -r docker
+id -nG "$USER_NAME" | grep -qw docker || usermod -aG docker "$USER_NAME"
 mkdir -p "$BASE/client" && chmod 755 "$(dirname "$BASE")" "$BASE" && chmod 700 "$BASE/client"
 [ -s "$BASE/client/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C gpucheck-test-client -f "$BASE/client/id_ed25519"
 cp "$BASE/client/id_ed25519.pub" "$BASE/authorized_keys" && chmod 644 "$BASE/authorized_keys"
