@@ -2,7 +2,9 @@
 # Fake bare-metal hosts for the ssh platform's tests and benchmark: real OpenSSH sshd's on loopback.
 # Debian 12, root, no systemd, OpenSSH 9.2.
 #
-#   bash test/infra/ssh.sh start [N]     N hosts (default 4): install if needed, configure, start, verify login
+#   bash test/infra/ssh.sh start [N]     N hosts (at least 4; without N: 4, or as many as already run, so
+#                                        that a test run does not stop a benchmark's hosts): install if
+#                                        needed, configure, start, verify login
 #   bash test/infra/ssh.sh stop          stop every sshd this script started, and their connections
 #   bash test/infra/ssh.sh status        one line per host: alive or not
 #   bash test/infra/ssh.sh kill-host I   simulate the death of host I (1-based): SIGKILL its sshd and
@@ -122,7 +124,8 @@ start) ;;
 *) echo "usage: ssh.sh start [N] | stop | status | kill-host I" >&2; exit 2 ;;
 esac
 
-N=${2:-$TEST_HOSTS}
+running_bench=$(cat "$BASE"/bench*/sshd_config 2>/dev/null | grep -c '^ListenAddress' || true)
+N=${2:-$((TEST_HOSTS + running_bench))}
 [ "$N" -ge $TEST_HOSTS ] || N=$TEST_HOSTS
 T0=$(date +%s%N)
 

@@ -40,18 +40,9 @@ export function killHost(i: number): void {
   execFileSync("bash", [INFRA_SCRIPT, "kill-host", String(i)], { stdio: "ignore" });
 }
 
-/** Starts whatever sshd is down again (idempotent); keeps benchmark hosts if they run. */
+/** Starts whatever sshd is down again (idempotent; benchmark hosts that run are kept). */
 export function reviveHosts(): void {
-  const n = 4 + sshInfraOrEmpty().benchHosts.length;
-  execFileSync("bash", [INFRA_SCRIPT, "start", String(n)], { stdio: "ignore" });
-}
-
-function sshInfraOrEmpty(): Pick<SshInfra, "benchHosts"> {
-  try {
-    return sshInfra();
-  } catch {
-    return { benchHosts: [] };
-  }
+  execFileSync("bash", [INFRA_SCRIPT, "start"], { stdio: "ignore" });
 }
 
 /** Processes of the test user (every fake host's remote side) still alive, but not sshd itself. */
