@@ -19,7 +19,7 @@ import { hostsForTest, resolveHosts, targetOf } from "./target.ts";
 import { runUnit } from "./unit.ts";
 
 /** ControlPath sockets must fit in sun_path (108 bytes): a long $TMPDIR falls back to /tmp. */
-function controlDirectory(): string {
+export function controlDirectory(): string {
   const base = tmpdir().length <= 40 ? tmpdir() : "/tmp";
   return mkdtempSync(join(base, "gpucheck-ssh-"));
 }
