@@ -89,9 +89,11 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     }
     if (decision.done) break;
     const pending = decision.pending.join("; ");
-    // pods take a moment to appear after the Job does: only report what lasts
-    if (pending && pending !== lastPending && Date.now() - t0 > 1000) fc.note(`k8s: ${u.unit}: ${pending}`);
-    if (Date.now() - t0 > 1000) lastPending = pending;
+    // pods take a moment to appear and be scheduled: report that only when it lasts, but a reason
+    // (the scheduler's, the kubelet's, an admission refusal) at once
+    const telling = /unschedulable|is waiting|not created yet \(/.test(pending);
+    if (pending && pending !== lastPending && (telling || Date.now() - t0 > 1000)) fc.note(`k8s: ${u.unit}: ${pending}`);
+    if (telling || Date.now() - t0 > 1000) lastPending = pending;
     await new Promise<void>((r) => {
       const t = setTimeout(r, 1000);
       wake = () => {

@@ -94,16 +94,15 @@ test("a log stream that breaks mid-run is resumed from its last timestamp withou
 }, 30_000);
 
 test("a node that disappears mid-run: infra naming the node and NodeLost, not a test failure", async () => {
-  let lost = false;
-  const t = scriptTest("nodelost", PYTHON, "import time; print('up', flush=True); time.sleep(60)", { nodes: 2, ranksPerNode: 1 });
-  const r = await runOnFake(cluster, t, {
-    during: () => {
-      if (!lost && cluster.livePids().length === 2) {
-        lost = true;
-        setTimeout(() => cluster.loseNode("gpu-2"), 300);
-      }
-    },
-  });
+  const t = scriptTest("nodelost", PYTHON, "import time; print('up', flush=True); time.sleep(60)", { nodes: 2, ranksPerNode: 1, timeoutMs: 25_000 });
+  // once both ranks run, gpu-2 goes away
+  const poll = setInterval(() => {
+    if (cluster.livePids().length === 2) {
+      clearInterval(poll);
+      setTimeout(() => cluster.loseNode("gpu-2"), 300);
+    }
+  }, 50);
+  const r = await runOnFake(cluster, t).finally(() => clearInterval(poll));
   const u = r.units[0]!;
   expect(u.status).toBe("infra");
   expect(u.message).toMatch(/^pod gc-nodelost-[0-9a-f]{6}-\d-[0-9a-f]{5} on node gpu-2 was lost before it finished: DeletionByPodGC: PodGC: node no longer exists$/);
