@@ -15,13 +15,12 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { workloadFiles, workloadHash } from "../lib/assets.ts";
 import type { UnitRun } from "../lib/types.ts";
-import { slurm } from "../plugins/slurm.ts";
 import { runSlurm } from "../plugins/slurm/run.ts";
 import type { RunContext } from "../plugins/types.ts";
 import type { SlurmSettings } from "../plugins/slurm/settings.ts";
-import { fakeSuite, scriptTest } from "../test/platforms/conformance.ts";
+import { scriptTest } from "../test/platforms/conformance.ts";
+import { slurmContext } from "../test/platforms/slurm-context.ts";
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -62,22 +61,8 @@ function counts(file: string): { gpucheck: Record<string, number>; job: Record<s
 const CODE = "import os; print('node', os.environ['GPUCHECK_NODE'], 'rank', os.environ['RANK'], flush=True)";
 
 function ctx(test: ReturnType<typeof scriptTest>, staging: "sbcast" | "shared", cli: { hosts?: string[] } = {}): RunContext<SlurmSettings> {
-  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-bench-slurm-"));
-  return {
-    suite: { ...fakeSuite(), name: "bench", queueTimeoutMs: 300_000 },
-    settings: slurm.settings.parse(staging === "shared" ? { stageDir: sharedStage } : {}),
-    cli,
-    test,
-    launch: test.launch,
-    workloadHash: workloadHash(),
-    outDir,
-    logDir: join(outDir, "logs", test.name),
-    workload: workloadFiles(),
-    signal: AbortSignal.timeout(600_000),
-    deadline: Date.now() + 600_000,
-    onLine: () => {},
-    note: () => {},
-  };
+  const c = slurmContext({ ...test, timeoutMs: 600_000 }, { settings: { pollMaxS: 5, ...(staging === "shared" ? { stageDir: sharedStage } : {}) }, suite: { name: "bench", queueTimeoutMs: 300_000 }, cli });
+  return { ...c, onLine: () => {} };
 }
 
 interface Sample {

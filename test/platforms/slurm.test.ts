@@ -5,16 +5,16 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { workloadFiles, workloadHash } from "../../lib/assets.ts";
-import type { PlannedTest, Suite, UnitRun } from "../../lib/types.ts";
+import { workloadHash } from "../../lib/assets.ts";
+import type { UnitRun } from "../../lib/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import { type IoResult, type SlurmIo, systemIo } from "../../plugins/slurm/cli.ts";
 import { runSlurm } from "../../plugins/slurm/run.ts";
-import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
-import type { Platform, RunContext } from "../../plugins/types.ts";
+import type { Platform } from "../../plugins/types.ts";
 import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
-import { conformance, fakeSuite, scriptTest } from "./conformance.ts";
+import { conformance, scriptTest } from "./conformance.ts";
 import { localLeftovers, processesWithEnv } from "./leftovers.ts";
+import { slurmContext } from "./slurm-context.ts";
 
 const enabled = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("slurm");
 const it = enabled ? test : test.skip;
@@ -36,27 +36,6 @@ function counting(): SlurmIo & { calls: Record<string, number> } {
   };
 }
 
-function context(t: Omit<PlannedTest, "rendered">, settings: Record<string, unknown> = {}, suite: Partial<Suite> = {}): RunContext<SlurmSettings> & { lines: string[] } {
-  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-slurm-"));
-  const lines: string[] = [];
-  return {
-    suite: { ...fakeSuite(), ...suite },
-    settings: slurm.settings.parse({ pollMaxS: 1, ...settings }),
-    cli: {},
-    test: t,
-    launch: t.launch,
-    workloadHash: workloadHash(),
-    outDir,
-    logDir: join(outDir, "logs", t.name),
-    workload: workloadFiles(),
-    signal: AbortSignal.timeout(t.timeoutMs),
-    deadline: Date.now() + t.timeoutMs,
-    onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
-    note: () => {},
-    lines,
-  };
-}
-
 const perNode = (code: string) => ({ ...scriptTest("sweep", PY, code, { ranksPerNode: 2 }), perNode: true, worldSize: 2 });
 const SHOW_RANK = "import os; print('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], flush=True)";
 const byUnit = (units: UnitRun[]) => Object.fromEntries(units.map((u) => [u.unit, u.status]));
@@ -69,7 +48,7 @@ describe("slurm on a real Slurm", () => {
 
   it("per-node mode: one verdict per node, each with its own rendezvous, from one sbatch", async () => {
     const io = counting();
-    const ctx = context(perNode(SHOW_RANK));
+    const ctx = slurmContext(perNode(SHOW_RANK));
     const units = await runSlurm(ctx, io);
     expect(byUnit(units)).toEqual({ node1: "completed", node2: "completed", node3: "completed", node4: "completed" });
     expect(io.calls.sbatch).toBe(1);
@@ -92,7 +71,7 @@ describe("slurm on a real Slurm", () => {
     sh("scontrol", ["update", "nodename=node4", "state=drain", "reason=gpucheck test: fan 3 | bad"]);
     try {
       const io = counting();
-      const units = await runSlurm(context(perNode(SHOW_RANK)), io);
+      const units = await runSlurm(slurmContext(perNode(SHOW_RANK)), io);
       expect(byUnit(units)).toEqual({ node1: "completed", node2: "completed", node3: "completed", node4: "skipped" });
       expect(units.find((u) => u.unit === "node4")!.message).toBe("node4 is drained: gpucheck test: fan 3 | bad");
       expect(io.calls.sbatch).toBe(1);
@@ -103,7 +82,7 @@ describe("slurm on a real Slurm", () => {
   }, 60_000);
 
   it("a job stuck pending is cancelled at the queue timeout with Slurm's reason", async () => {
-    const ctx = context(scriptTest("toobig", PY, "print(1)", { nodes: 5, ranksPerNode: 1 }), {}, { queueTimeoutMs: 3000 });
+    const ctx = slurmContext(scriptTest("toobig", PY, "print(1)", { nodes: 5, ranksPerNode: 1 }), { suite: { queueTimeoutMs: 3000 } });
     const [u] = await runSlurm(ctx);
     expect(u!.status).toBe("infra");
     expect(u!.message).toMatch(/^pending for [34] s \(Slurm reason: Partition(NodeLimit|Config)\), longer than the queue timeout of 3 s: gpucheck cancelled it \(job \d+\)$/);
@@ -112,7 +91,7 @@ describe("slurm on a real Slurm", () => {
 
   it("a job Slurm refuses outright is an infra error with sbatch's words", async () => {
     const t = { ...scriptTest("nine-gpus", PY, "print(1)"), gpusPerNode: 9 };
-    const ctx = context(t);
+    const ctx = slurmContext(t);
     const [u] = await runSlurm(ctx);
     expect(u!.status).toBe("infra");
     expect(u!.message).toBe(`sbatch refused gpucheck-conformance-nine-gpus: sbatch: error: Batch job submission failed: Requested node configuration is not available (script: ${ctx.logDir}/job.sbatch)`);
@@ -121,7 +100,7 @@ describe("slurm on a real Slurm", () => {
   it("a job name with spaces and quotes arrives literally", async () => {
     const code = "import os; print('NAME', os.environ['SLURM_JOB_NAME'], flush=True)";
     const suiteName = `it's "a" suite $(x) \`y\``;
-    const ctx = context(scriptTest("t 1", PY, code, { ranksPerNode: 1 }), {}, { name: suiteName });
+    const ctx = slurmContext(scriptTest("t 1", PY, code, { ranksPerNode: 1 }), { suite: { name: suiteName } });
     const [u] = await runSlurm(ctx);
     expect(u!.status).toBe("completed");
     expect(u!.output.trim()).toBe(`NAME gpucheck-${suiteName}-t 1`);
@@ -132,17 +111,17 @@ describe("slurm on a real Slurm", () => {
   it("stageDir: the workload is written once per content and imported from there", async () => {
     const stageDir = mkdtempSync(join(tmpdir(), "gpucheck-stage-"));
     const code = "import os, gpucheck_workload; print('FROM', os.path.dirname(os.path.dirname(gpucheck_workload.__file__)), flush=True)";
-    const first = await runSlurm(context(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { stageDir }));
+    const first = await runSlurm(slurmContext(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { settings: { stageDir } }));
     const dir = join(stageDir, `gpucheck-${workloadHash().slice(0, 16)}`);
     expect(first[0]!.output.trim()).toBe(`FROM ${dir}`);
     const mtime = statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs;
-    const second = await runSlurm(context(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { stageDir }));
+    const second = await runSlurm(slurmContext(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { settings: { stageDir } }));
     expect(second[0]!.status).toBe("completed");
     expect(statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs).toBe(mtime);
   }, 60_000);
 
   it("sbcast staging leaves no archive beside the logs and no copy in the nodes' /tmp", async () => {
-    const ctx = context(scriptTest("sbcast", PY, "import gpucheck_workload, os; print('FROM', os.environ['PYTHONPATH'])", { nodes: 2, ranksPerNode: 1 }));
+    const ctx = slurmContext(scriptTest("sbcast", PY, "import gpucheck_workload, os; print('FROM', os.environ['PYTHONPATH'])", { nodes: 2, ranksPerNode: 1 }));
     const [u] = await runSlurm(ctx);
     expect(u!.status).toBe("completed");
     const from = u!.output.trim().split(" ")[1]!;
@@ -184,11 +163,11 @@ describe("slurm on a real Slurm", () => {
   }, 120_000);
 
   it("--hosts names the nodes of the job; more hosts than the test's nodes is Slurm's refusal, quoted", async () => {
-    const ctx = { ...context(scriptTest("pinned", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 })), cli: { hosts: ["node3", "node4"] } };
+    const ctx = slurmContext(scriptTest("pinned", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 }), { cli: { hosts: ["node3", "node4"] } });
     const [u] = await runSlurm(ctx);
     expect(u!.status).toBe("completed");
     expect(u!.ranks.map((r) => `${r.rank}@${r.host}`)).toEqual(["0@node3", "1@node3", "2@node4", "3@node4"]);
-    const wide = { ...context(scriptTest("wide", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 })), cli: { hosts: ["node1", "node2", "node3"] } };
+    const wide = slurmContext(scriptTest("wide", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 }), { cli: { hosts: ["node1", "node2", "node3"] } });
     const [w] = await runSlurm(wide);
     expect(w!.message).toBe(`sbatch refused gpucheck-conformance-wide: sbatch: error: invalid number of nodes (-N 3-2) (script: ${wide.logDir}/job.sbatch)`);
   }, 60_000);

@@ -1,0 +1,35 @@
+// A RunContext for calling the slurm platform's runSlurm directly (with a counting scheduler door),
+// shared by the integration tests and bench/slurm-pernode.ts.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { workloadFiles, workloadHash } from "../../lib/assets.ts";
+import type { PlannedTest, Suite } from "../../lib/types.ts";
+import { slurm } from "../../plugins/slurm.ts";
+import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
+import type { CliOverrides, RunContext } from "../../plugins/types.ts";
+import { fakeSuite } from "./conformance.ts";
+
+export function slurmContext(
+  t: Omit<PlannedTest, "rendered">,
+  opts: { settings?: Record<string, unknown>; suite?: Partial<Suite>; cli?: CliOverrides } = {},
+): RunContext<SlurmSettings> & { lines: string[] } {
+  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-slurm-"));
+  const lines: string[] = [];
+  return {
+    suite: { ...fakeSuite(), ...opts.suite },
+    settings: slurm.settings.parse({ pollMaxS: 1, ...opts.settings }),
+    cli: opts.cli ?? {},
+    test: t,
+    launch: t.launch,
+    workloadHash: workloadHash(),
+    outDir,
+    logDir: join(outDir, "logs", t.name),
+    workload: workloadFiles(),
+    signal: AbortSignal.timeout(t.timeoutMs),
+    deadline: Date.now() + t.timeoutMs,
+    onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
+    note: () => {},
+    lines,
+  };
+}
