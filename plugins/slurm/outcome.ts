@@ -76,6 +76,10 @@ export interface OutcomeInput {
   /** set when gpucheck cancelled the job: why */
   cancelled?: { by: "timeout" | "cancelled" | "queue-timeout"; detail: string };
   readLog(path: string): string;
+  /** what ran on the nodes, for messages when they could not start it */
+  python: string;
+  /** where the nodes import the workload from, e.g. "/shared/gpucheck-0123 (platform.slurm.stageDir)" */
+  stage: string;
   startedAt: string;
   endedAt: string;
 }
@@ -133,7 +137,15 @@ function verdict(
   }
   if (stepExit !== undefined && ended?.status !== "infra") {
     if (cause && failedRank) {
-      const why = lastWorkloadError(texts[failedRank.rank] ?? "");
+      const text = texts[failedRank.rank] ?? "";
+      // the node could not start the workload at all: an installation problem, not a test result
+      if (cause.exitCode === 127 && /^gpucheck-rank: line \d+: (exec: .*: not found|.*: No such file or directory)$/m.test(text)) {
+        return { status: "infra", message: `${failedRank.host} has no ${JSON.stringify(input.python)} (exit code 127 on rank ${failedRank.rank}): set the test's python or --python (${job})` };
+      }
+      if (/No module named '?gpucheck_workload/.test(text)) {
+        return { status: "infra", message: `${failedRank.host} cannot import gpucheck_workload from ${input.stage}: the nodes must see it at the same path (${job})` };
+      }
+      const why = lastWorkloadError(text);
       return { status: "failed", message: `rank ${failedRank.rank} on ${failedRank.host} failed with ${cause.how}${why ? `: ${why}` : ""} (${job})` };
     }
     return { status: "failed", message: `srun exited with ${stepExit} on ${u.hosts.join(",")} (${job})${lastError(report)}` };

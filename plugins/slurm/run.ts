@@ -14,7 +14,7 @@ import { expandHostlist } from "./hostlist.ts";
 import { sweepNodes } from "./nodes.ts";
 import { type OutcomeInput, type UnitPlan, unitRuns } from "./outcome.ts";
 import { SINFO_FORMAT, parseSinfo } from "./query.ts";
-import { END_MARK, jobName, renderSbatch } from "./sbatch.ts";
+import { END_MARK, jobName, renderSbatch, stagePath } from "./sbatch.ts";
 import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
 import { FileTail, RankTails } from "./tail.ts";
@@ -154,6 +154,8 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
     state,
     cancelled,
     readLog: (p) => (existsSync(p) ? readFileSync(p, "utf8") : ""),
+    python: ctx.launch.python,
+    stage: ctx.settings.stageDir ? `${stagePath(ctx.settings.stageDir, ctx.workloadHash)} (platform.slurm.stageDir)` : `/tmp/gpucheck-${id} (sbcast)`,
     startedAt: "startedAt" in res && res.startedAt ? new Date(res.startedAt).toISOString() : began,
     endedAt: new Date().toISOString(),
   });

@@ -131,6 +131,8 @@ describe("unit verdicts", () => {
     logDir: "/r/logs/t",
     batch: "",
     state: "COMPLETED",
+    python: "/usr/bin/python3",
+    stage: "/shared/gpucheck-0123 (platform.slurm.stageDir)",
     readLog: (p) => (p.endsWith("rank-2.log") ? "step 1\ngpucheck-workload: error: NCCL timeout on rank 2\n" : p.endsWith("rank-0.log") ? "GPUCHECK_RESULT {}\n" : ""),
     startedAt: "2026-01-01T00:00:00.000Z",
     endedAt: "2026-01-01T00:01:00.000Z",
@@ -149,6 +151,13 @@ describe("unit verdicts", () => {
     const [u] = unitRuns(base({ batch: "srun: error: node1: task 2: Exited with exit code 3\ngpucheck-step unit=all exit=3\n" }));
     expect(u!.message).toBe("rank 2 on node1 failed with exit code 3: NCCL timeout on rank 2 (job 22)");
     expect(u!.tail).toContain("[rank 2] gpucheck-workload: error: NCCL timeout on rank 2");
+  });
+  test("a node without the Python, or without the staged workload, is an infra problem that says which", () => {
+    const batch = "srun: error: node2: task 3: Exited with exit code 127\ngpucheck-step unit=all exit=127\n";
+    const noPython = unitRuns(base({ batch, readLog: (p) => (p.endsWith("rank-3.log") ? "gpucheck-rank: line 1: exec: /usr/bin/python3: not found\n" : "") }))[0]!;
+    expect(noPython).toMatchObject({ status: "infra", message: 'node2 has no "/usr/bin/python3" (exit code 127 on rank 3): set the test\'s python or --python (job 22)' });
+    const noModule = unitRuns(base({ batch: batch.replaceAll("127", "1"), readLog: (p) => (p.endsWith("rank-3.log") ? "/usr/bin/python3: No module named gpucheck_workload\n" : "") }))[0]!;
+    expect(noModule).toMatchObject({ status: "infra", message: "node2 cannot import gpucheck_workload from /shared/gpucheck-0123 (platform.slurm.stageDir): the nodes must see it at the same path (job 22)" });
   });
   test("completed", () => {
     const [u] = unitRuns(base({ batch: "gpucheck-step unit=all exit=0\ngpucheck-job-end\n" }));

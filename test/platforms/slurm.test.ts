@@ -97,6 +97,12 @@ describe("slurm on a real Slurm", () => {
     expect(u!.message).toBe(`sbatch refused gpucheck-conformance-nine-gpus: sbatch: error: Batch job submission failed: Requested node configuration is not available (script: ${ctx.logDir}/job.sbatch)`);
   }, 60_000);
 
+  it("a Python the nodes do not have is an infra problem naming it", async () => {
+    const [u] = await runSlurm(slurmContext(scriptTest("nopython", "/nope/python3", "print(1)", { nodes: 2, ranksPerNode: 1 })));
+    expect(u!.status).toBe("infra");
+    expect(u!.message).toMatch(/^node[12] has no "\/nope\/python3" \(exit code 127 on rank [01]\): set the test's python or --python \(job \d+\)$/);
+  }, 60_000);
+
   it("a job name with spaces and quotes arrives literally", async () => {
     const code = "import os; print('NAME', os.environ['SLURM_JOB_NAME'], flush=True)";
     const suiteName = `it's "a" suite $(x) \`y\``;
