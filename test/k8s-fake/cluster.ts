@@ -1,12 +1,12 @@
 // A whole fake cluster in one process: API server + Job/PyTorchJob controllers + scheduler + kubelet
 // + garbage collector, and helpers for tests (kubeconfig, losing a node, listing what is left).
-import type { ServerResponse } from "node:http";
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reconcileJob, reconcilePyTorchJob, ownedBy, type JobObj } from "./controllers.ts";
 import { killGroup, LogBuffer, materializeVolumes, podDir, removeDir, startContainer, freePort, type ContainerRun, type PodObj } from "./kubelet.ts";
-import { RESOURCES, notFound, status, type Resource } from "./resources.ts";
+import { serveLog } from "./log-endpoint.ts";
+import { RESOURCES, type Resource } from "./resources.ts";
 import { schedule, type NodeObj, type SchedPod } from "./scheduler.ts";
 import { startApi, type RecordedRequest } from "./server.ts";
 import { parseSelector, Store, type Obj } from "./store.ts";
@@ -74,7 +74,16 @@ export class FakeCluster {
       tls: opts.tls,
       user: opts.user ?? "system:serviceaccount:gpu:gpucheck",
       authorize: (verb, r, ns) => !deny.has(`${verb} ${r.sub ? `${r.plural}/${r.sub}` : r.plural}`) && (opts.authorize?.(verb, r, ns) ?? true),
-      logs: (ns, pod, container, res, q) => c.serveLogs(ns, pod, container, res, q),
+      logs: (ns, pod, container, res, q) => {
+        const p = c.store.get("pods", ns, pod) as PodObj | undefined;
+        const breakAfter = (name: string) => {
+          const k = `${ns}/${pod}/${name}`;
+          if (!opts.breakLogsAfter || c.brokenOnce.has(k)) return Infinity;
+          c.brokenOnce.add(k);
+          return opts.breakLogsAfter;
+        };
+        serveLog(res, q, pod, p, container, (name) => c.running.get(`${ns}/${pod}`)?.logs.get(name), breakAfter);
+      },
       remove: (r, ns, name, policy) => c.remove(r, ns, name, policy),
     });
     Object.assign(c, { server: api.server, url: api.url, requests: api.requests, watches: api.watches });
@@ -344,50 +353,5 @@ export class FakeCluster {
       }
     }
     return gone;
-  }
-
-  private serveLogs(ns: string, podName: string, container: string | null, res: ServerResponse, q: URLSearchParams): void {
-    const send = (code: number, body: unknown) => {
-      res.writeHead(code, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
-    };
-    const pod = this.store.get("pods", ns, podName) as PodObj | undefined;
-    if (!pod) return send(404, notFound(RESOURCES[0]!, podName));
-    const names = pod.spec.containers.map((c) => c.name);
-    const c = container ?? (names.length === 1 ? names[0]! : undefined);
-    if (!c || !names.includes(c)) {
-      return send(400, status(400, "BadRequest", c ? `container ${c} is not valid for pod ${podName}` : `a container name must be specified for pod ${podName}, choose one of: [${names.join(" ")}]`));
-    }
-    const buf = this.running.get(`${ns}/${podName}`)?.logs.get(c);
-    if (!buf) {
-      const w = ((pod.status as { containerStatuses?: Array<{ state?: { waiting?: { reason?: string } } }> })?.containerStatuses ?? [])[0]?.state?.waiting?.reason ?? "ContainerCreating";
-      return send(400, status(400, "BadRequest", `container "${c}" in pod "${podName}" is waiting to start: ${w}`));
-    }
-    const since = q.get("sinceTime");
-    const stamps = q.get("timestamps") === "true";
-    const follow = q.get("follow") === "true";
-    const breakAt = this.opts.breakLogsAfter && follow && !this.brokenOnce.has(`${ns}/${podName}/${c}`) ? this.opts.breakLogsAfter : Infinity;
-    if (breakAt !== Infinity) this.brokenOnce.add(`${ns}/${podName}/${c}`);
-    res.writeHead(200, { "content-type": "text/plain" });
-    let sent = 0;
-    let i = 0;
-    const flush = (): boolean => {
-      for (; i < buf.lines.length; i++) {
-        const l = buf.lines[i]!;
-        if (since && l.ts.slice(0, 19) < since.slice(0, 19)) continue;
-        if (sent >= breakAt) return true;
-        res.write(stamps ? `${l.ts} ${l.text}\n` : `${l.text}\n`);
-        sent++;
-      }
-      return false;
-    };
-    if (flush() || !follow || buf.done) return void res.end();
-    const unsubscribe = buf.subscribe(() => {
-      if (flush() || buf.done) {
-        unsubscribe();
-        res.end();
-      }
-    });
-    res.on("close", unsubscribe);
   }
 }
