@@ -10,7 +10,11 @@ export const settings = z
   .object({
     /** image with python and torch; the workload is injected, no custom image needed */
     image: z.string().min(1).optional(),
-    /** engines, one per node: unix:///…, tcp://host:2376, ssh://user@host; default: DOCKER_HOST or the local socket */
+    /**
+     * engines, one per node: unix:///…, tcp://host:2376, or ssh hosts (ssh://[user@]host[:port] or
+     * just [user@]host[:port]) reached with the system ssh client and platform.ssh's options;
+     * default: platform.ssh's hosts, else DOCKER_HOST, else the local socket. --hosts wins
+     */
     hosts: z.array(z.string().min(1)).optional(),
     /** GPUs per container: "all", a count, or device IDs; default: the test's gpusPerNode */
     gpus: z.union([z.literal("all"), z.number().int().min(0), z.array(z.string().min(1)).min(1)]).optional(),
@@ -37,7 +41,8 @@ export interface NodeSpec {
   nodeRank: number;
   engine: string;
   masterAddr: string;
-  masterPort: number;
+  /** a placeholder string in `gpucheck plan` */
+  masterPort: number | string;
 }
 
 export interface ContainerBody {
