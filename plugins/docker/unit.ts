@@ -70,6 +70,7 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
   const onAbort = () => void stop();
   ctx.signal.addEventListener("abort", onAbort, { once: true });
   const launched = await Promise.allSettled(unit.map(startNode));
+  started.sort((a, b) => a.node.nodeRank - b.node.nodeRank); // started in parallel, reported in node order
   const why = launched.map((r, i) => (r.status === "rejected" ? { i, err: r.reason as unknown } : undefined)).find(Boolean);
   if (why) {
     infra = engineMessage(unit[why.i]!.node.engine, why.err);

@@ -20,6 +20,8 @@ export interface ConformanceTarget {
   leftovers(marker: string): Promise<string[]>;
   /** seconds the platform needs beyond the workload (container start, scheduling) */
   slackS?: number;
+  /** the suite's other platform blocks the platform reads (docker's ssh engines read platform.ssh) */
+  platformSettings?: Record<string, unknown>;
 }
 
 const HOSTILE = [`a b`, `it's`, `"dq"`, "$(touch /tmp/gpucheck-pwned)", "`id`", "x; rm -rf /", "line1\nline2", "$HOME", "*", "\\back"];
@@ -62,7 +64,7 @@ export async function runScript(platform: Platform<unknown>, target: Conformance
   const lines: string[] = [];
   const started = Date.now();
   const ctx: RunContext<unknown> = {
-    suite: fakeSuite(),
+    suite: target.platformSettings ? { ...fakeSuite(), platform: { type: "local", settings: target.platformSettings } } : fakeSuite(),
     settings: target.settings,
     cli: target.cli ?? {},
     test: t,

@@ -1,0 +1,116 @@
+// The docker platform with one engine per host reached over ssh, as the Docker CLI reaches
+// DOCKER_HOST=ssh://…: the loopback sshd's of test/infra/ssh.sh, each of whose "hosts" leads to
+// this machine's dockerd. That proves the transport, staging, labels, cleanup on every engine and
+// the multi-node rank wiring; it cannot prove two kernels or two GPUs talking.
+import { describe, expect, test } from "bun:test";
+import Docker from "dockerode";
+import { docker, RUN_LABEL } from "../../plugins/docker.ts";
+import { settings } from "../../plugins/docker/spec.ts";
+import type { Platform } from "../../plugins/types.ts";
+import { conformance, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
+import { localLeftovers } from "./leftovers.ts";
+import { remoteProcesses, sshInfra } from "./ssh-infra.ts";
+
+const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");
+export const DOCKER_SSH = INFRA.includes("ssh") && INFRA.includes("docker");
+const IMAGE = process.env.GPUCHECK_TEST_IMAGE ?? "gpucheck-test/torch-cpu:bookworm";
+const t = DOCKER_SSH ? test : test.skip;
+const platform = docker as Platform<unknown>;
+
+/** Containers of any gpucheck run still on the local engine, and transport processes still alive. */
+export async function dockerSshLeftovers(marker?: string): Promise<string[]> {
+  const d = new Docker({ socketPath: "/var/run/docker.sock" });
+  const left = await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } });
+  const remote = remoteProcesses(sshInfra().user).filter((p) => /dial-stdio|gpucheck-docker/.test(p));
+  return [...(marker ? await localLeftovers(marker) : []), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`), ...remote];
+}
+
+export function sshTarget(hosts: string[], over: { nodes?: number; settings?: Record<string, unknown> } = {}): ConformanceTarget {
+  return {
+    python: "/usr/bin/python3",
+    settings: settings.parse({ hosts, network: "host", ulimits: false, pull: "never", ...over.settings }),
+    cli: { image: IMAGE },
+    platformSettings: { ssh: { configFile: sshInfra().config } },
+    nodes: over.nodes ?? hosts.length,
+    ranksPerNode: 2,
+    leftovers: dockerSshLeftovers,
+    slackS: 8,
+  };
+}
+
+describe("docker platform, engines over ssh: 2 hosts × 2 ranks", () => {
+  conformance(platform, () => sshTarget(sshInfra().hosts.slice(0, 2)), DOCKER_SSH);
+});
+
+describe("docker platform, engines over ssh", () => {
+  t("multi-node: a gloo all-reduce across the two hosts' containers, MASTER_ADDR the first host as ssh reached it", async () => {
+    const tg = sshTarget(sshInfra().hosts.slice(0, 2));
+    const code = [
+      "import os, torch, torch.distributed as dist",
+      "dist.init_process_group('gloo')",
+      "x = torch.tensor([float(dist.get_rank() + 1)])",
+      "dist.all_reduce(x)",
+      "print('WIRED', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], int(x.item()), flush=True)",
+      "dist.destroy_process_group()",
+    ].join("\n");
+    const { units, lines } = await runScript(platform, tg, scriptTest("wired", tg.python, code, { nodes: 2, ranksPerNode: 2 }));
+    expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "completed", undefined]]);
+    expect(units[0]!.hosts).toEqual(["127.0.0.2", "127.0.0.3"]);
+    expect(units[0]!.ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([
+      [0, "127.0.0.2", 0],
+      [1, "127.0.0.2", 0],
+      [2, "127.0.0.3", 0],
+      [3, "127.0.0.3", 0],
+    ]);
+    const wired = lines.filter((l) => l.includes("WIRED")).map((l) => l.slice(l.indexOf("WIRED")).split(" "));
+    expect(wired).toHaveLength(4);
+    const port = wired[0]![4]!;
+    expect(Number(port)).toBeGreaterThan(0);
+    // 1+2+3+4 = 10 on every rank: all four ranks in both containers joined one group at 127.0.0.2
+    expect(wired.map((w) => [w[2], w[1], w[3], w[4], w[5]]).sort()).toEqual([
+      ["0", "127.0.0.2", "127.0.0.2", port, "10"],
+      ["1", "127.0.0.2", "127.0.0.2", port, "10"],
+      ["2", "127.0.0.3", "127.0.0.2", port, "10"],
+      ["3", "127.0.0.3", "127.0.0.2", port, "10"],
+    ]);
+    expect(await dockerSshLeftovers()).toEqual([]);
+  }, 180_000);
+
+  t("per-node over 2 hosts: one container and one verdict per host, each with its own rendezvous", async () => {
+    const tg = sshTarget(sshInfra().hosts.slice(0, 2));
+    const test_ = scriptTest("pernode", tg.python, "import os; print('NODE', os.environ['GPUCHECK_NODE'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], flush=True)");
+    test_.perNode = true;
+    const { units, lines } = await runScript(platform, tg, test_);
+    expect(units.map((u) => [u.unit, u.status, u.hosts, u.ranks.map((r) => r.rank)])).toEqual([
+      ["127.0.0.2", "completed", ["127.0.0.2"], [0, 1]],
+      ["127.0.0.3", "completed", ["127.0.0.3"], [0, 1]],
+    ]);
+    expect(lines.filter((l) => l.includes("NODE ")).map((l) => l.replace(/\/\d: .*NODE/, " NODE")).sort()).toEqual([
+      "127.0.0.2 NODE 127.0.0.2 2 127.0.0.1",
+      "127.0.0.2 NODE 127.0.0.2 2 127.0.0.1",
+      "127.0.0.3 NODE 127.0.0.3 2 127.0.0.1",
+      "127.0.0.3 NODE 127.0.0.3 2 127.0.0.1",
+    ]);
+    expect(await dockerSshLeftovers()).toEqual([]);
+  }, 120_000);
+
+  t("per-node with an unreachable host: that host's verdict is infra naming it, the others run", async () => {
+    const tg = sshTarget([sshInfra().hosts[0]!, "127.0.0.9"]);
+    const test_ = scriptTest("unreachable", tg.python, "print('fine')");
+    test_.perNode = true;
+    const { units } = await runScript(platform, tg, test_);
+    expect(units.map((u) => [u.unit, u.status])).toEqual([
+      ["127.0.0.2", "completed"],
+      ["127.0.0.9", "infra"],
+    ]);
+    expect(units[1]!.message).toBe("host 127.0.0.9: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused");
+    expect(await dockerSshLeftovers()).toEqual([]);
+  }, 120_000);
+
+  t("whole-cluster with an unreachable host: the unit is infra naming the host, nothing started anywhere", async () => {
+    const tg = sshTarget([sshInfra().hosts[0]!, "127.0.0.9"]);
+    const { units } = await runScript(platform, tg, scriptTest("unreachable-all", tg.python, "print('never')", { nodes: 2 }));
+    expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "infra", "host 127.0.0.9: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused"]]);
+    expect(await dockerSshLeftovers()).toEqual([]);
+  }, 120_000);
+});
