@@ -8,7 +8,7 @@ import os
 import pickle
 from collections import namedtuple
 
-from . import idx
+from . import fakedata, idx
 from .errors import WorkloadError
 
 Split = namedtuple("Split", "images labels")  # images: N×C×H×W uint8, labels: N int64
@@ -83,6 +83,8 @@ def _cifar_split(torch, paths, label_key):
 
 
 def load(torch, name, data_dir):
+    if data_dir == fakedata.GENERATED:
+        data_dir = fakedata.generated_dir(name)
     found = locate(name, data_dir)
     _, train, test, classes = LAYOUTS[name]
     if name == "fashionmnist":

@@ -43,3 +43,28 @@ def write_fashionmnist(out, n_train, n_test, seed=0):
         image_file, label_file = FILES[split]
         idx.write(os.path.join(out, image_file), (n, SIDE, SIDE), images)
         idx.write(os.path.join(out, label_file), (n,), labels)
+
+
+GENERATED = "@generated"
+GENERATED_TRAIN, GENERATED_TEST = 2048, 512
+
+
+def generated_dir(name, seed=0):
+    """`--data-dir @generated`: a small FashionMNIST-format set made on this node, so a suite
+    (cpu-smoke) exercises the real IDX loading path anywhere without staging files. Every rank on
+    a node may ask at once: each writes a private copy and renames it into place; the first wins."""
+    if name != "fashionmnist":
+        from .errors import WorkloadError
+        raise WorkloadError("--data-dir %s can only generate fashionmnist, not %s" % (GENERATED, name))
+    import tempfile
+    final = os.path.join(tempfile.gettempdir(), "gpucheck-fashionmnist-%d-%d-%d" % (GENERATED_TRAIN, GENERATED_TEST, seed))
+    if os.path.isdir(final):
+        return final
+    mine = tempfile.mkdtemp(prefix=".gpucheck-fashionmnist-", dir=tempfile.gettempdir())
+    write_fashionmnist(mine, GENERATED_TRAIN, GENERATED_TEST, seed)
+    try:
+        os.rename(mine, final)
+    except OSError:  # another rank got there first with identical content
+        import shutil
+        shutil.rmtree(mine, ignore_errors=True)
+    return final
