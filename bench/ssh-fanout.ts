@@ -4,6 +4,10 @@
 //
 //   bun bench/ssh-fanout.ts [--reps 7] [--bench-hosts 200] [--fanout 32]
 //
+// --fanout is gpucheck's maxParallel (its default, 32). pdsh runs with -f = the host count: its
+// fan-out bounds the commands in flight, not the connections being set up, so with -f 32 the 33rd
+// host would start only when a command ends — a distributed job's ranks must all run at once.
+//
 // Every rank (and every pdsh command) runs the same Python one-liner: print the wall clock, sleep 1 s.
 // "all running" = the latest of those clocks minus the moment the run was started (same machine,
 // same clock); "total" = until the launcher returned; "overhead" = total − the 1 s sleep.
@@ -73,15 +77,16 @@ async function gpucheck(hosts: string[]): Promise<Sample> {
   return { allRunningS: Math.max(...ups) - t0, totalS: total, ranks: ups.length };
 }
 
-export function pdshArgv(hosts: string): string[] {
-  return ["pdsh", "-R", "ssh", "-f", String(FANOUT), "-l", USER, "-w", hosts, `${PY} -c '${CODE}'`];
+export function pdshArgv(hosts: string, count: number): string[] {
+  return ["pdsh", "-R", "ssh", "-f", String(count), "-l", USER, "-w", hosts, `${PY} -c '${CODE}'`];
 }
 
 function pdsh(hosts: string, count: number): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now() / 1000;
+    const argv = pdshArgv(hosts, count);
     // pdsh's ssh module: PDSH_SSH_ARGS replaces its default "-2 -a -x -l%u %h"
-    const child = spawn(pdshArgv(hosts)[0]!, pdshArgv(hosts).slice(1), { env: { ...process.env, PDSH_SSH_ARGS: `-F ${CONFIG} -o BatchMode=yes -l%u %h` } });
+    const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, PDSH_SSH_ARGS: `-F ${CONFIG} -o BatchMode=yes -l%u %h` } });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -132,8 +137,8 @@ for (const sc of scenarios) {
   console.error(`${sc.name}: gpucheck all-running ${g.map((s) => f(s.allRunningS)).join(" ")}; pdsh ${p.map((s) => f(s.allRunningS)).join(" ")}`);
 }
 
-console.log(`ssh fan-out, median of ${REPS} alternating runs, fan-out ${FANOUT} (gpucheck maxParallel, pdsh -f), seconds:\n`);
+console.log(`ssh fan-out, median of ${REPS} alternating runs, gpucheck maxParallel ${FANOUT}, pdsh -f <host count>, seconds:\n`);
 console.log("| hosts × 1 rank | gpucheck all running | pdsh all running | ratio | gpucheck overhead | pdsh overhead | ratio | gpucheck cold (staging) all running |");
 console.log("|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);
-console.log(`\npdsh: PDSH_SSH_ARGS='-F ${CONFIG} -o BatchMode=yes -l%u %h' ${pdshArgv("<hosts>").slice(0, -1).join(" ")} "${PY} -c '${CODE}'"`);
+console.log(`\npdsh: PDSH_SSH_ARGS='-F ${CONFIG} -o BatchMode=yes -l%u %h' ${pdshArgv("<hosts>", 0).slice(0, -1).join(" ").replace("-f 0", "-f <host count>")} "${PY} -c '${CODE}'"`);

@@ -9,6 +9,9 @@
 #   bash test/infra/ssh.sh status        one line per host: alive or not
 #   bash test/infra/ssh.sh kill-host I   simulate the death of host I (1-based): SIGKILL its sshd and
 #                                        every connection it serves; `start` brings it back
+#   bash test/infra/ssh.sh freeze-host I a host that stops answering (hung kernel, cut cable): SIGSTOP
+#                                        its sshd tree, connections stay open but silent
+#   bash test/infra/ssh.sh thaw-host I   SIGCONT it again
 #
 # Hosts 1-4 are 127.0.0.2-127.0.0.5, one sshd each with its own host key (node1..node4 are aliases in
 # the client config). Hosts 5..N (the 200-host benchmark) are 127.0.1.1, 127.0.1.2, ...; they share
@@ -120,8 +123,18 @@ kill-host)
   log "host$i ($(addr_of "$i")) killed"
   exit 0
   ;;
+freeze-host | thaw-host)
+  i=${2:?usage: ssh.sh $cmd I}
+  f="$BASE/host$i/sshd.pid"
+  alive "$f" || { log "host$i is not running"; exit 1; }
+  sig=STOP; [ "$cmd" = thaw-host ] && sig=CONT
+  # shellcheck disable=SC2046
+  kill -$sig "$(cat "$f")" $(descendants "$(cat "$f")") 2>/dev/null || true
+  log "host$i ($(addr_of "$i")) ${cmd%-host}"
+  exit 0
+  ;;
 start) ;;
-*) echo "usage: ssh.sh start [N] | stop | status | kill-host I" >&2; exit 2 ;;
+*) echo "usage: ssh.sh start [N] | stop | status | kill-host I | freeze-host I | thaw-host I" >&2; exit 2 ;;
 esac
 
 running_bench=$(cat "$BASE"/bench*/sshd_config 2>/dev/null | grep -c '^ListenAddress' || true)

@@ -9,7 +9,7 @@ import { rankArgv } from "../../plugins/ssh/argv.ts";
 import type { Platform, RunContext } from "../../plugins/types.ts";
 import { runScript, scriptTest } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";
-import { killHost, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
+import { freezeHost, killHost, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
 const t = SSH_INFRA ? test : test.skip;
 const platform = ssh as Platform<unknown>;
@@ -98,6 +98,33 @@ describe("ssh: a host dies mid-test", () => {
     expect(units[0]!.status).toBe("infra");
     expect(units[0]!.message).toMatch(/^host 127\.0\.0\.4: connection lost while rank [45] was running \(ssh exited 255\); could not reach host 127\.0\.0\.4 to stop rank \d(, rank \d)?: unreachable: ssh: connect to host 127\.0\.0\.4 port 2722: Connection refused$/);
     expect(elapsedMs).toBeLessThan(15_000);
+    expect(await localLeftovers(m)).toEqual([]);
+  }, 90_000);
+
+  t("a host that stops answering (no FIN, no RST) is declared lost after aliveInterval × 3; once it answers again its ranks are gone", async () => {
+    const hosts = sshInfra().hosts.slice(0, 2);
+    const m = marker("freeze");
+    let frozenAt = 0;
+    const started = new Set<number>();
+    const p = withLines((_u, rank, line) => {
+      if (line === "started") started.add(rank);
+      if (started.size === 4 && !frozenAt) {
+        frozenAt = Date.now();
+        freezeHost(2, true);
+      }
+    });
+    let units: Awaited<ReturnType<typeof runScript>>["units"];
+    try {
+      ({ units } = await runScript(p, target(hosts, { aliveInterval: 1 }), scriptTest("freeze", "/usr/bin/python3", hang(m), { nodes: 2, ranksPerNode: 2, args: [m], timeoutMs: 60_000 })));
+    } finally {
+      freezeHost(2, false);
+    }
+    const detectedAfter = Date.now() - frozenAt;
+    expect(units[0]!.status).toBe("infra");
+    expect(units[0]!.message).toMatch(/^host 127\.0\.0\.3: connection lost while rank [23] was running \(ssh exited 255\); could not reach host 127\.0\.0\.3 to stop rank \d(, rank \d)?: unreachable: Connection timed out during banner exchange/);
+    expect(detectedAfter).toBeLessThan(15_000); // 3 s of silence + a 2 s connect timeout for the kill attempt
+    // thawed, its sshd sees the client gone; the ranks' watchdogs see their channel closed
+    await Bun.sleep(2000);
     expect(await localLeftovers(m)).toEqual([]);
   }, 90_000);
 

@@ -40,6 +40,11 @@ export function killHost(i: number): void {
   execFileSync("bash", [INFRA_SCRIPT, "kill-host", String(i)], { stdio: "ignore" });
 }
 
+/** Makes host i stop answering (SIGSTOP of its sshd tree), or answer again. */
+export function freezeHost(i: number, frozen: boolean): void {
+  execFileSync("bash", [INFRA_SCRIPT, frozen ? "freeze-host" : "thaw-host", String(i)], { stdio: "ignore" });
+}
+
 /** Starts whatever sshd is down again (idempotent; benchmark hosts that run are kept). */
 export function reviveHosts(): void {
   execFileSync("bash", [INFRA_SCRIPT, "start"], { stdio: "ignore" });
