@@ -8,7 +8,7 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 export function summariseTelemetry(texts: string[]): TelemetrySummary {
   const samples = texts.flatMap((t) => taggedLines(t, "TELEMETRY"));
   const t0 = Math.min(...samples.map((s) => num(s.t) ?? Infinity));
-  const series: Record<string, SeriesPoint[]> = { util_pct: [], power_w: [], temp_c: [] };
+  const series: Record<string, SeriesPoint[]> = { util_pct: [], power_w: [], temp_c: [], cpu_util_pct: [] };
   const throttle = new Set<string>();
   const xids = new Set<string>();
   let maxTemp: number | null = null;
@@ -19,10 +19,9 @@ export function summariseTelemetry(texts: string[]): TelemetrySummary {
     const gpus = Array.isArray(s.gpus) ? (s.gpus as Obj[]) : [];
     for (const key of ["util_pct", "power_w", "temp_c"] as const) {
       const vals = gpus.map((g) => num(g[key])).filter((v): v is number => v !== null);
-      // a CPU node has no GPU: plot its CPU utilisation so the chart still shows the run's load
-      if (key === "util_pct" && vals.length === 0 && num(s.cpu_util_pct) !== null) vals.push(num(s.cpu_util_pct)!);
       if (vals.length) series[key]!.push({ x, y: key === "util_pct" ? vals.reduce((a, b) => a + b, 0) / vals.length : Math.max(...vals) });
     }
+    if (gpus.length === 0 && num(s.cpu_util_pct) !== null) series.cpu_util_pct!.push({ x, y: num(s.cpu_util_pct)! });
     for (const g of gpus) {
       const temp = num(g.temp_c);
       const power = num(g.power_w);
@@ -40,7 +39,7 @@ export function summariseTelemetry(texts: string[]): TelemetrySummary {
     meanUtilPct: utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null,
     throttleReasons: [...throttle].sort(),
     xids: [...xids],
-    series,
+    series: Object.fromEntries(Object.entries(series).filter(([, pts]) => pts.length > 0)),
   };
 }
 

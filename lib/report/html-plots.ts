@@ -10,6 +10,8 @@ const TELEMETRY: Array<{ key: string; title: string; yLabel: string; yTop?: numb
   { key: "util_pct", title: "GPU utilisation", yLabel: "%", yTop: 100 },
   { key: "power_w", title: "GPU power (max over GPUs)", yLabel: "W" },
   { key: "temp_c", title: "GPU temperature (max over GPUs)", yLabel: "°C" },
+  // nodes without a GPU report the host's CPU load instead
+  { key: "cpu_util_pct", title: "CPU utilisation", yLabel: "%", yTop: 100 },
 ];
 
 export function plotsForTest(test: TestResult, index: number): PlotSpec[] {
