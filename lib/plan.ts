@@ -44,13 +44,15 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     tests = tests.filter((t) => opts.only!.includes(t.name));
   }
   const planned: PlannedTest[] = tests.map((spec) => {
+    // inventory describes a node: one process per node, however many ranks the suite's defaults say
+    const ranksPerNode = spec.kind === "inventory" ? 1 : spec.ranksPerNode;
     const test = {
       name: spec.name,
       kind: spec.kind,
       nodes: spec.nodes,
       gpusPerNode: spec.gpusPerNode,
-      ranksPerNode: spec.ranksPerNode,
-      worldSize: spec.perNode ? spec.ranksPerNode : spec.nodes * spec.ranksPerNode,
+      ranksPerNode,
+      worldSize: spec.perNode ? ranksPerNode : spec.nodes * ranksPerNode,
       perNode: spec.perNode,
       timeoutMs: opts.timeoutMs ?? spec.timeoutMs,
       launch: {
