@@ -3,40 +3,14 @@
 // this machine's dockerd. That proves the transport, staging, labels, cleanup on every engine and
 // the multi-node rank wiring; it cannot prove two kernels or two GPUs talking.
 import { describe, expect, test } from "bun:test";
-import Docker from "dockerode";
-import { docker, RUN_LABEL } from "../../plugins/docker.ts";
-import { settings } from "../../plugins/docker/spec.ts";
+import { docker } from "../../plugins/docker.ts";
 import type { Platform } from "../../plugins/types.ts";
-import { conformance, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
-import { localLeftovers } from "./leftovers.ts";
-import { remoteProcesses, sshInfra } from "./ssh-infra.ts";
+import { conformance, runScript, scriptTest } from "./conformance.ts";
+import { DOCKER_SSH, dockerSshLeftovers, sshTarget } from "./docker-ssh-infra.ts";
+import { sshInfra } from "./ssh-infra.ts";
 
-const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");
-export const DOCKER_SSH = INFRA.includes("ssh") && INFRA.includes("docker");
-const IMAGE = process.env.GPUCHECK_TEST_IMAGE ?? "gpucheck-test/torch-cpu:bookworm";
 const t = DOCKER_SSH ? test : test.skip;
 const platform = docker as Platform<unknown>;
-
-/** Containers of any gpucheck run still on the local engine, and transport processes still alive. */
-export async function dockerSshLeftovers(marker?: string): Promise<string[]> {
-  const d = new Docker({ socketPath: "/var/run/docker.sock" });
-  const left = await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } });
-  const remote = remoteProcesses(sshInfra().user).filter((p) => /dial-stdio|gpucheck-docker/.test(p));
-  return [...(marker ? await localLeftovers(marker) : []), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`), ...remote];
-}
-
-export function sshTarget(hosts: string[], over: { nodes?: number; settings?: Record<string, unknown> } = {}): ConformanceTarget {
-  return {
-    python: "/usr/bin/python3",
-    settings: settings.parse({ hosts, network: "host", ulimits: false, pull: "never", ...over.settings }),
-    cli: { image: IMAGE },
-    platformSettings: { ssh: { configFile: sshInfra().config } },
-    nodes: over.nodes ?? hosts.length,
-    ranksPerNode: 2,
-    leftovers: dockerSshLeftovers,
-    slackS: 8,
-  };
-}
 
 describe("docker platform, engines over ssh: 2 hosts × 2 ranks", () => {
   conformance(platform, () => sshTarget(sshInfra().hosts.slice(0, 2)), DOCKER_SSH);

@@ -1,0 +1,43 @@
+// What the docker-over-ssh tests share: whether both infras are expected, the conformance target
+// (docker engines reached through test/infra/ssh.sh's hosts) and what a run may leave behind.
+import Docker from "dockerode";
+import { RUN_LABEL } from "../../plugins/docker.ts";
+import { settings } from "../../plugins/docker/spec.ts";
+import type { ConformanceTarget } from "./conformance.ts";
+import { localLeftovers } from "./leftovers.ts";
+import { remoteProcesses, sshInfra } from "./ssh-infra.ts";
+
+const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");
+export const DOCKER_SSH = INFRA.includes("ssh") && INFRA.includes("docker");
+const IMAGE = process.env.GPUCHECK_TEST_IMAGE ?? "gpucheck-test/torch-cpu:bookworm";
+
+/**
+ * The transport's processes still alive: ssh clients here and `docker system dial-stdio` on the
+ * hosts (this machine too), and the probe a host runs as the test user.
+ */
+export async function transports(): Promise<string[]> {
+  const dial = await localLeftovers("system dial-stdio");
+  return [...dial, ...remoteProcesses(sshInfra().user).filter((p) => p.includes("gpucheck-docker-probe"))];
+}
+
+/** Containers of any gpucheck run still on the local engine, and transport processes still alive. */
+export async function dockerSshLeftovers(marker?: string): Promise<string[]> {
+  const d = new Docker({ socketPath: "/var/run/docker.sock" });
+  const left = await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } });
+  return [...(marker ? await localLeftovers(marker) : []), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`), ...(await transports())];
+}
+
+/** The conformance target: one container per host, host networking as multi-node needs. */
+export function sshTarget(hosts: string[]): ConformanceTarget {
+  return {
+    python: "/usr/bin/python3",
+    settings: settings.parse({ hosts, network: "host", ulimits: false, pull: "never" }),
+    cli: { image: IMAGE },
+    platformSettings: { ssh: { configFile: sshInfra().config } },
+    nodes: hosts.length,
+    ranksPerNode: 2,
+    leftovers: dockerSshLeftovers,
+    slackS: 8,
+  };
+}
+
