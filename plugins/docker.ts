@@ -5,8 +5,9 @@
 // The run-time half (dockerode, child processes) is loaded only when a test runs.
 import { createHash } from "node:crypto";
 import { DIAL_COMMAND, engineList, sshBlock } from "./docker/engines.ts";
-import { containersOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
+import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
 import { settings, type DockerSettings } from "./docker/spec.ts";
+import { planText } from "./docker/text.ts";
 import { sshArgv } from "./ssh/argv.ts";
 import { targetOf } from "./ssh/target.ts";
 import type { Platform, RenderContext, RunContext } from "./types.ts";
@@ -20,18 +21,18 @@ function render(ctx: RenderContext<DockerSettings>) {
   const engines = engineList(ctx.settings, ctx.cli, ctx.suite);
   const ssh = sshBlock(ctx.suite);
   const target = targetOf(ssh, ctx.suite, "<control-dir>");
-  const units = unitsOf(ctx.test, engines);
+  // every API connection to an ssh engine: a channel on the host's ControlMaster
+  const dial = engines.flatMap((e): Array<[string, string[]]> => (e.kind === "ssh" ? [[e.url, sshArgv(target, e.host, "mux", DIAL_COMMAND)]] : []));
+  const units = unitsOf(ctx.test, engines).map((u) => {
+    const master = plannedMaster(u, ssh, ctx.test.perNode);
+    return { unit: u.unit, master, containers: containersOf(ctx, u, master, "<run>") };
+  });
   return {
     engines: engines.map((e) => e.url),
-    // every API connection to an ssh engine: a channel on the host's ControlMaster
-    ...(engines.some((e) => e.kind === "ssh")
-      ? { dial: Object.fromEntries(engines.flatMap((e) => (e.kind === "ssh" ? [[e.url, sshArgv(target, e.host, "mux", DIAL_COMMAND)]] : []))) }
-      : {}),
+    ...(dial.length ? { dial: Object.fromEntries(dial) } : {}),
     stage: "workload copied into each container at /opt/gpucheck (put_archive)",
-    units: units.map((u) => ({
-      unit: u.unit,
-      containers: containersOf(ctx, u, plannedMaster(u, ssh, ctx.test.perNode), "<run>").map(({ node, body }) => ({ engine: node.engine, create: body })),
-    })),
+    units: units.map((u) => ({ unit: u.unit, containers: u.containers.map(({ node, body }) => ({ engine: node.engine, create: body })) })),
+    text: planText({ engines: engines.map((e) => e.url), image: imageOf(ctx), pull: ctx.settings.pull, dial, units }),
   };
 }
 

@@ -69,8 +69,6 @@ export function sshBlock(suite: Suite) {
 }
 
 /** The node's name in units, logs and labels: the host as written, or localhost for a socket. */
-export function nodeName(e: Engine, i: number): string {
-  if (e.kind === "ssh") return e.host.name;
-  if (e.kind === "tcp") return e.host;
-  return i === 0 ? "localhost" : `localhost-${i}`;
+export function nodeName(e: Engine): string {
+  return e.kind === "ssh" ? e.host.name : e.kind === "tcp" ? e.host : "localhost";
 }

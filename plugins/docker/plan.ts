@@ -34,12 +34,16 @@ export type Planned = Array<{ node: NodeSpec; body: ContainerBody }>;
  * node on the only engine given (several containers on one machine: how multi-node is tried locally).
  */
 export function unitsOf(test: Pick<PlannedTest, "name" | "nodes" | "perNode">, engines: Engine[]): UnitPlan[] {
-  if (test.perNode) return engines.map((e) => ({ unit: nodeName(e, 0), nodes: [{ node: nodeName(e, 0), nodeRank: 0, engine: e }] }));
+  if (test.perNode) return engines.map((e) => ({ unit: nodeName(e), nodes: [{ node: nodeName(e), nodeRank: 0, engine: e }] }));
   if (engines.length > 1 && engines.length < test.nodes) {
     throw new SuiteError(`gpucheck: docker: test "${test.name}" needs ${test.nodes} nodes but ${engines.length} engines were given: ${engines.map((e) => e.url).join(", ")}`);
   }
-  const use = engines.length === 1 ? Array<Engine>(test.nodes).fill(engines[0]!) : engines.slice(0, test.nodes);
-  return [{ unit: "all", nodes: use.map((engine, i) => ({ node: nodeName(engine, i), nodeRank: i, engine })) }];
+  if (engines.length === 1) {
+    // several nodes on one engine are told apart by a suffix: localhost, localhost-1, …
+    const e = engines[0]!;
+    return [{ unit: "all", nodes: Array.from({ length: test.nodes }, (_, i) => ({ node: i ? `${nodeName(e)}-${i}` : nodeName(e), nodeRank: i, engine: e })) }];
+  }
+  return [{ unit: "all", nodes: engines.slice(0, test.nodes).map((engine, i) => ({ node: nodeName(engine), nodeRank: i, engine })) }];
 }
 
 export function imageOf(ctx: Pick<RenderContext<DockerSettings>, "cli" | "settings">): string {
