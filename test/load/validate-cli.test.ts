@@ -4,6 +4,8 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "../..");
+// each test starts `bun mod.ts` (TypeScript compiled on start): seconds on a loaded 2-core machine
+const SLOW = 60_000;
 
 function validate(ref: string) {
   const p = Bun.spawnSync([process.execPath, "mod.ts", "validate", ref], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
@@ -34,12 +36,12 @@ test("a file with many mistakes: all of them, positioned, exit 2", () => {
       collective: { minBytes: 8 GiBs, maxBytes: 8GiB, op: allreduce }
                                                           ^
 `);
-});
+}, SLOW);
 
 test("a missing file: one line, exit 2", () => {
   const r = validate("./nope.yaml");
   expect(r).toEqual({ code: 2, stdout: "", stderr: "gpucheck: suite file not found: ./nope.yaml\n" });
-});
+}, SLOW);
 
 test("a site suite extending a built-in is valid", () => {
   const r = validate("test/fixtures/suites/site-h100.yaml");
@@ -48,7 +50,7 @@ test("a site suite extending a built-in is valid", () => {
     stderr: "",
     stdout: 'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 5 tests (1 inventory, 2 collective, 2 train), platform ssh, extends builtin:h100-8x.yaml\n',
   });
-});
+}, SLOW);
 
 test("every built-in validates", () => {
   for (const name of ["cpu-smoke", "h100-8x", "h200-8x", "h100-multinode"]) {
@@ -56,4 +58,4 @@ test("every built-in validates", () => {
     expect({ name, code: r.code, stderr: r.stderr }).toEqual({ name, code: 0, stderr: "" });
     expect(r.stdout).toStartWith(`builtin:${name}.yaml: valid: suite "${name}"`);
   }
-});
+}, SLOW);
