@@ -13,7 +13,7 @@
 // Reconfigures the local Slurm for each node count and leaves it at 4 nodes (the tests' size).
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { UnitRun } from "../lib/types.ts";
 import { runSlurm } from "../plugins/slurm/run.ts";
@@ -135,6 +135,7 @@ function slurmNodes(n: number): void {
 }
 
 const rows: string[] = [];
+const loadBefore = loadavg().map((l) => l.toFixed(1)).join(" ");
 try {
   for (const n of sizes) {
     slurmNodes(n);
@@ -157,6 +158,7 @@ try {
 } finally {
   if (sizes.some((n) => n !== 4)) slurmNodes(4);
 }
+console.log(`load average during the run: ${loadBefore} at the start, ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end (${cpus().length} CPUs)\n`);
 console.log("| nodes × ranks | staging | per-node sweep: sbatch → verdicts (whole run) | its calls from gpucheck | its calls inside the job | one job per node: first sbatch → last verdict | their calls from gpucheck | their calls inside the jobs | time ratio |");
 console.log("|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);

@@ -23,8 +23,8 @@ const PARSE: Record<Source, (text: string, id: string) => JobInfo | undefined> =
   "sacct -c": (t, id) => parseSacct(t).find((j) => j.id === id),
 };
 
-/** A job id slurmctld no longer (or never) knew: the answer is "not found", not a broken command. */
-const UNKNOWN_JOB = /Invalid job id/i;
+/** A job slurmctld no longer (or never) knew, or that already ended: not a broken command. */
+const UNKNOWN_JOB = /Invalid job id|already completing or completed/i;
 
 /** A query that failed in a way that may not last; followJob retries it a few times. */
 export class TransientError extends PlatformError {}

@@ -73,8 +73,8 @@ export interface OutcomeInput {
   batch: string | undefined;
   /** the job's last known state ("" when no source knew it) */
   state: string;
-  /** set when gpucheck cancelled the job: why */
-  cancelled?: { by: "timeout" | "cancelled" | "queue-timeout"; detail: string };
+  /** set when gpucheck cancelled the job: why (queue-timeout and lost are infra problems) */
+  cancelled?: { by: "timeout" | "cancelled" | "queue-timeout" | "lost"; detail: string };
   readLog(path: string): string;
   /** what ran on the nodes, for messages when they could not start it */
   python: string;
@@ -132,7 +132,8 @@ function verdict(
   if (stepExit === 0) return { status: "completed" };
   if (input.cancelled) {
     // a step that gpucheck's scancel cut short reads as failed to the script; it is not the test's fault
-    const status = input.cancelled.by === "queue-timeout" ? "infra" : input.cancelled.by;
+    const { by } = input.cancelled;
+    const status = by === "queue-timeout" || by === "lost" ? "infra" : by;
     return { status, message: `${input.cancelled.detail} (${job})` };
   }
   if (stepExit !== undefined && ended?.status !== "infra") {

@@ -110,9 +110,7 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
     if (batch.read().includes(END_MARK)) endSeen = true;
     return endSeen;
   };
-  let res: FollowResult;
-  let cancelled: OutcomeInput["cancelled"];
-  let cancelProblem = "";
+  let res: FollowResult | { kind: "lost"; why: string };
   try {
     res = await followJob(query, id, {
       signal: ctx.signal,
@@ -122,25 +120,21 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
       onChange: (j) => ctx.note(`job ${id} ${j.state}${j.reason ? ` (${j.reason})` : ""}${j.nodes ? ` on ${j.nodes}` : ""}`),
     });
   } catch (err) {
-    res = { kind: "aborted" };
-    cancelProblem = `; following it failed: ${(err as Error).message}`;
+    // a job gpucheck cannot follow is a job nobody would stop: cancel it
+    res = { kind: "lost", why: (err as Error).message };
   }
-  let state = res.kind === "ended" || res.kind === "queue-timeout" ? res.info.state : res.kind === "aborted" ? (res.info?.state ?? "") : "";
-  if (res.kind === "aborted" || res.kind === "queue-timeout") {
-    const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
-    if (res.kind === "queue-timeout") {
-      cancelled = { by: "queue-timeout", detail: `pending for ${secs(res.waitedMs)} (Slurm reason: ${res.info.reason || "none given"}), longer than the queue timeout of ${secs(ctx.suite.queueTimeoutMs)}: gpucheck cancelled it` };
-    } else {
-      const by = ctx.signal.reason === "timeout" ? "timeout" : "cancelled";
-      cancelled = { by, detail: `${by === "timeout" ? `timed out after ${secs(ctx.test.timeoutMs)}` : "cancelled"}: gpucheck cancelled the job${cancelProblem}` };
-    }
+  let state = "info" in res ? (res.info?.state ?? "") : "";
+  const cancelled = cancelReason(ctx, res);
+  let gone = true;
+  if (cancelled) {
     try {
       state = (await cancelJob(io, query, id))?.state ?? state;
     } catch (err) {
       cancelled.detail += `; ${(err as Error).message}`;
+      gone = false; // the exit hook tries scancel once more
     }
   }
-  live.delete(id);
+  if (gone) live.delete(id);
   tails.finish();
   batch.finish();
   // the whole-cluster unit's nodes in rank order: the job's node list, known once it ran
@@ -159,6 +153,23 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
     startedAt: "startedAt" in res && res.startedAt ? new Date(res.startedAt).toISOString() : began,
     endedAt: new Date().toISOString(),
   });
+}
+
+/** Why gpucheck cancels the job, or undefined when the job ended on its own. */
+function cancelReason(ctx: RunContext<SlurmSettings>, res: FollowResult | { kind: "lost"; why: string }): OutcomeInput["cancelled"] {
+  const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
+  switch (res.kind) {
+    case "queue-timeout":
+      return { by: "queue-timeout", detail: `pending for ${secs(res.waitedMs)} (Slurm reason: ${res.info.reason || "none given"}), longer than the queue timeout of ${secs(ctx.suite.queueTimeoutMs)}: gpucheck cancelled it` };
+    case "lost":
+      return { by: "lost", detail: `lost track of the job (${res.why}): gpucheck cancelled it` };
+    case "aborted": {
+      const by = abortStatus(ctx.signal);
+      return { by, detail: `${by === "timeout" ? `timed out after ${secs(ctx.test.timeoutMs)}` : "cancelled"}: gpucheck cancelled the job` };
+    }
+    default:
+      return undefined;
+  }
 }
 
 function abortStatus(signal: AbortSignal): "timeout" | "cancelled" {
