@@ -19,6 +19,23 @@ function suiteFile(dir: string, body: string): string {
 // biome-ignore lint: results.json is read as plain data
 const results = (out: string): any => JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
 
+test("gpucheck plan --platform ssh --hosts: every rank's exact ssh argv as JSON, no sshd needed", () => {
+  const r = gpucheck(["plan", "cpu-smoke", "--platform", "ssh", "--hosts", "gpu01,ops@gpu02:2222", "--python", "/opt/py/bin/python3", "--json"]);
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  const plan = JSON.parse(r.stdout);
+  const inventory = plan.tests.find((x: { name: string }) => x.name === "inventory").rendered;
+  expect(inventory.units.map((u: { unit: string }) => u.unit)).toEqual(["gpu01", "ops@gpu02:2222"]);
+  const second = inventory.units[1].ranks[0];
+  expect(second.host).toBe("ops@gpu02:2222");
+  expect(second.argv.slice(-3, -1)).toEqual(["--", "gpu02"]);
+  expect(second.argv.join(" ")).toContain("-l ops -p 2222");
+  expect(second.argv.at(-1)).toContain("setsid /opt/py/bin/python3 -m gpucheck_workload inventory");
+  const allreduce = plan.tests.find((x: { name: string }) => x.name === "allreduce-gloo").rendered;
+  expect(allreduce.units[0].ranks.map((x: { rank: number; host: string }) => [x.rank, x.host])).toEqual([[0, "gpu01"], [1, "gpu01"]]);
+  expect(allreduce.hosts.map((h: { host: string }) => h.host)).toEqual(["gpu01", "ops@gpu02:2222"]);
+});
+
 describe("gpucheck suite --platform ssh", () => {
   for (const [hosts, ranks] of [[2, 2], [4, 1]] as const) {
     t(`cpu-smoke across ${hosts} hosts × ${ranks} rank(s): every test passes, inventory per host`, () => {
