@@ -29,12 +29,25 @@ export function engineMessage(url: string, err: unknown): string {
   return err instanceof DialError ? err.message : `docker engine ${url}: ${apiMessage(err)}`;
 }
 
-/** Kills and removes every container labelled with this run on each engine given. */
-export async function removeRun(clients: Iterable<Docker>, runId: string): Promise<void> {
-  await Promise.all(
-    [...clients].map(async (d) => {
-      const list = await d.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } }).catch(() => []);
-      await Promise.all(list.map((c) => d.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+/**
+ * Kills and removes every container labelled with this run on each engine given; returns what
+ * could not be done, per engine (an engine lost mid-run keeps its containers).
+ */
+export async function removeRun(clients: Map<string, Docker>, runId: string): Promise<string[]> {
+  const failed = await Promise.all(
+    [...clients].map(async ([url, d]) => {
+      try {
+        const list = await d.listContainers({ all: true, filters: { label: [`${RUN_LABEL}=${runId}`] } });
+        // gone already, or being removed by another sweep reaching the same engine: fine
+        const gone = (err: { statusCode?: number }) => {
+          if (err.statusCode !== 404 && err.statusCode !== 409) throw err;
+        };
+        await Promise.all(list.map((c) => d.getContainer(c.Id).remove({ force: true }).catch(gone)));
+        return [];
+      } catch (err) {
+        return [`${url}: ${apiMessage(err)}`];
+      }
     }),
   );
+  return failed.flat();
 }

@@ -31,7 +31,8 @@ export function probeScript(wantPort: boolean): string {
 
 /** Why a dial-stdio connection to a host ended badly. */
 export function dialFailure(host: string, code: number | null, signal: string | null, stderr: string): string {
-  if (code === 255) return `host ${host}: ${describeSshFailure(stderr)}`;
+  // a channel whose ControlMaster died ends with 255 and nothing on stderr
+  if (code === 255) return `host ${host}: ${stderr.trim() ? describeSshFailure(stderr) : "connection lost (ssh exited 255)"}`;
   // dial-stdio's harmless complaint when the engine closes first is not the reason
   const said = stderr.split("\n").filter((l) => l.trim() && !/error while CloseWrite/.test(l)).slice(-2).join(" | ").trim();
   return `host ${host}: \`${DIAL}\` ${code === null ? `killed by ${signal}` : `exited with ${code}`}: ${said || "no message"}`;

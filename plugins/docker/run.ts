@@ -9,7 +9,7 @@ import type { RunContext } from "../types.ts";
 import { client, removeRun } from "./client.ts";
 import { engineList, sshBlock, type Engine } from "./engines.ts";
 import { prepareEngine } from "./image.ts";
-import { containersOf, imageOf, plannedMaster, unitsOf, type Master, type UnitPlan } from "./plan.ts";
+import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf, type Master, type UnitPlan } from "./plan.ts";
 import { openSshEngines, type Probe, type SshEngines } from "./remote.ts";
 import { deviceRequests, type DockerSettings } from "./spec.ts";
 import { runUnit } from "./unit.ts";
@@ -66,7 +66,11 @@ export async function runDocker(ctx: RunContext<DockerSettings>, runId: string):
   try {
     return await Promise.all(units.map(runOne));
   } finally {
-    if (!ctx.cli.keep) await removeRun(clients.values(), runId);
+    if (!ctx.cli.keep) {
+      for (const f of await removeRun(clients, runId)) {
+        ctx.note(`could not remove the containers of this run from ${f}; where the engine is back: docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${runId})`);
+      }
+    }
     await remote?.close();
   }
 }

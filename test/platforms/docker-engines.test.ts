@@ -118,6 +118,7 @@ describe("docker over ssh: plan and messages", () => {
 
   test("a failed connection names the host and says why, in ssh's or the docker CLI's words", () => {
     expect(dialFailure("n1", 255, null, "ssh: connect to host 127.0.0.9 port 2722: Connection refused\r\n")).toBe("host n1: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused");
+    expect(dialFailure("n1", 255, null, "")).toBe("host n1: connection lost (ssh exited 255)");
     expect(dialFailure("n1", 255, null, "ops@n1: Permission denied (publickey).\n")).toBe("host n1: login refused: ops@n1: Permission denied (publickey)");
     const denied = "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: dial unix /var/run/docker.sock: connect: permission denied";
     expect(dialFailure("n1", 1, null, `${denied}\n`)).toBe(`host n1: \`docker system dial-stdio\` exited with 1: ${denied}`);

@@ -20,10 +20,14 @@ export async function transports(): Promise<string[]> {
   return [...dial, ...remoteProcesses(sshInfra().user).filter((p) => p.includes("gpucheck-docker-probe"))];
 }
 
-/** Containers of any gpucheck run still on the local engine, and transport processes still alive. */
+/**
+ * Containers of any gpucheck run on the test hosts (labelled with their node: runs on the local
+ * socket, e.g. the docker tests, are not these tests' business), and transport processes still alive.
+ */
 export async function dockerSshLeftovers(marker?: string): Promise<string[]> {
   const d = new Docker({ socketPath: "/var/run/docker.sock" });
-  const left = await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } });
+  const hosts = new Set([...sshInfra().hosts, "127.0.0.9"]);
+  const left = (await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } })).filter((c) => hosts.has(c.Labels["gpucheck.node"] ?? ""));
   return [...(marker ? await localLeftovers(marker) : []), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`), ...(await transports())];
 }
 

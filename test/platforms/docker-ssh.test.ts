@@ -3,11 +3,13 @@
 // this machine's dockerd. That proves the transport, staging, labels, cleanup on every engine and
 // the multi-node rank wiring; it cannot prove two kernels or two GPUs talking.
 import { describe, expect, test } from "bun:test";
+import Docker from "dockerode";
+import type { UnitRun } from "../../lib/types.ts";
 import { docker } from "../../plugins/docker.ts";
 import type { Platform } from "../../plugins/types.ts";
 import { conformance, runScript, scriptTest } from "./conformance.ts";
 import { DOCKER_SSH, dockerSshLeftovers, sshTarget } from "./docker-ssh-infra.ts";
-import { sshInfra } from "./ssh-infra.ts";
+import { killHost, reviveHosts, sshInfra } from "./ssh-infra.ts";
 
 const t = DOCKER_SSH ? test : test.skip;
 const platform = docker as Platform<unknown>;
@@ -87,4 +89,32 @@ describe("docker platform, engines over ssh", () => {
     expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "infra", "host 127.0.0.9: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused"]]);
     expect(await dockerSshLeftovers()).toEqual([]);
   }, 120_000);
+
+  t("per-node: a host lost mid-test is an infra verdict saying so; the other hosts' verdicts stand", async () => {
+    const hosts = sshInfra().hosts.slice(0, 3);
+    const tg = sshTarget(hosts);
+    const name = `lost-${process.pid}`;
+    const test_ = scriptTest(name, tg.python, "import time; print('started', flush=True); time.sleep(15)", { timeoutMs: 120_000 });
+    test_.perNode = true;
+    const running = runScript(platform, tg, test_);
+    const d = new Docker({ socketPath: "/var/run/docker.sock" });
+    const deadline = Date.now() + 90_000;
+    while ((await d.listContainers({ filters: { label: [`gpucheck.test=${name}`], status: ["running"] } })).length < 3 && Date.now() < deadline) await Bun.sleep(200);
+    await Bun.sleep(1000);
+    killHost(3);
+    let units: UnitRun[];
+    try {
+      units = (await running).units;
+    } finally {
+      reviveHosts();
+    }
+    expect(units.map((u) => [u.unit, u.status])).toEqual([
+      ["127.0.0.2", "completed"],
+      ["127.0.0.3", "completed"],
+      ["127.0.0.4", "infra"],
+    ]);
+    expect(units[2]!.message).toMatch(/^lost the engine of 127\.0\.0\.4 while its container ran: host 127\.0\.0\.4: (connection lost \(ssh exited 255\)|unreachable: .+)$/);
+    // every "host" reaches the same engine here, so the other hosts' sweeps removed its container too
+    expect(await dockerSshLeftovers()).toEqual([]);
+  }, 180_000);
 });
