@@ -141,7 +141,7 @@ async function nap(ms: number, opts: FollowOptions): Promise<boolean> {
   while (Date.now() < until) {
     if (opts.signal.aborted) return false;
     if (opts.tick()) return true;
-    await sleep(Math.min(NAP_MS, until - Date.now()), opts.signal);
+    await sleep(Math.max(0, Math.min(NAP_MS, until - Date.now())), opts.signal);
   }
   return opts.tick();
 }
