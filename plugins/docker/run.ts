@@ -37,8 +37,8 @@ export async function runDocker(ctx: RunContext<DockerSettings>, runId: string):
   const byUrl = new Map(units.flatMap((u) => u.nodes.map((n) => [n.engine.url, n.engine] as const)));
   const sshHosts = [...byUrl.values()].flatMap((e) => (e.kind === "ssh" ? [e.host] : []));
   // where a rendezvous lives (each unit's first node) the port must be free on that host
-  const rendezvous = new Set(units.map((u) => u.nodes[0]!.engine.url));
-  const remote = sshHosts.length ? openSshEngines(sshHosts, (h) => rendezvous.has(`ssh://${h.name}`) && !ssh.masterPort, ssh, ctx.suite, ctx.signal) : undefined;
+  const rendezvous = new Set(units.map((u) => u.nodes[0]!.engine).flatMap((e) => (e.kind === "ssh" ? [e.host.name] : [])));
+  const remote = sshHosts.length ? openSshEngines(sshHosts, (h) => rendezvous.has(h.name) && !ssh.masterPort, ssh, ctx.suite, ctx.signal) : undefined;
   const clients = new Map<string, Docker>();
   const get = (url: string) => clients.get(url) ?? clients.set(url, client(byUrl.get(url)!, remote)).get(url)!;
   const ready = new Map<string, Promise<void>>();
@@ -66,11 +66,9 @@ export async function runDocker(ctx: RunContext<DockerSettings>, runId: string):
   try {
     return await Promise.all(units.map(runOne));
   } finally {
-    if (!ctx.cli.keep) {
-      for (const f of await removeRun(clients, runId)) {
-        ctx.note(`could not remove the containers of this run from ${f}; where the engine is back: docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${runId})`);
-      }
-    }
+    const removal = `docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${runId})`;
+    if (ctx.cli.keep) ctx.note(`kept the containers of ${ctx.test.name} (--keep); to remove them on each engine: ${removal}`);
+    else for (const f of await removeRun(clients, runId)) ctx.note(`could not remove the containers of this run from ${f}; where the engine is back: ${removal}`);
     await remote?.close();
   }
 }

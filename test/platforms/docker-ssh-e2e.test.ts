@@ -73,6 +73,7 @@ describe("gpucheck suite --platform docker over ssh hosts", () => {
     const deadline = Date.now() + 120_000;
     // rank 0 prints the nccl-tests table once all four ranks in both containers have joined
     while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);
+    expect(run.output()).toMatch(/\[rank 0\]\s+1024\s/);
     expect(containersOf(out).split("\n")).toHaveLength(2);
     run.child.kill("SIGINT");
     expect(await run.exited).toBe(130);
