@@ -10,7 +10,7 @@ shared machine hits both sides alike. Reported: median busbw of each side, the r
 call as the bare loop) and, for information, its out-of-place column (which adds a copy, torch's
 all_reduce being in place).
 
-    /usr/bin/python3 bench/collective_cpu.py [--runs 7] [--iters 20] [--warmup 5]
+    /usr/bin/python3 bench/collective_cpu.py [--runs 7] [--iters 20] [--warmup 5] [--in-process PAIRS]
 """
 import argparse
 import json
@@ -42,6 +42,41 @@ seconds = (time.perf_counter() - start) / iters
 if dist.get_rank() == 0:
     print(json.dumps({"busbw": size / 1e9 / seconds * 2 * (n - 1) / n}))
 dist.destroy_process_group()
+"""
+
+# --in-process: the workload's own timing code and a bare loop alternating in one process group,
+# which takes process start-up and scheduling drift out of the comparison
+IN_PROCESS = r"""
+import json, statistics, sys, time, types
+import torch, torch.distributed as dist
+from gpucheck_workload import dist as pg, ranks
+from gpucheck_workload.collective import Bench
+from gpucheck_workload.ops import Collective
+pairs, iters, warmup, size = (int(a) for a in sys.argv[1:5])
+r = ranks.detect()
+ctx = pg.init(r, "gloo")
+coll = Collective(torch, dist, "all_reduce", "float", ctx.device, r.rank, r.world_size, size)
+coll.resize(size)
+bench = Bench(torch, dist, ctx, coll, types.SimpleNamespace(check=False, iters=iters, warmup=warmup))
+t = torch.ones(size // 4)
+for _ in range(warmup):
+    dist.all_reduce(t)
+w, b = [], []
+for i in range(pairs):
+    for side in (("w", "b") if i % 2 == 0 else ("b", "w")):
+        if side == "w":
+            w.append(bench.placement(True)[2])
+        else:
+            dist.barrier()
+            start = time.perf_counter()
+            for _ in range(iters):
+                dist.all_reduce(t)
+            b.append(size / 1e9 / ((time.perf_counter() - start) / iters))
+if r.rank == 0:
+    print(json.dumps({"workload_in_place": statistics.median(w), "bare": statistics.median(b),
+                      "ratio": statistics.median(w) / statistics.median(b),
+                      "median_pair_ratio": statistics.median(x / y for x, y in zip(w, b))}))
+pg.close()
 """
 
 
@@ -82,7 +117,11 @@ def main():
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--in-process", type=int, metavar="PAIRS", help="alternate both inside one process group instead")
     a = p.parse_args()
+    if a.in_process:
+        print(two_ranks([PYTHON, "-c", IN_PROCESS, str(a.in_process), str(a.iters), str(a.warmup), str(SIZE)]).strip())
+        return 0
     inplace, outplace, base = [], [], []
     for run in range(a.runs):
         order = ("workload", "bare") if run % 2 == 0 else ("bare", "workload")
