@@ -50,7 +50,8 @@ function ranksFor(ctx: RenderContext<Settings>, stageDir: string, port: number |
   }));
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on at 127.0.0.1 (the kernel picks one); the docker platform uses it too. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);

@@ -1,10 +1,10 @@
 // Impure half of the docker platform: reach the engines (over ssh where they are remote), learn
 // each unit's rendezvous, get every engine ready once, run the units, and remove the run's
 // containers from every engine it touched, whatever happened.
-import { createServer } from "node:net";
 import type Docker from "dockerode";
 import { PlatformError, SuiteError } from "../../lib/errors.ts";
 import type { UnitRun } from "../../lib/types.ts";
+import { freePort } from "../local.ts";
 import type { RunContext } from "../types.ts";
 import { client, removeRun } from "./client.ts";
 import { engineList, sshBlock, type Engine } from "./engines.ts";
@@ -13,18 +13,6 @@ import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf, type Master, 
 import { openSshEngines, type Probe, type SshEngines } from "./remote.ts";
 import { deviceRequests, type DockerSettings } from "./spec.ts";
 import { runUnit } from "./unit.ts";
-
-/** A port nothing listens on here: the rendezvous of containers on this machine's engine. */
-function localFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function runDocker(ctx: RunContext<DockerSettings>, runId: string): Promise<UnitRun[]> {
   const ssh = sshBlock(ctx.suite);
@@ -84,7 +72,7 @@ function lostOf(e: Engine, remote: SshEngines | undefined): string | undefined {
 /** The planned rendezvous with what the run learnt: the address ssh reached the host on, a port free there. */
 async function masterOf(u: UnitPlan, probe: Probe, ssh: { masterAddr?: string; masterPort?: number }, perNode: boolean): Promise<Master> {
   const planned = plannedMaster(u, ssh, perNode);
-  if (u.nodes[0]!.engine.kind !== "ssh" || !probe.ok) return { addr: planned.addr, port: await localFreePort() };
+  if (u.nodes[0]!.engine.kind !== "ssh" || !probe.ok) return { addr: planned.addr, port: await freePort() };
   return {
     addr: (!perNode && ssh.masterAddr) || probe.addr,
     port: ssh.masterPort ?? probe.port!,
