@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
-import { killHost, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
+import { killHost, remoteLeftovers, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
 const t = SSH_INFRA ? test : test.skip;
 
@@ -38,7 +38,7 @@ test("gpucheck plan --platform ssh --hosts: every rank's exact ssh argv as JSON,
 
 describe("gpucheck suite --platform ssh", () => {
   for (const [hosts, ranks] of [[2, 2], [4, 1]] as const) {
-    t(`cpu-smoke across ${hosts} hosts × ${ranks} rank(s): every test passes, inventory per host`, () => {
+    t(`cpu-smoke across ${hosts} hosts × ${ranks} rank(s): every test passes, inventory per host`, async () => {
       const dir = tempDir(`ssh-smoke-${hosts}`);
       const list = sshInfra().hosts.slice(0, hosts);
       const suite = suiteFile(dir, `extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: ${hosts}\n  ranksPerNode: ${ranks}`);
@@ -53,7 +53,7 @@ describe("gpucheck suite --platform ssh", () => {
       expect(r.status).toBe(0);
       expect(res.outcome).toBe("passed");
       expect(res.inventory).toHaveLength(1); // every fake host is this machine: one hostname
-      expect(remoteProcesses(sshInfra().user)).toEqual([]);
+      expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
     }, 900_000);
   }
 
@@ -92,7 +92,7 @@ describe("gpucheck suite --platform ssh", () => {
     expect(junit.match(/<testcase /g)).toHaveLength(4);
     expect(junit).toMatch(/<error [^>]*message="[^"]*host 127\.0\.0\.4: connection lost/);
     expect(run.output()).toMatch(/Failing hosts:\n\s+127\.0\.0\.4\b/);
-    expect(remoteProcesses(sshInfra().user)).toEqual([]);
+    expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
   }, 180_000);
 
   t("Ctrl-C mid-test stops every remote rank and keeps the results", async () => {
@@ -110,6 +110,6 @@ describe("gpucheck suite --platform ssh", () => {
     expect(res.complete).toBe(false);
     expect(res.tests[0].units[0].status).toBe("cancelled");
     expect(res.tests[0].units[0].message).toMatch(/^cancelled: killed rank \d on 127\.0\.0\.[23]/);
-    expect(remoteProcesses(sshInfra().user)).toEqual([]);
+    expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
   }, 120_000);
 });

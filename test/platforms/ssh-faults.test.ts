@@ -9,7 +9,7 @@ import { rankArgv } from "../../plugins/ssh/argv.ts";
 import type { Platform, RunContext } from "../../plugins/types.ts";
 import { runScript, scriptTest } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";
-import { freezeHost, killHost, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
+import { freezeHost, killHost, remoteLeftovers, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
 const t = SSH_INFRA ? test : test.skip;
 const platform = ssh as Platform<unknown>;
@@ -180,8 +180,8 @@ describe("ssh: ranks that fail or outlive their client", () => {
   }, 30_000);
 });
 
-t("after the fault tests, the test user has no process left on any host", () => {
-  expect(remoteProcesses(sshInfra().user)).toEqual([]);
+t("after the fault tests, the test user has no process left on any host", async () => {
+  expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
 });
 
 /** A TCP port that accepts connections and never says a word (a hung sshd, a firewall proxy). */

@@ -50,7 +50,19 @@ export function reviveHosts(): void {
   execFileSync("bash", [INFRA_SCRIPT, "start"], { stdio: "ignore" });
 }
 
-/** Processes of the test user (every fake host's remote side) still alive, but not sshd itself. */
+/** The test user's processes still there after up to `graceMs` (the remote side's own cleanup, a
+ *  watchdog's last poll, takes a moment after a run returns). */
+export async function remoteLeftovers(user: string, graceMs = 5000): Promise<string[]> {
+  const until = Date.now() + graceMs;
+  let left = remoteProcesses(user);
+  while (left.length && Date.now() < until) {
+    await Bun.sleep(200);
+    left = remoteProcesses(user);
+  }
+  return left;
+}
+
+/** Processes of the test user (every fake host's remote side) alive now, but not sshd itself. */
 export function remoteProcesses(user: string): string[] {
   try {
     return execFileSync("ps", ["-u", user, "-o", "pid=,stat=,args="], { encoding: "utf8" })

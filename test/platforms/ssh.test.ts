@@ -7,7 +7,7 @@ import { ssh } from "../../plugins/ssh.ts";
 import type { Platform } from "../../plugins/types.ts";
 import { conformance, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";
-import { remoteProcesses, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
+import { remoteLeftovers, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
 const t = SSH_INFRA ? test : test.skip;
 const platform = ssh as Platform<unknown>;
@@ -152,6 +152,6 @@ async function runScriptWithNotes(tg: ConformanceTarget, spec: ReturnType<typeof
   return runScript(wrapped, tg, spec);
 }
 
-t("after all of the above, the test user has no process left on any host", () => {
-  expect(remoteProcesses(sshInfra().user)).toEqual([]);
+t("after all of the above, the test user has no process left on any host", async () => {
+  expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
 });
