@@ -90,8 +90,11 @@ function relativeBound(e: Expectation, at: number | undefined, baseline: Measure
   if (baseline === null) return `${e.metric}: the baseline run has no result for this test and unit to compare with`;
   const ref = lookupMetric(baseline, e.metric, at);
   if (ref.value === null) return `${e.metric}: the baseline has no ${e.metric}${where} to compare with`;
-  const op: Op = betterOf(e.metric, e.unit) === "lower" ? "≤" : "≥";
-  return { op, expected: Number((ratio * ref.value).toPrecision(12)), note: ` (${formatNumber(ratio * 100)}% of baseline ${withUnit(ref.value, e.unit)})` };
+  // "95% of baseline" allows 5% worse either way: a lower-is-better metric may grow to baseline / 0.95
+  if (betterOf(e.metric, e.unit) === "lower") {
+    return { op: "≤" as Op, expected: Number((ref.value / ratio).toPrecision(12)), note: ` (baseline ${withUnit(ref.value, e.unit)} / ${formatNumber(ratio * 100)}%)` };
+  }
+  return { op: "≥" as Op, expected: Number((ratio * ref.value).toPrecision(12)), note: ` (${formatNumber(ratio * 100)}% of baseline ${withUnit(ref.value, e.unit)})` };
 }
 
 /** Enough digits that a value just under its threshold never prints as equal to it ("400.0 < 400"). */

@@ -22,7 +22,7 @@ const lower = (unit: string, description: string, extra: Partial<MetricInfo> = {
 
 export const METRICS: Record<Kind, Record<string, MetricInfo>> = {
   collective: {
-    busbw: higher("GB/s", "bus bandwidth (nccl-tests busbw, out-of-place); without @size: at the largest size", { perSize: true }),
+    busbw: higher("GB/s", "bus bandwidth (nccl-tests busbw, the better of out-of-place and in-place); without @size: at the largest size", { perSize: true }),
     algbw: higher("GB/s", "algorithm bandwidth: bytes / time", { perSize: true }),
     time_us: lower("us", "time per operation", { perSize: true }),
     busbw_peak: higher("GB/s", "the highest bus bandwidth over all sizes"),
