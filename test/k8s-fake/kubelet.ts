@@ -8,7 +8,6 @@
 //     to it, and each owner (Job) gets its own MASTER_PORT, as pods with their own IPs would.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Obj } from "./store.ts";
@@ -88,16 +87,7 @@ export function fieldValue(pod: PodObj, path: string): string {
   return fields[path] ?? "";
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../../plugins/local.ts";
 
 export interface ContainerRun {
   proc: ChildProcess;
