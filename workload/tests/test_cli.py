@@ -147,3 +147,11 @@ def test_telemetry_stops_cleanly_on_sigterm_and_sigint():
         out, err = p.communicate(timeout=10)
         assert p.returncode == 0 and err == ""
         assert all(l.startswith("GPUCHECK_TELEMETRY {") for l in out.splitlines())
+
+
+def test_nccl_backend_without_a_gpu():
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    one_error_line(run_cli(["collective", "--backend", "nccl"]), 2,
+                   "--backend nccl needs a GPU but torch %s sees none (torch.cuda.is_available() is False)" % torch.__version__)
