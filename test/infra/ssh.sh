@@ -241,9 +241,9 @@ GPUCHECK_SSH_BASE=$BASE
 EOF
 
 # every host must accept a key login before the tests start (max ~10 s per host)
-check=("${hosts//,/ }")
-# shellcheck disable=SC2206
-check=(${check[@]} ${bench_hosts[@]:+"${bench_hosts[0]}" "${bench_hosts[${#bench_hosts[@]} - 1]}"})
+IFS=, read -r -a check <<<"$hosts"
+# of the benchmark hosts, the first and the last (the others share their sshd's)
+[ ${#bench_hosts[@]} -gt 0 ] && check+=("${bench_hosts[0]}" "${bench_hosts[${#bench_hosts[@]} - 1]}")
 for a in "${check[@]}"; do
   ok=0
   for _ in $(seq 50); do
