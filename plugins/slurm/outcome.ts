@@ -5,7 +5,7 @@ import type { RankLog, UnitRun, UnitStatus } from "../../lib/types.ts";
 import { lastWorkloadError } from "../local.ts";
 import { expandRanges } from "./hostlist.ts";
 import { STAGE_FAILED, STEP_MARK } from "./sbatch.ts";
-import { endedStatus } from "./states.ts";
+import { baseState, endedStatus } from "./states.ts";
 
 export interface TaskReport {
   node: string;
@@ -136,7 +136,8 @@ function verdict(
     const status = by === "queue-timeout" || by === "lost" ? "infra" : by;
     return { status, message: `${input.cancelled.detail} (${job})` };
   }
-  if (stepExit !== undefined && ended?.status !== "infra") {
+  // a step that ended non-zero because Slurm killed the job (time limit, lost node) is the job's story
+  if (stepExit !== undefined && ended?.status !== "infra" && ended?.status !== "timeout") {
     if (cause && failedRank) {
       const text = texts[failedRank.rank] ?? "";
       // the node could not start the workload at all: an installation problem, not a test result
@@ -147,9 +148,9 @@ function verdict(
         return { status: "infra", message: `${failedRank.host} cannot import gpucheck_workload from ${input.stage}: the nodes must see it at the same path (${job})` };
       }
       const why = lastWorkloadError(text);
-      return { status: "failed", message: `rank ${failedRank.rank} on ${failedRank.host} failed with ${cause.how}${why ? `: ${why}` : ""} (${job})` };
+      return { status: "failed", message: `rank ${failedRank.rank} on ${failedRank.host} failed with ${cause.how}${why ? `: ${why}` : ""} (${job}${jobWhat(input.state)})` };
     }
-    return { status: "failed", message: `srun exited with ${stepExit} on ${u.hosts.join(",")} (${job})${lastError(report)}` };
+    return { status: "failed", message: `srun exited with ${stepExit} on ${u.hosts.join(",")} (${job}${jobWhat(input.state)})${lastError(report)}` };
   }
   if (report.stageFailed) return { status: "infra", message: `staging the workload failed on the nodes (${report.stageFailed}; ${job})${lastError(report)}` };
   if (input.batch === undefined) {
@@ -160,6 +161,11 @@ function verdict(
   }
   if (ended && ended.status !== "completed" && ended.status !== "failed") return { status: ended.status, message: `${job} ${ended.what}${lastError(report)}` };
   return { status: "infra", message: `${job} ${input.state ? `ended ${input.state}` : "ended"} before its step on ${u.hosts.join(",")} reported${lastError(report)}` };
+}
+
+/** What the job's state adds to a rank's failure, e.g. "ran out of memory (OUT_OF_MEMORY)". */
+function jobWhat(state: string): string {
+  return state && !["FAILED", "COMPLETED"].includes(baseState(state)) ? ` ${endedStatus(state).what}` : "";
 }
 
 function lastError(report: BatchReport): string {

@@ -159,6 +159,10 @@ describe("unit verdicts", () => {
     const noModule = unitRuns(base({ batch: batch.replaceAll("127", "1"), readLog: (p) => (p.endsWith("rank-3.log") ? "/usr/bin/python3: No module named gpucheck_workload\n" : "") }))[0]!;
     expect(noModule).toMatchObject({ status: "infra", message: "node2 cannot import gpucheck_workload from /shared/gpucheck-0123 (platform.slurm.stageDir): the nodes must see it at the same path (job 22)" });
   });
+  test("a rank killed for memory says so", () => {
+    const [u] = unitRuns(base({ batch: "srun: error: node1: task 1: Out Of Memory\ngpucheck-step unit=all exit=1\n", state: "OUT_OF_MEMORY" }));
+    expect(u).toMatchObject({ status: "failed", message: "rank 1 on node1 failed with Out Of Memory (job 22 ran out of memory (OUT_OF_MEMORY))" });
+  });
   test("completed", () => {
     const [u] = unitRuns(base({ batch: "gpucheck-step unit=all exit=0\ngpucheck-job-end\n" }));
     expect(u!.status).toBe("completed");
@@ -171,6 +175,10 @@ describe("unit verdicts", () => {
       message: "job 22 hit its Slurm time limit (TIMEOUT): slurmstepd-node1: error: *** JOB 22 ON node1 CANCELLED AT 2026 DUE TO TIME LIMIT ***",
     });
     expect(unitRuns(base({ batch: "gpucheck-step unit=all exit=1\n", state: "NODE_FAIL" }))[0]).toMatchObject({ status: "infra", message: "job 22 lost a node (NODE_FAIL)" });
+    expect(unitRuns(base({ batch: "srun: error: node1: task 0: Terminated\ngpucheck-step unit=all exit=143\n", state: "TIMEOUT" }))[0]).toMatchObject({
+      status: "timeout",
+      message: "job 22 hit its Slurm time limit (TIMEOUT): srun: error: node1: task 0: Terminated",
+    });
     const q = unitRuns(base({ units: [{ unit: "all", hosts: [] }], state: "CANCELLED", cancelled: { by: "queue-timeout", detail: "pending for 5 s (Slurm reason: PartitionNodeLimit), longer than the queue timeout of 5 s: gpucheck cancelled it" } }))[0]!;
     expect(q).toMatchObject({ status: "infra", message: "pending for 5 s (Slurm reason: PartitionNodeLimit), longer than the queue timeout of 5 s: gpucheck cancelled it (job 22)", ranks: [] });
   });

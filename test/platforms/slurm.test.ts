@@ -97,6 +97,15 @@ describe("slurm on a real Slurm", () => {
     expect(u!.message).toBe(`sbatch refused gpucheck-conformance-nine-gpus: sbatch: error: Batch job submission failed: Requested node configuration is not available (script: ${ctx.logDir}/job.sbatch)`);
   }, 60_000);
 
+  it("Slurm's own time limit (an extra --time line shorter than the test's timeout) reads as a timeout", async () => {
+    const t = scriptTest("slurm-limit", PY, "import time; print('sleeping', flush=True); time.sleep(600)", { ranksPerNode: 1, timeoutMs: 300_000 });
+    const [u] = await runSlurm(slurmContext(t, { settings: { sbatch: ["--time=0:01:00"] } }));
+    expect(u!.status).toBe("timeout");
+    expect(u!.message).toMatch(/^job \d+ hit its Slurm time limit \(TIMEOUT\)/);
+    expect(u!.output).toContain("sleeping");
+    expect(queued()).toEqual([]);
+  }, 200_000);
+
   it("a Python the nodes do not have is an infra problem naming it", async () => {
     const [u] = await runSlurm(slurmContext(scriptTest("nopython", "/nope/python3", "print(1)", { nodes: 2, ranksPerNode: 1 })));
     expect(u!.status).toBe("infra");
