@@ -9,6 +9,7 @@ import { renderSbatch, slurmTime } from "../../plugins/slurm/sbatch.ts";
 import { directive, quote, word } from "../../plugins/slurm/quote.ts";
 import type { RenderContext } from "../../plugins/types.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
+import { gpucheck } from "../e2e/cli.ts";
 import { expectGolden } from "../report/golden.ts";
 import { fakeSuite } from "./conformance.ts";
 
@@ -122,3 +123,12 @@ describe("renderSbatch", () => {
     expect(() => renderSbatch(c)).toThrow('gpucheck: slurm: the value of --job-name contains a line break, which an #SBATCH line cannot hold: "gpucheck-h100-8x-a\\nb"');
   });
 });
+
+test("`gpucheck plan --platform slurm` prints every test's exact batch script", () => {
+  const r = gpucheck(["plan", "cpu-smoke", "--platform", "slurm", "--python", "/usr/bin/python3"]);
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(r.stdout.match(/^ {3}#!\/bin\/bash$/gm)?.length).toBe(3);
+  for (const name of ["inventory", "allreduce-gloo", "resnet18-fashionmnist"]) expect(r.stdout).toContain(`   #SBATCH --job-name=gpucheck-cpu-smoke-${name}\n`);
+  expect(r.stdout).toContain("/bin/bash -c \"$rank_env\" gpucheck-rank /usr/bin/python3 -m gpucheck_workload");
+}, 60_000);
