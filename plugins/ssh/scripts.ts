@@ -24,7 +24,7 @@ const FREE_PORT = `import socket; s = socket.socket(); s.bind(("", 0)); print("g
  * /proc/net/tcp{,6} rather than by starting Python, which would put an interpreter start on the
  * critical path of every launch. Hosts without /proc fall back to binding port 0 in Python.
  */
-function freePortLines(python: string): string[] {
+export function freePortLines(python: string): string[] {
   return [
     `used=" $(awk 'FNR > 1 { split($2, a, ":"); printf "%s ", a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null) "`,
     `port=; i=0`,
