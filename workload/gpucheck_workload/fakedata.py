@@ -52,12 +52,15 @@ GENERATED_TRAIN, GENERATED_TEST = 2048, 512
 def generated_dir(name, seed=0):
     """`--data-dir @generated`: a small FashionMNIST-format set made on this node, so a suite
     (cpu-smoke) exercises the real IDX loading path anywhere without staging files. Every rank on
-    a node may ask at once: each writes a private copy and renames it into place; the first wins."""
+    a node may ask at once: each writes a private copy and renames it into place; the first wins.
+    The directory is per user, so a run as root never blocks a later run as someone else."""
     if name != "fashionmnist":
         from .errors import WorkloadError
         raise WorkloadError("--data-dir %s can only generate fashionmnist, not %s" % (GENERATED, name))
     import tempfile
-    final = os.path.join(tempfile.gettempdir(), "gpucheck-fashionmnist-%d-%d-%d" % (GENERATED_TRAIN, GENERATED_TEST, seed))
+    # one per user: mkdtemp makes the directory 0700, so another user's copy is unreadable here
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    final = os.path.join(tempfile.gettempdir(), "gpucheck-fashionmnist-u%d-%d-%d-%d" % (uid, GENERATED_TRAIN, GENERATED_TEST, seed))
     if os.path.isdir(final):
         return final
     mine = tempfile.mkdtemp(prefix=".gpucheck-fashionmnist-", dir=tempfile.gettempdir())
