@@ -12,15 +12,15 @@
 // directory every node sees, no extra steps).
 // Reconfigures the local Slurm for each node count and leaves it at 4 nodes (the tests' size).
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { UnitRun } from "../lib/types.ts";
 import { runSlurm } from "../plugins/slurm/run.ts";
 import type { RunContext } from "../plugins/types.ts";
 import type { SlurmSettings } from "../plugins/slurm/settings.ts";
 import { scriptTest } from "../test/platforms/conformance.ts";
-import { slurmContext } from "../test/platforms/slurm-context.ts";
+import { removeSlurmContexts, slurmContext } from "../test/platforms/slurm-context.ts";
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -103,6 +103,7 @@ async function measure(run: () => Promise<UnitRun[]>, nodes: number): Promise<Sa
   const units = await run();
   const totalMs = performance.now() - t0;
   const calls = counts(file);
+  rmSync(dirname(file), { recursive: true, force: true });
   const ms = Date.now() - calls.firstSbatch;
   const completed = units.filter((u) => u.status === "completed").length;
   if (completed !== nodes) throw new Error(`expected ${nodes} completed units, got ${units.map((u) => `${u.unit}:${u.status} ${u.message ?? ""}`).join("; ")}`);
@@ -157,6 +158,9 @@ try {
   }
 } finally {
   if (sizes.some((n) => n !== 4)) slurmNodes(4);
+  removeSlurmContexts();
+  rmSync(shims, { recursive: true, force: true });
+  rmSync(sharedStage, { recursive: true, force: true });
 }
 console.log(`load average during the run: ${loadBefore} at the start, ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end (${cpus().length} CPUs)\n`);
 console.log("| nodes × ranks | staging | per-node sweep: sbatch → verdicts (whole run) | its calls from gpucheck | its calls inside the job | one job per node: first sbatch → last verdict | their calls from gpucheck | their calls inside the jobs | time ratio |");

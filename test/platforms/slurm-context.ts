@@ -1,6 +1,6 @@
 // A RunContext for calling the slurm platform's runSlurm directly (with a counting scheduler door),
 // shared by the integration tests and bench/slurm-pernode.ts.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workloadFiles, workloadHash } from "../../lib/assets.ts";
@@ -10,11 +10,19 @@ import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import type { CliOverrides, RunContext } from "../../plugins/types.ts";
 import { fakeSuite } from "./conformance.ts";
 
+const made: string[] = [];
+
+/** Removes every results directory slurmContext made (call it after the tests that read them). */
+export function removeSlurmContexts(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 export function slurmContext(
   t: Omit<PlannedTest, "rendered">,
   opts: { settings?: Record<string, unknown>; suite?: Partial<Suite>; cli?: CliOverrides } = {},
 ): RunContext<SlurmSettings> & { lines: string[] } {
   const outDir = mkdtempSync(join(tmpdir(), "gpucheck-slurm-"));
+  made.push(outDir);
   const lines: string[] = [];
   return {
     suite: { ...fakeSuite(), ...opts.suite },

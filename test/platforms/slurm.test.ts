@@ -2,7 +2,7 @@
 // host). Runs when GPUCHECK_INFRA lists "slurm"; then a Slurm that does not answer fails the tests.
 import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workloadHash } from "../../lib/assets.ts";
@@ -14,7 +14,7 @@ import type { Platform } from "../../plugins/types.ts";
 import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
 import { conformance, scriptTest } from "./conformance.ts";
 import { localLeftovers, processesWithEnv } from "./leftovers.ts";
-import { slurmContext } from "./slurm-context.ts";
+import { removeSlurmContexts, slurmContext } from "./slurm-context.ts";
 
 const enabled = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("slurm");
 const it = enabled ? test : test.skip;
@@ -133,6 +133,7 @@ describe("slurm on a real Slurm", () => {
     const second = await runSlurm(slurmContext(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { settings: { stageDir } }));
     expect(second[0]!.status).toBe("completed");
     expect(statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs).toBe(mtime);
+    rmSync(stageDir, { recursive: true, force: true });
   }, 60_000);
 
   it("sbcast staging leaves no archive beside the logs and no copy in the nodes' /tmp", async () => {
@@ -220,7 +221,11 @@ describe("slurm on a real Slurm", () => {
   }, 1_600_000);
 
   afterAll(() => {
-    if (enabled) expect(queued()).toEqual([]);
+    removeSlurmContexts();
+    if (!enabled) return;
+    expect(queued()).toEqual([]);
+    // the node-local copies of jobs these tests cancelled (all nodes share this host's /tmp)
+    for (const f of readdirSync("/tmp").filter((f) => /^gpucheck-\d+(\.tar\.gz)?$/.test(f))) rmSync(join("/tmp", f), { recursive: true, force: true });
   });
 });
 
