@@ -40,7 +40,9 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
     const d = engines.client(node.engine);
     const { name, ...rest } = body;
     const container = await d.createContainer({ name, ...rest } as Docker.ContainerCreateOptions);
-    const logs = new Map<number, WriteStream>();
+    // every rank has a log, even one that prints nothing (most ranks but 0, in most tests)
+    const first = node.nodeRank * ctx.test.ranksPerNode;
+    const logs = new Map(Array.from({ length: ctx.test.ranksPerNode }, (_, l) => [first + l, createWriteStream(join(dir, `rank-${first + l}.log`))] as const));
     // registered before anything else can fail, so a half-started node is still stopped and removed
     const entry: Started = { node, container, done: Promise.resolve(null), ended: Promise.resolve(), logs };
     started.push(entry);

@@ -3,7 +3,7 @@
 // test/infra/ssh.sh, each leading to this machine's dockerd.
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runLabel } from "../../plugins/docker.ts";
 import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
@@ -58,9 +58,13 @@ describe("gpucheck suite --platform docker over ssh hosts", () => {
     ]);
     expect(r.status).toBe(0);
     expect(res.outcome).toBe("passed");
-    // rank logs of both hosts' containers, demultiplexed from the launcher's [rank N] prefixes
-    const ranks = res.tests[1].units[0].ranks as Array<{ rank: number; host: string }>;
-    expect(ranks.map((x) => [x.rank, x.host])).toEqual([[0, hosts[0]], [1, hosts[0]], [2, hosts[1]], [3, hosts[1]]]);
+    // a log per rank of both hosts' containers, demultiplexed from the launcher's [rank N] prefixes
+    const logs = res.tests[1].units[0].logs as string[];
+    expect(logs).toEqual([0, 1, 2, 3].map((r) => `logs/allreduce-gloo/all/rank-${r}.log`));
+    for (const l of logs) expect(existsSync(join(out, l))).toBe(true);
+    expect(readFileSync(join(out, logs[0]!), "utf8")).toContain("# Collective test concluded: all_reduce_perf");
+    // rank 2 is local rank 0 of the second host's container: its inventory line names that node
+    expect(readFileSync(join(out, logs[2]!), "utf8")).toContain(`GPUCHECK_INVENTORY {"hostname":"${hosts[1]}"`);
     expect(containersOf(out)).toBe("");
     expect(await transports()).toEqual([]);
   }, 1_600_000);
