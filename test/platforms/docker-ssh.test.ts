@@ -7,10 +7,12 @@ import Docker from "dockerode";
 import type { UnitRun } from "../../lib/types.ts";
 import { docker } from "../../plugins/docker.ts";
 import type { Platform } from "../../plugins/types.ts";
+import { settings } from "../../plugins/docker/spec.ts";
 import { conformance, runScript, scriptTest } from "./conformance.ts";
 import { DOCKER_SSH, dockerSshLeftovers, sshTarget } from "./docker-ssh-infra.ts";
 import { killHost, reviveHosts, sshInfra } from "./ssh-infra.ts";
 
+const IMAGE = process.env.GPUCHECK_TEST_IMAGE ?? "gpucheck-test/torch-cpu:bookworm";
 const t = DOCKER_SSH ? test : test.skip;
 const platform = docker as Platform<unknown>;
 
@@ -117,4 +119,28 @@ describe("docker platform, engines over ssh", () => {
     // every "host" reaches the same engine here, so the other hosts' sweeps removed its container too
     expect(await dockerSshLeftovers()).toEqual([]);
   }, 180_000);
+
+  t("GPU device requests reach each host's engine as the suite asked, through the ssh transport", async () => {
+    const hosts = sshInfra().hosts.slice(0, 2);
+    // --keep leaves the containers so that the engine's own view of them can be inspected
+    const tg = { ...sshTarget(hosts), settings: settings.parse({ hosts, network: "host", ulimits: false, pull: "never", gpus: ["0", "1"] }), cli: { image: IMAGE, keep: true } };
+    const name = `gpus-${process.pid}`;
+    const test_ = scriptTest(name, tg.python, "import os; print('NV', os.environ.get('NVIDIA_VISIBLE_DEVICES'), flush=True)", { nodes: 2, ranksPerNode: 1 });
+    test_.gpusPerNode = 2;
+    const { units, lines } = await runScript(platform, tg, test_);
+    const d = new Docker({ socketPath: "/var/run/docker.sock" });
+    const kept = await d.listContainers({ all: true, filters: { label: [`gpucheck.test=${name}`] } });
+    try {
+      expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "completed", undefined]]);
+      expect(kept.map((c) => c.Labels["gpucheck.node"]).sort()).toEqual(hosts);
+      for (const c of kept) {
+        const info = await d.getContainer(c.Id).inspect();
+        expect(info.HostConfig.DeviceRequests).toEqual([expect.objectContaining({ Driver: "nvidia", DeviceIDs: ["0", "1"], Capabilities: [["gpu"]] })]);
+      }
+      // dockerd's nvidia driver (the no-op hook of test/infra/docker.sh) passed the request on
+      expect(lines.filter((l) => l.includes("NV ")).map((l) => l.slice(l.indexOf("NV ")))).toEqual(["NV 0,1", "NV 0,1"]);
+    } finally {
+      await Promise.all(kept.map((c) => d.getContainer(c.Id).remove({ force: true })));
+    }
+  }, 120_000);
 });
