@@ -220,13 +220,15 @@ describe("slurm on a real Slurm", () => {
     expect(queued()).toEqual([]);
   }, 1_600_000);
 
-  afterAll(() => {
-    removeSlurmContexts();
-    if (!enabled) return;
-    expect(queued()).toEqual([]);
-    // the node-local copies of jobs these tests cancelled (all nodes share this host's /tmp)
-    for (const f of readdirSync("/tmp").filter((f) => /^gpucheck-\d+(\.tar\.gz)?$/.test(f))) rmSync(join("/tmp", f), { recursive: true, force: true });
-  });
+});
+
+// after every test of this file, the conformance ones included
+afterAll(() => {
+  removeSlurmContexts();
+  if (!enabled) return;
+  expect(queued()).toEqual([]);
+  // the node-local copies of jobs these tests cancelled (all nodes share this host's /tmp)
+  for (const f of readdirSync("/tmp").filter((f) => /^gpucheck-\d+(\.tar\.gz)?$/.test(f))) rmSync(join("/tmp", f), { recursive: true, force: true });
 });
 
 conformance(
