@@ -14,6 +14,7 @@ from .commhook import AllreduceTimer
 from .errors import MissingDependency, WorkloadError, require_torch
 
 PROGRESS_EVERY = 10  # progress lines per run
+PRECISE_BN_BATCHES = 8
 
 
 def validate(args):
@@ -83,7 +84,31 @@ def _loss(torch, args, out, target):
     return torch.nn.functional.cross_entropy(out.float(), target)
 
 
+def _precise_bn(torch, dist, ctx, model, source, autocast):
+    """Recompute BatchNorm statistics with the final weights before evaluating ("precise BN").
+
+    The running averages collected during a short run mostly describe the early network: after
+    20 steps they can put test accuracy at 30 % for a model at 100 %. A cumulative average over a
+    few training batches, averaged over ranks, describes the weights being evaluated.
+    """
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if not norms:
+        return
+    for bn in norms:
+        bn.reset_running_stats()
+        bn.momentum = None  # cumulative average
+    model.train()
+    with torch.no_grad(), autocast:
+        for _ in range(PRECISE_BN_BATCHES):
+            model(source.next()[0])
+    for bn in norms:
+        for stat in (bn.running_mean, bn.running_var):
+            dist.all_reduce(stat)
+            stat.div_(ctx.ranks.world_size)
+
+
 def _accuracy(torch, dist, ctx, model, source, data, autocast):
+    _precise_bn(torch, dist, ctx, model, source, autocast)
     model.eval()
     correct = total = 0
     with torch.no_grad(), autocast:

@@ -25,7 +25,7 @@ def test_two_rank_resnet18_learns_generated_fashionmnist(fashion_dir):
     assert 0 < st["p50"] <= st["p95"] and st["mean"] > 0
     assert 0 < r["allreduce_share"] < 1 and r["allreduce_ms"] > 0
     assert r["loss_end"] < r["loss_start"]
-    assert r["accuracy"] > 0.3  # chance is 0.1
+    assert r["accuracy"] > 0.8  # chance is 0.1; BatchNorm statistics are recomputed before evaluating
     assert [h["step"] for h in r["history"]] == list(range(1, 15))
     progress = [json.loads(l.split(" ", 1)[1]) for l in out0.splitlines() if l.startswith("GPUCHECK_PROGRESS ")]
     assert progress[-1]["step"] == 14 and progress[-1]["steps"] == 14
