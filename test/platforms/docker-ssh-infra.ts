@@ -21,14 +21,15 @@ export async function transports(): Promise<string[]> {
 }
 
 /**
- * Containers of any gpucheck run on the test hosts (labelled with their node: runs on the local
- * socket, e.g. the docker tests, are not these tests' business), and transport processes still alive.
+ * What a test left: containers of a gpucheck run on the local engine whose command line holds the
+ * marker (the conformance tests pass it as an argument) or whose test is named by it, and the
+ * transport's processes still alive. Scoped so that another run's containers are not this test's.
  */
-export async function dockerSshLeftovers(marker?: string): Promise<string[]> {
+export async function dockerSshLeftovers(marker: string): Promise<string[]> {
   const d = new Docker({ socketPath: "/var/run/docker.sock" });
-  const hosts = new Set([...sshInfra().hosts, "127.0.0.9"]);
-  const left = (await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } })).filter((c) => hosts.has(c.Labels["gpucheck.node"] ?? ""));
-  return [...(marker ? await localLeftovers(marker) : []), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`), ...(await transports())];
+  const all = await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } });
+  const left = all.filter((c) => c.Command.includes(marker) || c.Labels["gpucheck.test"] === marker);
+  return [...(await localLeftovers(marker)), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`), ...(await transports())];
 }
 
 /** The conformance target: one container per host, host networking as multi-node needs. */

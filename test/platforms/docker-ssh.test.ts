@@ -23,6 +23,7 @@ describe("docker platform, engines over ssh: 2 hosts × 2 ranks", () => {
 describe("docker platform, engines over ssh", () => {
   t("multi-node: a gloo all-reduce across the two hosts' containers, MASTER_ADDR the first host as ssh reached it", async () => {
     const tg = sshTarget(sshInfra().hosts.slice(0, 2));
+    const name = `wired-${process.pid}`;
     const code = [
       "import os, torch, torch.distributed as dist",
       "dist.init_process_group('gloo')",
@@ -31,7 +32,7 @@ describe("docker platform, engines over ssh", () => {
       "print('WIRED', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], int(x.item()), flush=True)",
       "dist.destroy_process_group()",
     ].join("\n");
-    const { units, lines } = await runScript(platform, tg, scriptTest("wired", tg.python, code, { nodes: 2, ranksPerNode: 2 }));
+    const { units, lines } = await runScript(platform, tg, scriptTest(name, tg.python, code, { nodes: 2, ranksPerNode: 2 }));
     expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "completed", undefined]]);
     expect(units[0]!.hosts).toEqual(["127.0.0.2", "127.0.0.3"]);
     expect(units[0]!.ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([
@@ -51,12 +52,13 @@ describe("docker platform, engines over ssh", () => {
       ["2", "127.0.0.3", "127.0.0.2", port, "10"],
       ["3", "127.0.0.3", "127.0.0.2", port, "10"],
     ]);
-    expect(await dockerSshLeftovers()).toEqual([]);
+    expect(await dockerSshLeftovers(name)).toEqual([]);
   }, 180_000);
 
   t("per-node over 2 hosts: one container and one verdict per host, each with its own rendezvous", async () => {
     const tg = sshTarget(sshInfra().hosts.slice(0, 2));
-    const test_ = scriptTest("pernode", tg.python, "import os; print('NODE', os.environ['GPUCHECK_NODE'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], flush=True)");
+    const name = `pernode-${process.pid}`;
+    const test_ = scriptTest(name, tg.python, "import os; print('NODE', os.environ['GPUCHECK_NODE'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], flush=True)");
     test_.perNode = true;
     const { units, lines } = await runScript(platform, tg, test_);
     expect(units.map((u) => [u.unit, u.status, u.hosts, u.ranks.map((r) => r.rank)])).toEqual([
@@ -69,12 +71,13 @@ describe("docker platform, engines over ssh", () => {
       "127.0.0.3 NODE 127.0.0.3 2 127.0.0.1",
       "127.0.0.3 NODE 127.0.0.3 2 127.0.0.1",
     ]);
-    expect(await dockerSshLeftovers()).toEqual([]);
+    expect(await dockerSshLeftovers(name)).toEqual([]);
   }, 120_000);
 
   t("per-node with an unreachable host: that host's verdict is infra naming it, the others run", async () => {
     const tg = sshTarget([sshInfra().hosts[0]!, "127.0.0.9"]);
-    const test_ = scriptTest("unreachable", tg.python, "print('fine')");
+    const name = `unreachable-${process.pid}`;
+    const test_ = scriptTest(name, tg.python, "print('fine')");
     test_.perNode = true;
     const { units } = await runScript(platform, tg, test_);
     expect(units.map((u) => [u.unit, u.status])).toEqual([
@@ -82,14 +85,15 @@ describe("docker platform, engines over ssh", () => {
       ["127.0.0.9", "infra"],
     ]);
     expect(units[1]!.message).toBe("host 127.0.0.9: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused");
-    expect(await dockerSshLeftovers()).toEqual([]);
+    expect(await dockerSshLeftovers(name)).toEqual([]);
   }, 120_000);
 
   t("whole-cluster with an unreachable host: the unit is infra naming the host, nothing started anywhere", async () => {
     const tg = sshTarget([sshInfra().hosts[0]!, "127.0.0.9"]);
-    const { units } = await runScript(platform, tg, scriptTest("unreachable-all", tg.python, "print('never')", { nodes: 2 }));
+    const name = `unreachable-all-${process.pid}`;
+    const { units } = await runScript(platform, tg, scriptTest(name, tg.python, "print('never')", { nodes: 2 }));
     expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "infra", "host 127.0.0.9: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused"]]);
-    expect(await dockerSshLeftovers()).toEqual([]);
+    expect(await dockerSshLeftovers(name)).toEqual([]);
   }, 120_000);
 
   t("per-node: a host lost mid-test is an infra verdict saying so; the other hosts' verdicts stand", async () => {
@@ -117,7 +121,7 @@ describe("docker platform, engines over ssh", () => {
     ]);
     expect(units[2]!.message).toMatch(/^lost the engine of 127\.0\.0\.4 while its container ran: host 127\.0\.0\.4: (connection lost \(ssh exited 255\)|unreachable: .+)$/);
     // every "host" reaches the same engine here, so the other hosts' sweeps removed its container too
-    expect(await dockerSshLeftovers()).toEqual([]);
+    expect(await dockerSshLeftovers(name)).toEqual([]);
   }, 180_000);
 
   t("GPU device requests reach each host's engine as the suite asked, through the ssh transport", async () => {
