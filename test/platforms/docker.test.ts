@@ -56,7 +56,8 @@ for (const [engine, socket] of Object.entries(ENGINES)) {
     cli: { image: IMAGE },
     leftovers: async (marker: string) => {
       const d = new Docker({ socketPath: socket.slice(7) });
-      const left = await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } });
+      // this test's containers (the marker is an argument of their command), not another run's
+      const left = (await d.listContainers({ all: true, filters: { label: [RUN_LABEL] } })).filter((c) => c.Command.includes(marker));
       return [...(await localLeftovers(marker)), ...left.map((c) => `container ${c.Id.slice(0, 12)} ${c.Names.join(",")}`)];
     },
     slackS: 6,
