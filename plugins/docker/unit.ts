@@ -120,7 +120,8 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
         message = `lost the engine of ${node.node} while its container ran: ${lost}`;
       } else {
         status = "failed";
-        const text = tail.join("\n");
+        // the failing node's own lines: a peer stopped because of it reports its own "failure"
+        const text = tail.filter((l) => l.startsWith(`[${node.node} `)).join("\n");
         const rank = /gpucheck-launch: rank (\d+)/.exec(text)?.[1];
         const reason = lastWorkloadError(text.replace(/^\[[^\]]*\] /gm, ""));
         message = `container on ${node.node} exited with ${codes[bad] ?? "no status"}${rank ? ` (rank ${rank})` : ""}${reason ? `: ${reason}` : ""}`;

@@ -147,4 +147,19 @@ describe("docker platform, engines over ssh", () => {
       await Promise.all(kept.map((c) => d.getContainer(c.Id).remove({ force: true })));
     }
   }, 120_000);
+
+  t("a rank failing on the second host: the verdict names that host and rank, not the first host's container stopped for it", async () => {
+    const tg = sshTarget(sshInfra().hosts.slice(0, 2));
+    const name = `fail-second-${process.pid}`;
+    const code = [
+      "import os, sys, time",
+      "if os.environ['RANK'] == '3':",
+      "    time.sleep(1); sys.stderr.write('gpucheck-workload: error: rank 3 saw a bad GPU\\n'); sys.exit(5)",
+      "time.sleep(600)  # the peers would wait in a collective",
+    ].join("\n");
+    const { units, elapsedMs } = await runScript(platform, tg, scriptTest(name, tg.python, code, { nodes: 2, ranksPerNode: 2, timeoutMs: 120_000 }));
+    expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([["all", "failed", "container on 127.0.0.3 exited with 5 (rank 3): rank 3 saw a bad GPU"]]);
+    expect(elapsedMs).toBeLessThan(60_000);
+    expect(await dockerSshLeftovers(name)).toEqual([]);
+  }, 120_000);
 });
