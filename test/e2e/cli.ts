@@ -23,9 +23,9 @@ export function gpucheck(args: string[], opts: { cwd?: string; env?: Record<stri
 }
 
 /** Starts gpucheck in the background: for tests that interrupt it. */
-export function gpucheckAsync(args: string[], opts: { cwd?: string } = {}) {
+export function gpucheckAsync(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
   const [cmd, ...pre] = gpucheckArgv();
-  const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd ?? root, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd ?? root, env: { ...process.env, NO_COLOR: "1", ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));

@@ -47,6 +47,8 @@ def write_fashionmnist(out, n_train, n_test, seed=0):
 
 GENERATED = "@generated"
 GENERATED_TRAIN, GENERATED_TEST = 2048, 512
+# bump when make() changes: nodes keep the cached set in /tmp between runs
+GENERATED_FORMAT = 1
 
 
 def generated_dir(name, seed=0):
@@ -60,7 +62,7 @@ def generated_dir(name, seed=0):
     import tempfile
     # one per user: mkdtemp makes the directory 0700, so another user's copy is unreadable here
     uid = os.getuid() if hasattr(os, "getuid") else 0
-    final = os.path.join(tempfile.gettempdir(), "gpucheck-fashionmnist-u%d-%d-%d-%d" % (uid, GENERATED_TRAIN, GENERATED_TEST, seed))
+    final = os.path.join(tempfile.gettempdir(), "gpucheck-fashionmnist-v%d-u%d-%d-%d-%d" % (GENERATED_FORMAT, uid, GENERATED_TRAIN, GENERATED_TEST, seed))
     if os.path.isdir(final):
         return final
     mine = tempfile.mkdtemp(prefix=".gpucheck-fashionmnist-", dir=tempfile.gettempdir())
