@@ -4,12 +4,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { workloadFiles, workloadHash } from "../../lib/assets.ts";
 import type { PlannedTest, UnitRun } from "../../lib/types.ts";
 import { k8s } from "../../plugins/k8s.ts";
 import { runTest, type RunOptions } from "../../plugins/k8s/lifecycle.ts";
 import type { CliOverrides, RunContext } from "../../plugins/types.ts";
-import { fakeSuite } from "../platforms/conformance.ts";
+import { fakeSuite, runContextFor } from "../platforms/conformance.ts";
 import type { FakeCluster } from "./cluster.ts";
 
 export const PYTHON = "/usr/bin/python3";
@@ -46,25 +45,19 @@ export async function runOnFake(cluster: FakeCluster, t: Omit<PlannedTest, "rend
   const notes: string[] = [];
   const suite = { ...fakeSuite(), queueTimeoutMs: o.queueTimeoutMs ?? 60_000 };
   const settings = k8s.settings.parse({ image: "python:3-local", ...(o.settings ?? {}) });
-  const ctx: RunContext<typeof settings> = {
+  const ctx = runContextFor(t, {
     suite,
     settings,
-    cli: o.cli ?? {},
-    test: t,
-    launch: t.launch,
-    workloadHash: workloadHash(),
+    cli: o.cli,
     outDir,
-    logDir: join(outDir, "logs", t.name),
-    workload: workloadFiles(),
     signal: ctl.signal,
-    deadline: Date.now() + t.timeoutMs,
     onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
     note: (m) => {
       notes.push(m);
       if (o.cancelOnNote?.test(m)) ctl.abort("cancelled");
       o.during?.(notes);
     },
-  };
+  });
   const started = Date.now();
   try {
     const units = await runTest(ctx, { source: { env: { KUBECONFIG: kubeconfig } }, ...o.runOptions });

@@ -56,6 +56,28 @@ export function scriptTest(name: string, python: string, code: string, opts: { t
   return { name, kind: "collective", nodes, gpusPerNode: 0, ranksPerNode, worldSize: nodes * ranksPerNode, perNode: false, timeoutMs: spec.timeoutMs, launch, expect: [], spec };
 }
 
+/** The RunContext the executor would build for a test, for driving a platform directly. */
+export function runContextFor<S>(
+  t: Omit<PlannedTest, "rendered">,
+  o: { settings: S; outDir: string; signal: AbortSignal; suite?: Suite; cli?: CliOverrides; onLine?: RunContext<S>["onLine"]; note?: RunContext<S>["note"] },
+): RunContext<S> {
+  return {
+    suite: o.suite ?? fakeSuite(),
+    settings: o.settings,
+    cli: o.cli ?? {},
+    test: t,
+    launch: t.launch,
+    workloadHash: workloadHash(),
+    outDir: o.outDir,
+    logDir: join(o.outDir, "logs", t.name),
+    workload: workloadFiles(),
+    signal: o.signal,
+    deadline: Date.now() + t.timeoutMs,
+    onLine: o.onLine ?? (() => {}),
+    note: o.note ?? (() => {}),
+  };
+}
+
 export async function runScript(platform: Platform<unknown>, target: ConformanceTarget, t: Omit<PlannedTest, "rendered">, abortAfterMs?: number): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
   const outDir = mkdtempSync(join(tmpdir(), "gpucheck-conf-"));
   const ctl = new AbortController();
@@ -63,21 +85,14 @@ export async function runScript(platform: Platform<unknown>, target: Conformance
   const cancel = abortAfterMs === undefined ? undefined : setTimeout(() => ctl.abort("cancelled"), abortAfterMs);
   const lines: string[] = [];
   const started = Date.now();
-  const ctx: RunContext<unknown> = {
+  const ctx = runContextFor<unknown>(t, {
     suite: target.platformSettings ? { ...fakeSuite(), platform: { type: "local", settings: target.platformSettings } } : fakeSuite(),
     settings: target.settings,
-    cli: target.cli ?? {},
-    test: t,
-    launch: t.launch,
-    workloadHash: workloadHash(),
     outDir,
-    logDir: join(outDir, "logs", t.name),
-    workload: workloadFiles(),
     signal: ctl.signal,
-    deadline: Date.now() + t.timeoutMs,
+    cli: target.cli,
     onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
-    note: () => {},
-  };
+  });
   try {
     const units = await platform.run(ctx);
     return { units, lines, elapsedMs: Date.now() - started };

@@ -3,12 +3,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { workloadFiles, workloadHash } from "../../lib/assets.ts";
 import type { PlannedTest, Suite } from "../../lib/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import type { CliOverrides, RunContext } from "../../plugins/types.ts";
-import { fakeSuite } from "./conformance.ts";
+import { fakeSuite, runContextFor } from "./conformance.ts";
 
 const made: string[] = [];
 
@@ -24,20 +23,13 @@ export function slurmContext(
   const outDir = mkdtempSync(join(tmpdir(), "gpucheck-slurm-"));
   made.push(outDir);
   const lines: string[] = [];
-  return {
+  const ctx = runContextFor(t, {
     suite: { ...fakeSuite(), ...opts.suite },
     settings: slurm.settings.parse({ pollMaxS: 1, ...opts.settings }),
-    cli: opts.cli ?? {},
-    test: t,
-    launch: t.launch,
-    workloadHash: workloadHash(),
+    cli: opts.cli,
     outDir,
-    logDir: join(outDir, "logs", t.name),
-    workload: workloadFiles(),
     signal: AbortSignal.timeout(t.timeoutMs),
-    deadline: Date.now() + t.timeoutMs,
     onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
-    note: () => {},
-    lines,
-  };
+  });
+  return { ...ctx, lines };
 }
