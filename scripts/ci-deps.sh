@@ -22,15 +22,4 @@ PKGS=(
   slurm-wlm            # the slurm platform's tests: slurmctld + slurmd's on loopback (test/infra/slurm.sh)
   munge                # Slurm's authentication between its daemons and commands
 )
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "[ci-deps] installing: ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
-    apt-get update -q >/dev/null
-    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-  }
-fi
+bash "$(dirname "$0")/apt-install.sh" "${PKGS[@]}"
