@@ -54,7 +54,14 @@ for f in glob.glob(sys.argv[1] + "/*.xml"):
         print(f"test.sh: unreadable report {f}: {e}", file=sys.stderr); failed += 1; continue
     for case in root.iter("testcase"):
         kids = {c.tag for c in case}
-        if kids & {"failure", "error"}: failed += 1
+        if kids & {"failure", "error"}:
+            failed += 1
+            # CI keeps only the tail of the log: repeat each failure's own words just above the count
+            why = next(c for c in case if c.tag in ("failure", "error"))
+            text = (why.text or why.get("message") or "").strip().splitlines()
+            print(f"FAILED {case.get('file') or case.get('classname')}: {case.get('name')}")
+            for line in text[:40] + (["  ..."] if len(text) > 40 else []):
+                print(f"  {line}")
         elif "skipped" in kids: skipped += 1
         else: passed += 1
 # a runner that crashed without reporting its failures still fails the run

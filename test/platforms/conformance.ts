@@ -26,6 +26,11 @@ export interface ConformanceTarget {
 
 const HOSTILE = [`a b`, `it's`, `"dq"`, "$(touch /tmp/gpucheck-pwned)", "`id`", "x; rm -rf /", "line1\nline2", "$HOME", "*", "\\back"];
 
+/** Completed, or a failure that carries the unit's own words: CI shows only the assertion's text. */
+export function expectCompleted(u: UnitRun): void {
+  expect(u.status, `unit ${u.unit} ${u.status}: ${u.message ?? "(no message)"}\n--- log tail ---\n${u.tail}`).toBe("completed");
+}
+
 export function fakeSuite(): Suite {
   return {
     name: "conformance",
@@ -152,7 +157,7 @@ export function conformance(platform: Platform<unknown>, target: () => Conforman
     const env = Object.fromEntries(HOSTILE.map((v, i) => [`GPUCHECK_HOSTILE_${i}`, v]));
     const code = "import os, sys, json\nif os.environ['RANK']=='0': print('DUMP', json.dumps({'argv': sys.argv[1:], 'env': {k: v for k, v in os.environ.items() if k.startswith('GPUCHECK_HOSTILE_')}}), flush=True)";
     const { units } = await runScript(platform, tg, scriptTest("hostile", tg.python, code, { env, args: HOSTILE, nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
-    expect(units[0]!.status).toBe("completed");
+    expectCompleted(units[0]!);
     const dump = units[0]!.output.split("\n").find((l) => l.includes("DUMP {"))!;
     const parsed = JSON.parse(dump.slice(dump.indexOf("DUMP ") + 5));
     expect(parsed.argv).toEqual(HOSTILE);

@@ -12,7 +12,7 @@ import { type IoResult, type SlurmIo, systemIo } from "../../plugins/slurm/cli.t
 import { runSlurm } from "../../plugins/slurm/run.ts";
 import type { Platform } from "../../plugins/types.ts";
 import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
-import { conformance, scriptTest } from "./conformance.ts";
+import { conformance, expectCompleted, scriptTest } from "./conformance.ts";
 import { localLeftovers, processesWithEnv } from "./leftovers.ts";
 import { removeSlurmContexts, slurmContext } from "./slurm-context.ts";
 
@@ -117,7 +117,7 @@ describe("slurm on a real Slurm", () => {
     const suiteName = `it's "a" suite $(x) \`y\``;
     const ctx = slurmContext(scriptTest("t 1", PY, code, { ranksPerNode: 1 }), { suite: { name: suiteName } });
     const [u] = await runSlurm(ctx);
-    expect(u!.status).toBe("completed");
+    expectCompleted(u!);
     expect(u!.output.trim()).toBe(`NAME gpucheck-${suiteName}-t 1`);
     const id = /^slurm-(\d+)\.out$/m.exec(sh("ls", [ctx.logDir]))![1]!;
     expect(sh("squeue", ["-h", "-t", "all", "-j", id, "-o", "%j"]).trim()).toBe(`gpucheck-${suiteName}-t 1`);
@@ -131,7 +131,7 @@ describe("slurm on a real Slurm", () => {
     expect(first[0]!.output.trim()).toBe(`FROM ${dir}`);
     const mtime = statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs;
     const second = await runSlurm(slurmContext(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { settings: { stageDir } }));
-    expect(second[0]!.status).toBe("completed");
+    expectCompleted(second[0]!);
     expect(statSync(join(dir, "gpucheck_workload", "__main__.py")).mtimeMs).toBe(mtime);
     rmSync(stageDir, { recursive: true, force: true });
   }, 60_000);
@@ -139,7 +139,7 @@ describe("slurm on a real Slurm", () => {
   it("sbcast staging leaves no archive beside the logs and no copy in the nodes' /tmp", async () => {
     const ctx = slurmContext(scriptTest("sbcast", PY, "import gpucheck_workload, os; print('FROM', os.environ['PYTHONPATH'])", { nodes: 2, ranksPerNode: 1 }));
     const [u] = await runSlurm(ctx);
-    expect(u!.status).toBe("completed");
+    expectCompleted(u!);
     const from = u!.output.trim().split(" ")[1]!;
     expect(from).toMatch(/^\/tmp\/gpucheck-\d+\/node1$/);
     expect(existsSync(from)).toBe(false);
@@ -181,7 +181,7 @@ describe("slurm on a real Slurm", () => {
   it("--hosts names the nodes of the job; more hosts than the test's nodes is Slurm's refusal, quoted", async () => {
     const ctx = slurmContext(scriptTest("pinned", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 }), { cli: { hosts: ["node3", "node4"] } });
     const [u] = await runSlurm(ctx);
-    expect(u!.status).toBe("completed");
+    expectCompleted(u!);
     expect(u!.ranks.map((r) => `${r.rank}@${r.host}`)).toEqual(["0@node3", "1@node3", "2@node4", "3@node4"]);
     const wide = slurmContext(scriptTest("wide", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 }), { cli: { hosts: ["node1", "node2", "node3"] } });
     const [w] = await runSlurm(wide);

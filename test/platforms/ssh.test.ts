@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { ssh } from "../../plugins/ssh.ts";
 import type { Platform } from "../../plugins/types.ts";
-import { conformance, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
+import { conformance, expectCompleted, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";
 import { remoteLeftovers, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
@@ -44,7 +44,7 @@ describe("ssh: placement and rendezvous", () => {
   t("4 hosts × 3 ranks: host-major ranks, rank 0's host and one free port for every rank", async () => {
     const tg = target({}, 4, 3);
     const { units, lines } = await runScript(platform, tg, scriptTest("place", tg.python, dump, { nodes: 4, ranksPerNode: 3 }));
-    expect(units[0]!.status).toBe("completed");
+    expectCompleted(units[0]!);
     const seen = envs(lines).sort((a, b) => Number(a.RANK) - Number(b.RANK));
     expect(seen.map((e) => [e.RANK, e.LOCAL_RANK, e.GPUCHECK_NODE])).toEqual(
       [...Array(12).keys()].map((r) => [String(r), String(r % 3), tg.cli.hosts[Math.floor(r / 3)]]),
@@ -58,14 +58,14 @@ describe("ssh: placement and rendezvous", () => {
   t("ssh config aliases: MASTER_ADDR is the address ssh reached rank 0's host on, not the alias", async () => {
     const tg = { ...target(), cli: { hosts: ["node1", "node2"] } };
     const { units, lines } = await runScript(platform, tg, scriptTest("alias", tg.python, dump, { nodes: 2, ranksPerNode: 1 }));
-    expect(units[0]!.status).toBe("completed");
+    expectCompleted(units[0]!);
     expect(envs(lines).map((e) => [e.GPUCHECK_NODE, e.MASTER_ADDR]).sort()).toEqual([["node1", "127.0.0.2"], ["node2", "127.0.0.2"]]);
   }, 60_000);
 
   t("more ranks per host than sshd's MaxSessions-safe 8: the extra ranks get their own connection", async () => {
     const tg = target({}, 1, 10);
     const { units, lines } = await runScript(platform, tg, scriptTest("wide", tg.python, dump, { nodes: 1, ranksPerNode: 10 }));
-    expect(units[0]!.status).toBe("completed");
+    expectCompleted(units[0]!);
     expect(envs(lines).map((e) => Number(e.RANK)).sort((a, b) => a - b)).toEqual([...Array(10).keys()]);
   }, 60_000);
 
@@ -89,7 +89,7 @@ describe("ssh: one launcher per host (launcher: gpucheck)", () => {
     const tg = target({ launcher: "gpucheck" }, 2, 3);
     const code = "import os; print('R', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['MASTER_ADDR'], os.environ['GPUCHECK_NODE'], flush=True)";
     const { units, lines } = await runScript(platform, tg, scriptTest("launcher", tg.python, code, { nodes: 2, ranksPerNode: 3 }));
-    expect(units[0]!.status).toBe("completed");
+    expectCompleted(units[0]!);
     expect(units[0]!.ranks.map((r) => [r.rank, r.host])).toEqual([0, 1, 2, 3, 4, 5].map((r) => [r, tg.cli.hosts[Math.floor(r / 3)]]));
     for (const r of units[0]!.ranks) expect(readFileSync(r.path, "utf8")).toBe(`R ${r.rank} 6 ${r.rank % 3} ${tg.cli.hosts[0]} ${r.host}\n`);
     expect(lines.filter((l) => l.includes(": R ")).map((l) => l.split(":")[0]).sort()).toEqual(["all/0", "all/1", "all/2", "all/3", "all/4", "all/5"]);
@@ -111,7 +111,7 @@ describe("ssh: one mpirun for the cluster (launcher: mpirun)", () => {
     const spec = scriptTest("mpi", tg.python, "", { nodes: 2, ranksPerNode: 2 });
     spec.launch.args = ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1024", "--max-bytes", "65536", "--iters", "5", "--warmup", "1", "--backend", "gloo"];
     const { units } = await runScript(platform, tg, spec);
-    expect(units[0]!.status).toBe("completed");
+    expectCompleted(units[0]!);
     expect(units[0]!.output).toContain("# Collective test concluded: all_reduce_perf");
     expect(units[0]!.output).toMatch(/^\s+65536\s+16384\s+float\s+sum/m);
   }, 120_000);
@@ -136,7 +136,7 @@ describe("ssh: staging", () => {
     for (let i = 0; i < 2; i++) {
       const seen: string[] = [];
       const { units, lines } = await runScriptWithNotes(tg, scriptTest("stage", tg.python, code, { nodes: 2, ranksPerNode: 1 }), seen);
-      expect(units[0]!.status).toBe("completed");
+      expectCompleted(units[0]!);
       const pp = lines.find((l) => l.includes("PP "))!;
       expect(pp).toContain(`${stageDir.replace("~", `/home/${sshInfra().user}`)}/`);
       notes.push(seen);
