@@ -54,7 +54,7 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
 
   for (const [i, test] of plan.tests.entries()) {
     if (opts.signal.aborted) break;
-    opts.progress.testStarted(test.name, i, test.kind, test.perNode ? test.nodes : 1);
+    opts.progress.testStarted(test.name, i, test.kind, test.perNode === true);
     const units = await runTest(test, {
       suite,
       settings,

@@ -9,7 +9,8 @@ import { xmlSafe } from "./report/xml.ts";
 import { TtyBlock } from "./progress-tty.ts";
 
 export interface Progress {
-  testStarted(name: string, index: number, kind: Kind, units: number): void;
+  /** perNode: the platform decides how many nodes (every host given, every idle Slurm node) */
+  testStarted(name: string, index: number, kind: Kind, perNode: boolean): void;
   phase(text: string): void;
   line(unit: string, rank: number, text: string): void;
   metric(name: string, value: number, unit: string): void;
@@ -42,7 +43,7 @@ export function createProgress(opts: ProgressOptions): Progress {
   const now = opts.now ?? Date.now;
   const color = opts.color ?? (opts.mode === "tty" && !process.env.NO_COLOR);
   const started = now();
-  const s = { test: "", index: -1, kind: "" as string, units: 0, phase: "", testStart: started, alive: 0, metric: "", lastMetricPrint: 0 };
+  const s = { test: "", index: -1, kind: "" as string, perNode: false, nodes: new Set<string>(), phase: "", testStart: started, alive: 0, metric: "", lastMetricPrint: 0 };
   const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const stamp = () => new Date(now()).toTimeString().slice(0, 8);
 
@@ -56,16 +57,18 @@ export function createProgress(opts: ProgressOptions): Progress {
   function statusLines(): string[] {
     const total = formatDuration((now() - started) / 1000);
     if (s.index < 0) return [`${paint("1", "gpucheck")}  starting  elapsed ${total}`];
-    const head = `${paint("1", "gpucheck")}  test ${s.index + 1} of ${opts.total}: ${s.test} (${s.kind}${s.units > 1 ? `, ${s.units} units` : ""})`;
-    const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`, `ranks alive ${s.alive}`];
+    const head = `${paint("1", "gpucheck")}  test ${s.index + 1} of ${opts.total}: ${s.test} (${s.kind}${s.perNode ? ", per node" : ""})`;
+    const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`];
+    if (s.perNode) detail.push(`nodes reporting ${s.nodes.size}`);
+    detail.push(`ranks alive ${s.alive}`);
     if (s.metric) detail.push(s.metric);
     return [head, `  ${detail.join(" · ")}`];
   }
 
   const api: Progress = {
-    testStarted(name, index, kind, units) {
-      Object.assign(s, { test: name, index, kind, units, phase: "", testStart: now(), alive: 0, metric: "", lastMetricPrint: 0 });
-      emit(`[${index + 1}/${opts.total}] ${name} (${kind}${units > 1 ? `, ${units} units` : ""}): started`);
+    testStarted(name, index, kind, perNode) {
+      Object.assign(s, { test: name, index, kind, perNode, nodes: new Set<string>(), phase: "", testStart: now(), alive: 0, metric: "", lastMetricPrint: 0 });
+      emit(`[${index + 1}/${opts.total}] ${name} (${kind}${perNode ? ", per node" : ""}): started`);
     },
     phase(text) {
       s.phase = clean(text);
@@ -73,6 +76,10 @@ export function createProgress(opts: ProgressOptions): Progress {
       tty?.redraw();
     },
     line(unit, rank, text) {
+      if (s.perNode && !s.nodes.has(unit)) {
+        s.nodes.add(unit);
+        tty?.redraw();
+      }
       // protocol lines are for gpucheck, not for people (telemetry alone is one per node every
       // 500 ms); they stay in the logs. A progress line still moves the status display.
       const tagged = text.includes("GPUCHECK_") ? parseTagged(text) : null;

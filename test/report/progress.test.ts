@@ -24,7 +24,7 @@ describe("plain mode (Jenkins console)", () => {
     const c = clock();
     const p = createProgress({ mode: "plain", total: 2, stream: out.stream, now: c.now });
     const per = FIXTURES["per-node"]().tests[0];
-    p.testStarted(per.name, 0, "collective", 4);
+    p.testStarted(per.name, 0, "collective", true);
     p.phase("staging the workload");
     p.line("gpu-03", 5, "\x1b[33m#  size  busbw\x1b[0m\r");
     p.line("all", 0, "hello");
@@ -41,7 +41,7 @@ describe("plain mode (Jenkins console)", () => {
     const lines = out.text().split("\n").filter(Boolean);
     for (const l of lines) expect(l).toMatch(STAMP);
     expect(lines.map((l) => l.replace(STAMP, ""))).toEqual([
-      "[1/2] nvlink-allreduce (collective, 4 units): started",
+      "[1/2] nvlink-allreduce (collective, per node): started",
       "[nvlink-allreduce] staging the workload",
       "[nvlink-allreduce] [gpu-03 rank 5] #  size  busbw",
       "[nvlink-allreduce] [rank 0] hello",
@@ -60,7 +60,7 @@ describe("plain mode (Jenkins console)", () => {
   test("none mode writes nothing", () => {
     const out = sink();
     const p = createProgress({ mode: "none", total: 1, stream: out.stream });
-    p.testStarted("x", 0, "train", 1);
+    p.testStarted("x", 0, "train", false);
     p.line("all", 0, "text");
     p.testFinished(FIXTURES.passing().tests[1]);
     p.close();
@@ -73,7 +73,7 @@ describe("tty mode", () => {
     const out = sink(true);
     const c = clock();
     const p = createProgress({ mode: "tty", total: 3, stream: out.stream, now: c.now, color: false });
-    p.testStarted("nvlink-allreduce", 1, "collective", 1);
+    p.testStarted("nvlink-allreduce", 1, "collective", false);
     c.advance(12_000);
     p.phase("running");
     p.ranksAlive(8);
@@ -92,11 +92,26 @@ describe("tty mode", () => {
     expect(out.chunks.at(-1)).toBe("\x1b[2A\r\x1b[J");
   });
 
+  test("a per-node test counts the nodes that have reported, however many the platform chose", async () => {
+    const out = sink(true);
+    const c = clock();
+    const p = createProgress({ mode: "tty", total: 1, stream: out.stream, now: c.now, color: false });
+    p.testStarted("inventory", 0, "inventory", true);
+    for (const n of ["gpu-01", "gpu-02", "gpu-01", "gpu-07"]) p.line(n, 0, 'GPUCHECK_INVENTORY {"host":"x"}');
+    p.ranksAlive(3);
+    await sleep(120);
+    expect(out.chunks.at(-1)!.split("\n").slice(-3, -1)).toEqual([
+      "gpucheck  test 1 of 1: inventory (inventory, per node)",
+      "  running · 0.000 s (total 0.000 s) · nodes reporting 3 · ranks alive 3",
+    ]);
+    p.close();
+  });
+
   test("status lines are cut to the terminal width so the block stays one row per line", async () => {
     const out = sink(true);
     (out.stream as { columns: number }).columns = 40;
     const p = createProgress({ mode: "tty", total: 1, stream: out.stream, color: false });
-    p.testStarted("a-test-with-a-rather-long-name-indeed", 0, "train", 1);
+    p.testStarted("a-test-with-a-rather-long-name-indeed", 0, "train", false);
     await sleep(120);
     const block = out.chunks.at(-1)!.replace(/^\x1b\[\d+A\r\x1b\[J/, "").split("\n").filter(Boolean).slice(-2);
     for (const l of block) expect(l.length).toBeLessThanOrEqual(39);
@@ -131,7 +146,7 @@ describe("protocol lines", () => {
   test("GPUCHECK_* lines are not shown; a progress line updates the latest number instead", async () => {
     const out = sink(true);
     const p = createProgress({ mode: "tty", total: 1, stream: out.stream, color: false });
-    p.testStarted("allreduce", 0, "collective", 1);
+    p.testStarted("allreduce", 0, "collective", false);
     p.line("all", 0, 'GPUCHECK_PROGRESS {"size":4194304,"busbw":1.2805,"wrong":0}');
     p.line("all", 0, 'GPUCHECK_TELEMETRY {"t":1,"gpus":[]}');
     p.line("all", 1, "a real line");
@@ -149,7 +164,7 @@ describe("protocol lines", () => {
     const out = sink();
     const c = clock();
     const p = createProgress({ mode: "plain", total: 1, stream: out.stream, now: c.now });
-    p.testStarted("allreduce", 0, "collective", 1);
+    p.testStarted("allreduce", 0, "collective", false);
     for (let i = 0; i < 5; i++) p.line("all", 0, `GPUCHECK_PROGRESS {"size":${1024 << i},"busbw":${i}}`);
     const lines = out.text().split("\n").filter(Boolean).map((l) => l.replace(STAMP, ""));
     expect(lines).toEqual(["[1/1] allreduce (collective): started", "[allreduce] latest busbw 0 GB/s at 1 KiB, ranks alive 0"]);
