@@ -7,7 +7,9 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 
 export function summariseTelemetry(texts: string[]): TelemetrySummary {
   const samples = texts.flatMap((t) => taggedLines(t, "TELEMETRY"));
-  const t0 = Math.min(...samples.map((s) => num(s.t) ?? Infinity));
+  // a loop, not Math.min(...): a long multi-node run has more samples than a call takes arguments
+  let t0 = Infinity;
+  for (const s of samples) t0 = Math.min(t0, num(s.t) ?? Infinity);
   const series: Record<string, SeriesPoint[]> = { util_pct: [], power_w: [], temp_c: [], cpu_util_pct: [] };
   const throttle = new Set<string>();
   const xids = new Set<string>();
@@ -39,9 +41,52 @@ export function summariseTelemetry(texts: string[]): TelemetrySummary {
     meanUtilPct: utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null,
     throttleReasons: [...throttle].sort(),
     xids: [...xids],
-    series: Object.fromEntries(Object.entries(series).filter(([, pts]) => pts.length > 0)),
+    series: Object.fromEntries(
+      Object.entries(series)
+        .filter(([, pts]) => pts.length > 0)
+        .map(([k, pts]) => [k, thinSeries(pts, MAX_SERIES_POINTS, k === "temp_c" || k === "power_w" ? "max" : "mean")]),
+    ),
   };
 }
+
+/**
+ * A sample every 500 ms from every node of an hour-long run is tens of thousands of points per
+ * series, rewritten into results.json after every test; a plot shows a few hundred. The summary
+ * above is taken from every sample, so thinning loses no verdict.
+ */
+export const MAX_SERIES_POINTS = 600;
+
+/** At most `max` points: equal time buckets, each one point; heat and power keep the bucket's peak. */
+export function thinSeries(points: SeriesPoint[], max: number, reduce: "max" | "mean"): SeriesPoint[] {
+  const sorted = [...points].sort((a, b) => a.x - b.x);
+  if (sorted.length <= max) return sorted;
+  const x0 = sorted[0]!.x;
+  const width = (sorted.at(-1)!.x - x0) / max || 1;
+  const out: SeriesPoint[] = [];
+  let bucket = -1;
+  let xs = 0;
+  let ys: number[] = [];
+  const flush = () => {
+    if (!ys.length) return;
+    const y = reduce === "max" ? Math.max(...ys) : ys.reduce((a, b) => a + b, 0) / ys.length;
+    out.push({ x: round3(xs / ys.length), y: round3(y) });
+  };
+  for (const p of sorted) {
+    const b = Math.min(max - 1, Math.floor((p.x - x0) / width));
+    if (b !== bucket) {
+      flush();
+      bucket = b;
+      xs = 0;
+      ys = [];
+    }
+    xs += p.x;
+    ys.push(p.y);
+  }
+  flush();
+  return out;
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 /** Telemetry metrics that any test may put thresholds on. */
 export function telemetryMetrics(t: TelemetrySummary): Record<string, number | null> {

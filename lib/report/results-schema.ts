@@ -61,7 +61,7 @@ const TelemetrySummary = z
     meanUtilPct: numOrNull,
     throttleReasons: z.array(z.string()),
     xids: z.array(z.string()),
-    series: Series.optional().describe("util_pct, power_w, temp_c (GPU nodes), cpu_util_pct (nodes without a GPU); x = seconds since the first sample"),
+    series: Series.optional().describe("util_pct, power_w, temp_c (GPU nodes), cpu_util_pct (nodes without a GPU); x = seconds since the first sample; at most 600 points, heat and power as each time bucket's peak"),
   })
   .meta({ id: "TelemetrySummary" });
 
