@@ -20,16 +20,16 @@ describe("summariseTelemetry", () => {
     expect(s.throttleReasons).toEqual(["hw_slowdown", "sw_thermal_slowdown"]);
     expect(s.xids).toEqual(['{"xid":79,"pci":"0000:18:00.0"}']);
     // one point per sample: mean load, hottest and hungriest GPU; x from the first sample, in time order
-    expect(s.series.temp_c).toEqual([{ x: 0, y: 66 }, { x: 0.2, y: 83 }, { x: 0.5, y: 67 }].map((p) => ({ ...p, x: expect.closeTo(p.x, 6) })));
-    expect(s.series.util_pct!.map((p) => p.y)).toEqual([95, 50, 90]);
-    expect(s.series.cpu_util_pct).toBeUndefined();
+    expect(s.series!.temp_c).toEqual([{ x: 0, y: 66 }, { x: 0.2, y: 83 }, { x: 0.5, y: 67 }].map((p) => ({ ...p, x: expect.closeTo(p.x, 6) })));
+    expect(s.series!.util_pct!.map((p) => p.y)).toEqual([95, 50, 90]);
+    expect(s.series!.cpu_util_pct).toBeUndefined();
     expect(telemetryMetrics(s)).toEqual({ gpu_temp_max: 83, gpu_power_max: 700, gpu_util_mean: 84, xid_events: 1, throttle_events: 2 });
   });
 
   test("a node without GPUs reports CPU load only", () => {
     const s = summariseTelemetry([[0, 1, 2].map((i) => line({ t: 50 + i, host: "cpu", gpus: [], xids: [], cpu_util_pct: 10 * i })).join("\n")]);
-    expect(Object.keys(s.series)).toEqual(["cpu_util_pct"]);
-    expect(s.series.cpu_util_pct).toEqual([{ x: 0, y: 0 }, { x: 1, y: 10 }, { x: 2, y: 20 }]);
+    expect(Object.keys(s.series!)).toEqual(["cpu_util_pct"]);
+    expect(s.series!.cpu_util_pct).toEqual([{ x: 0, y: 0 }, { x: 1, y: 10 }, { x: 2, y: 20 }]);
     expect([s.maxTempC, s.maxPowerW, s.meanUtilPct]).toEqual([null, null, null]);
   });
 
@@ -48,14 +48,14 @@ describe("summariseTelemetry", () => {
     const s = summariseTelemetry(texts);
     expect(s.samples).toBe(115_200);
     expect(s.maxTempC).toBe(91);
-    for (const pts of Object.values(s.series)) {
+    for (const pts of Object.values(s.series!)) {
       expect(pts.length).toBeLessThanOrEqual(MAX_SERIES_POINTS);
       expect(pts.length).toBeGreaterThan(MAX_SERIES_POINTS - 5);
       for (let i = 1; i < pts.length; i++) expect(pts[i]!.x).toBeGreaterThan(pts[i - 1]!.x);
     }
-    expect(Math.max(...s.series.temp_c!.map((p) => p.y))).toBe(91);
-    expect(Math.max(...s.series.power_w!.map((p) => p.y))).toBe(649);
-    expect(s.series.util_pct!.every((p) => p.y === 100)).toBe(true);
+    expect(Math.max(...s.series!.temp_c!.map((p) => p.y))).toBe(91);
+    expect(Math.max(...s.series!.power_w!.map((p) => p.y))).toBe(649);
+    expect(s.series!.util_pct!.every((p) => p.y === 100)).toBe(true);
     expect(JSON.stringify(s).length).toBeLessThan(100_000);
   });
 });
