@@ -119,7 +119,7 @@ async function runTest(test: PlannedTest, env: TestEnv): Promise<RunWithData[]> 
         const key = `${unit}/${rank}`;
         if (!alive.has(key)) {
           alive.add(key);
-          env.progress.ranksAlive(alive.size);
+          env.progress.ranksReporting(alive.size);
         }
         env.progress.line(unit, rank, line);
       },

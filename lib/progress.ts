@@ -1,5 +1,5 @@
 // What a person sees while a suite runs. On a terminal: rank output scrolls above a status block
-// (test n of m, phase, elapsed, ranks alive, latest busbw or samples/s) that is redrawn in place.
+// (test n of m, phase, elapsed, ranks heard from, latest busbw or samples/s) that is redrawn in place.
 // Elsewhere (the Jenkins console, a pipe): plain timestamped lines, nothing redrawn.
 import type { Kind, TestResult } from "./types.ts";
 import { headlineFor } from "./report/headline.ts";
@@ -14,7 +14,8 @@ export interface Progress {
   phase(text: string): void;
   line(unit: string, rank: number, text: string): void;
   metric(name: string, value: number, unit: string): void;
-  ranksAlive(n: number): void;
+  /** ranks that have printed at least one line in this test: the first sign each one started */
+  ranksReporting(n: number): void;
   testFinished(result: TestResult): void;
   note(text: string): void;
   close(): void;
@@ -58,10 +59,11 @@ export function createProgress(opts: ProgressOptions): Progress {
     const total = formatDuration((now() - started) / 1000);
     if (s.index < 0) return [`${paint("1", "gpucheck")}  starting  elapsed ${total}`];
     const head = `${paint("1", "gpucheck")}  test ${s.index + 1} of ${opts.total}: ${s.test} (${s.kind}${s.perNode ? ", per node" : ""})`;
+    // the number people watch comes before the counts: a narrow terminal cuts the end of the line
     const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`];
-    if (s.perNode) detail.push(`nodes reporting ${s.nodes.size}`);
-    detail.push(`ranks alive ${s.alive}`);
     if (s.metric) detail.push(s.metric);
+    if (s.perNode) detail.push(`nodes reporting ${s.nodes.size}`);
+    detail.push(`ranks reporting ${s.alive}`);
     return [head, `  ${detail.join(" · ")}`];
   }
 
@@ -96,12 +98,11 @@ export function createProgress(opts: ProgressOptions): Progress {
       // the Jenkins console gets at most one such line every 10 s; rank output already has them all
       if (!tty && now() - s.lastMetricPrint >= 10_000) {
         s.lastMetricPrint = now();
-        emit(`[${s.test}] latest ${s.metric}, ranks alive ${s.alive}`);
+        emit(`[${s.test}] latest ${s.metric}, ranks reporting ${s.alive}`);
       }
       tty?.redraw();
     },
-    ranksAlive(n) {
-      if (!tty && n < s.alive) emit(`[${s.test}] ranks alive: ${n} (was ${s.alive})`);
+    ranksReporting(n) {
       s.alive = n;
       tty?.redraw();
     },
