@@ -1,7 +1,7 @@
 // report.html: one self-contained page (inline style, inline SVG, one small inline script, a CSP
 // that forbids fetching anything) with the verdicts, the plots, each unit's checks and log tail, and
 // the node inventory.
-import type { NodeInventory, Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
+import type { NodeInventory, Outcome, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
 import { escapeAttr, escapeText } from "./xml.ts";
 import { formatDuration, withUnit } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
@@ -83,13 +83,21 @@ function testSection(t: TestResult, i: number): string {
   ].join("\n");
 }
 
+function telemetryLine(t: TelemetrySummary): string {
+  const parts = [`${t.samples} samples`];
+  if (t.maxTempC !== null) parts.push(`hottest GPU ${withUnit(t.maxTempC, "°C")}`);
+  if (t.maxPowerW !== null) parts.push(`peak GPU power ${withUnit(t.maxPowerW, "W")}`);
+  if (t.meanUtilPct !== null) parts.push(`mean GPU utilisation ${withUnit(t.meanUtilPct, "%")}`);
+  if (t.maxTempC === null && t.maxPowerW === null && t.meanUtilPct === null) parts.push(t.series?.cpu_util_pct ? "no GPU readings (CPU load plotted)" : "no GPU readings");
+  if (t.xids.length) parts.push(`Xid events: ${t.xids.join(", ")}`);
+  if (t.throttleReasons.length) parts.push(`throttled: ${t.throttleReasons.join(", ")}`);
+  return parts.join(" · ");
+}
+
 function unitBlock(t: TestResult, u: UnitResult): string {
   const checks = u.verdict.checks.map((c) => `<li class="${c.ok ? "ok" : checkMark(c) === "MISSED" ? "missed" : "unjudged"}">${h(c.message)}</li>`).join("");
   const logs = logLinks(u.logs);
-  const n = (v: number | null, unit: string) => (v === null ? "—" : withUnit(v, unit));
-  const tel = u.telemetry && u.telemetry.samples > 0
-    ? `<p class="muted">telemetry: ${u.telemetry.samples} samples · max ${n(u.telemetry.maxTempC, "°C")} · max ${n(u.telemetry.maxPowerW, "W")} · mean utilisation ${n(u.telemetry.meanUtilPct, "%")}${u.telemetry.xids.length ? ` · XIDs: ${h(u.telemetry.xids.join(", "))}` : ""}${u.telemetry.throttleReasons.length ? ` · throttle: ${h(u.telemetry.throttleReasons.join(", "))}` : ""}</p>`
-    : "";
+  const tel = u.telemetry && u.telemetry.samples > 0 ? `<p class="muted">telemetry: ${h(telemetryLine(u.telemetry))}</p>` : "";
   return [
     `<div class="unit" data-unit="${escapeAttr(u.unit)}">`,
     `<h3>${h(t.perNode || t.units.length > 1 ? `${t.name} [${u.unit}]` : t.name)} ${badge(u.verdict.outcome)}</h3>`,

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { withUnit } from "../../lib/report/quantity.ts";
 import { renderHtml } from "../../lib/report/html.ts";
 import { writeFinalFiles } from "../../lib/report/write.ts";
 import type { ResultsFile } from "../../lib/types.ts";
@@ -122,6 +123,20 @@ describe("self-contained", () => {
   test("log links are relative to the results directory", () => {
     const html = renderHtml(FIXTURES["per-node"]());
     expect(html).toContain('logs/nvlink-allreduce/gpu-03/ <a href="logs/nvlink-allreduce/gpu-03/rank-0.log">rank-0.log</a>');
+  });
+
+  test("each unit's telemetry line names what was read, and says so when a node had no GPU", () => {
+    const r = FIXTURES.passing();
+    const u = r.tests[0].units[0];
+    const tel = u.telemetry!;
+    tel.xids = ['{"xid":79}'];
+    tel.throttleReasons = ["hw_slowdown"];
+    const line = (html: string) => /<p class="muted">telemetry: ([^<]*)<\/p>/.exec(html)![1];
+    expect(line(renderHtml(r))).toBe(
+      `${tel.samples} samples · hottest GPU ${withUnit(tel.maxTempC!, "°C")} · peak GPU power ${withUnit(tel.maxPowerW!, "W")} · mean GPU utilisation ${withUnit(tel.meanUtilPct!, "%")} · Xid events: {"xid":79} · throttled: hw_slowdown`,
+    );
+    u.telemetry = { samples: 3, maxTempC: null, maxPowerW: null, meanUtilPct: null, throttleReasons: [], xids: [], series: { cpu_util_pct: [{ x: 0, y: 50 }] } };
+    expect(line(renderHtml(r))).toBe("3 samples · no GPU readings (CPU load plotted)");
   });
 
   test("telemetry series longer than the plot can show are thinned, keeping spikes", () => {
