@@ -62,6 +62,23 @@ function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): strin
   return out;
 }
 
+/**
+ * Run on each node before unpacking: a job cancelled before its last step could not remove its
+ * copy (no step starts in a cancelled job), so the next job of the same user removes the copies
+ * of jobs Slurm says have ended. Anything else (squeue missing, the controller away) keeps them.
+ */
+const SWEEP_AND_UNPACK = [
+  `for d in /tmp/gpucheck-[0-9]*; do`,
+  `  id=\${d#/tmp/gpucheck-}; id=\${id%.tar.gz}`,
+  `  case $id in ""|*[!0-9]*) continue;; esac`,
+  `  { [ "$id" = "$SLURM_JOB_ID" ] || [ ! -O "$d" ]; } && continue`,
+  `  case $(squeue -h -t all -j "$id" -o %T 2>&1) in`,
+  `    *"Invalid job id"*|COMPLETED|CANCELLED*|FAILED|TIMEOUT|NODE_FAIL|PREEMPTED|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) rm -rf "$d";;`,
+  `  esac`,
+  `done`,
+  `mkdir -p "$0/$SLURMD_NODENAME" && tar -xzf "$0.tar.gz" -C "$0/$SLURMD_NODENAME"`,
+].join("\n");
+
 function stagingLines(ctx: RenderContext<SlurmSettings>): string[] {
   const { stageDir } = ctx.settings;
   if (stageDir) {
@@ -73,7 +90,7 @@ function stagingLines(ctx: RenderContext<SlurmSettings>): string[] {
     `export GPUCHECK_STAGE=/tmp/gpucheck-$SLURM_JOB_ID`,
     `sbcast --force ${word(archive)} "$GPUCHECK_STAGE.tar.gz" || { echo "${STAGE_FAILED}: sbcast"; exit 90; }`,
     `srun --nodes="$SLURM_JOB_NUM_NODES" --ntasks="$SLURM_JOB_NUM_NODES" --ntasks-per-node=1 --kill-on-bad-exit=1 \\`,
-    `  /bin/bash -c 'mkdir -p "$0/$SLURMD_NODENAME" && tar -xzf "$0.tar.gz" -C "$0/$SLURMD_NODENAME"' "$GPUCHECK_STAGE" \\`,
+    `  /bin/bash -c '${SWEEP_AND_UNPACK}' "$GPUCHECK_STAGE" \\`,
     `  || { echo "${STAGE_FAILED}: unpacking on the nodes"; exit 90; }`,
   ];
 }

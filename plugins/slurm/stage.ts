@@ -4,8 +4,8 @@
 // - otherwise a .tar.gz beside the batch script that the job sbcasts to node-local /tmp, which
 //   also spares the shared filesystem 8 × N Python processes importing from it at once.
 //   The job removes its copy in a last step; a job cancelled or killed before that step leaves
-//   /tmp/gpucheck-<jobid>{,.tar.gz} on its nodes (no new step can start in a cancelled job):
-//   sites that clean /tmp per job (job_container/tmpfs, an epilog) remove it, others keep it.
+//   /tmp/gpucheck-<jobid>{,.tar.gz} on its nodes (no new step can start in a cancelled job)
+//   until the user's next gpucheck job on the node sweeps the copies of ended jobs away.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";

@@ -2,7 +2,7 @@
 // host). Runs when GPUCHECK_INFRA lists "slurm"; then a Slurm that does not answer fails the tests.
 import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workloadHash } from "../../lib/assets.ts";
@@ -144,6 +144,26 @@ describe("slurm on a real Slurm", () => {
     expect(from).toMatch(/^\/tmp\/gpucheck-\d+\/node1$/);
     expect(existsSync(from)).toBe(false);
     expect(sh("ls", [ctx.logDir]).split("\n").filter((f) => f.endsWith(".tar.gz"))).toEqual([]);
+  }, 60_000);
+
+  it("a job sweeps away the /tmp copies of the user's ended jobs, and keeps a running job's and another user's", async () => {
+    const running = sh("sbatch", ["--parsable", "--nodes=1", "--job-name=gpucheck-sweep-keep", "--wrap", "sleep 60"]).trim();
+    try {
+      for (let i = 0; i < 100 && !queued().some((q) => q.startsWith(`${running} RUNNING`)); i++) await Bun.sleep(100);
+      const ended = `/tmp/gpucheck-${4_000_000_000 + (process.pid % 1000)}`; // never a job here: Slurm calls it invalid
+      const mine = `/tmp/gpucheck-${running}`;
+      const theirs = `/tmp/gpucheck-${4_100_000_000 + (process.pid % 1000)}`;
+      for (const d of [ended, mine, theirs]) mkdirSync(join(d, "node1"), { recursive: true });
+      writeFileSync(`${ended}.tar.gz`, "");
+      sh("chown", ["-R", "nobody", theirs]);
+      const [u] = await runSlurm(slurmContext(scriptTest("sweep", PY, "print('ok')", { nodes: 2, ranksPerNode: 1 })));
+      expectCompleted(u!);
+      expect([ended, `${ended}.tar.gz`, mine, theirs].map((p) => existsSync(p))).toEqual([false, false, true, true]);
+      rmSync(mine, { recursive: true, force: true });
+      rmSync(theirs, { recursive: true, force: true });
+    } finally {
+      sh("scancel", [running]);
+    }
   }, 60_000);
 
   it("Ctrl-C on `gpucheck suite` cancels the job: exit 130 and an empty queue", async () => {
