@@ -147,7 +147,7 @@ describe("slurm on a real Slurm", () => {
   }, 60_000);
 
   it("a job sweeps away the /tmp copies of the user's ended jobs, and keeps a running job's and another user's", async () => {
-    const running = sh("sbatch", ["--parsable", "--nodes=1", "--job-name=gpucheck-sweep-keep", "--wrap", "sleep 60"]).trim();
+    const running = sh("sbatch", ["--parsable", "--nodes=1", "--job-name=gpucheck-sweep-keep", "--output=/dev/null", "--wrap", "sleep 60"]).trim();
     try {
       for (let i = 0; i < 100 && !queued().some((q) => q.startsWith(`${running} RUNNING`)); i++) await Bun.sleep(100);
       const ended = `/tmp/gpucheck-${4_000_000_000 + (process.pid % 1000)}`; // never a job here: Slurm calls it invalid
