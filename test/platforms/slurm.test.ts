@@ -163,6 +163,7 @@ describe("slurm on a real Slurm", () => {
       rmSync(theirs, { recursive: true, force: true });
     } finally {
       sh("scancel", [running]);
+      for (let i = 0; i < 100 && queued().some((q) => q.startsWith(`${running} `)); i++) await Bun.sleep(100);
     }
   }, 60_000);
 
