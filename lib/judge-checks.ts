@@ -30,7 +30,9 @@ export function lookupMetric(m: Measurement, metric: string, at?: number): Looke
   }
   if (at !== undefined) return { value: null, at, why: `no ${metric} per message size in the output` };
   const v = m.metrics[metric];
-  return { value: typeof v === "number" && Number.isFinite(v) ? v : null };
+  if (typeof v === "number" && Number.isFinite(v)) return { value: v };
+  const reason = m.unmeasured?.[metric];
+  return reason ? { value: null, why: `${metric} unmeasured: ${reason}` } : { value: null };
 }
 
 export interface ExpectationResult {

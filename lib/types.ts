@@ -171,6 +171,12 @@ export interface Measurement {
   series?: Record<string, SeriesPoint[]>;
   /** the parsed output, kept whole in results.json (nccl table, train JSON, inventory) */
   raw?: unknown;
+  /**
+   * Metrics whose source could not be read, with the reason ("the kernel log could not be read:
+   * dmesg: Operation not permitted"). Their value in `metrics` is null and any check on them is an
+   * error: an unmeasured metric is never passed.
+   */
+  unmeasured?: Record<string, string>;
 }
 
 export type Outcome = "passed" | "failed" | "error" | "skipped";

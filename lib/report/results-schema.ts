@@ -50,6 +50,10 @@ const Measurement = z
     bySize: z.record(z.string(), z.array(z.tuple([num, numOrNull]))).optional().describe("per-size metrics: [size in bytes, value]"),
     series: Series.optional().describe("plot series, e.g. samples_per_s over steps"),
     raw: z.unknown().optional().describe("the parsed output, kept whole"),
+    unmeasured: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("metrics whose source could not be read → why; their value is null and a check on them is an error, never a pass"),
   })
   .meta({ id: "Measurement" });
 
