@@ -7,7 +7,7 @@ import { PlatformError } from "./errors.ts";
 import { headlineOf, judgeTest, judgeUnit } from "./judge.ts";
 import { baselineMeasurement } from "./judge-results.ts";
 import { measure } from "./measure.ts";
-import { collectInventories } from "./parsers/inventory.ts";
+import { addFleetConfigFindings, collectInventories } from "./parsers/inventory.ts";
 import { summariseTelemetry } from "./parsers/telemetry.ts";
 import type { Progress } from "./progress.ts";
 import { writeRunFiles } from "./report/write.ts";
@@ -145,17 +145,22 @@ function statusOf(signal: AbortSignal): "timeout" | "cancelled" {
 }
 
 function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, baseline?: ResultsFile): TestResult {
-  const unitResults: UnitResult[] = units.map((u) => {
+  const measured = units.map((u) => {
     const telemetry = summariseTelemetry(u.texts);
     let measurement: Measurement | null = null;
     let parseProblem: string | undefined;
     if (u.status !== "skipped" && u.status !== "infra") {
       try {
-        measurement = measure(test.kind, u.output, telemetry);
+        measurement = measure(test.kind, u.output, telemetry, test.spec.inventory);
       } catch (err) {
         parseProblem = (err as Error).message;
       }
     }
+    return { u, telemetry, measurement, parseProblem };
+  });
+  // a node is only "consistent" next to the others: compare them once all have reported
+  if (test.kind === "inventory") addFleetConfigFindings(measured.map((x) => x.measurement), test.spec.inventory);
+  const unitResults: UnitResult[] = measured.map(({ u, telemetry, measurement, parseProblem }) => {
     const message = [u.message, u.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
     const verdict = judgeUnit(test.expect, { status: u.status, message, measurement }, baselineMeasurement(baseline, test.name, u.unit));
     return {

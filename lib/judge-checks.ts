@@ -70,7 +70,9 @@ export function checkExpectation(e: Expectation, m: Measurement, baseline: Measu
     // exactly on the threshold there is no margin to state ("wrong 0 = 0 expected")
     const margin = got.value === expected ? "" : ` (${formatMargin(got.value, expected, e.unit)})`;
     const value = attachUnit(shownText(got.value, expected), e.unit);
-    const message = `${e.metric} ${value}${where} ${rel} ${withUnit(expected, e.unit)} expected${note ?? ""}${margin}`;
+    // a missed check names the parts behind the number (which port is down, which GPU is short of links)
+    const parts = !ok && m.details?.[e.metric] ? `: ${m.details[e.metric]}` : "";
+    const message = `${e.metric} ${value}${where} ${rel} ${withUnit(expected, e.unit)} expected${note ?? ""}${margin}${parts}`;
     return { ...base, ok, message };
   });
   return { checks, problems };

@@ -4,15 +4,15 @@ import { inventoryMeasurement } from "./parsers/inventory.ts";
 import { ncclMeasurement, parseNccl } from "./parsers/nccl.ts";
 import { telemetryMetrics } from "./parsers/telemetry.ts";
 import { trainMeasurement } from "./parsers/train.ts";
-import type { Kind, Measurement, TelemetrySummary } from "./types.ts";
+import type { InventoryParams, Kind, Measurement, TelemetrySummary } from "./types.ts";
 
-export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary): Measurement {
-  const m = kindMeasurement(kind, output);
+export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary, inventory?: InventoryParams): Measurement {
+  const m = kindMeasurement(kind, output, inventory);
   if (telemetry && telemetry.samples > 0) m.metrics = { ...telemetryMetrics(telemetry), ...m.metrics };
   return m;
 }
 
-function kindMeasurement(kind: Kind, output: string): Measurement {
+function kindMeasurement(kind: Kind, output: string, inventory?: InventoryParams): Measurement {
   switch (kind) {
     case "collective": {
       const report = parseNccl(output);
@@ -27,6 +27,6 @@ function kindMeasurement(kind: Kind, output: string): Measurement {
     case "train":
       return trainMeasurement(output);
     case "inventory":
-      return inventoryMeasurement(output);
+      return inventoryMeasurement(output, inventory);
   }
 }

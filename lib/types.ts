@@ -41,6 +41,16 @@ export interface TrainParams {
   precision: "auto" | "fp32" | "bf16";
 }
 
+/** What an inventory test expects a node to have, beyond thresholds. */
+export interface InventoryParams {
+  /** compute HCAs (NCCL_IB_HCA names); absent = every InfiniBand port counts */
+  hcas?: string[];
+  /** NVLink links each GPU must have up; absent = from the GPU model (18 for H100/H200 SXM) */
+  nvlinksPerGpu?: number;
+  /** values every node and GPU must have (driver, power_limit_w, pcie_gen, …) */
+  config?: Record<string, string | number>;
+}
+
 /** A threshold on one named metric. Values are stored in the metric's canonical unit. */
 export interface Expectation {
   metric: string;
@@ -71,6 +81,7 @@ export interface TestSpec {
   python: string;
   collective?: CollectiveParams;
   train?: TrainParams;
+  inventory?: InventoryParams;
   expect: Expectation[];
 }
 
@@ -177,6 +188,8 @@ export interface Measurement {
    * error: an unmeasured metric is never passed.
    */
   unmeasured?: Record<string, string>;
+  /** the parts behind a metric's value ("mlx5_5 port 1 Down"), quoted when its check fails */
+  details?: Record<string, string>;
 }
 
 export type Outcome = "passed" | "failed" | "error" | "skipped";

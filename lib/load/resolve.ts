@@ -27,7 +27,7 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
   } else if (ranksKnown && gpusPerNode > 0 && ranksPerNode > gpusPerNode) {
     report(from("ranksPerNode"), `"ranksPerNode" (${ranksPerNode}) must not exceed "gpusPerNode" (${gpusPerNode}): each rank drives one GPU`, "value", gpusAt);
   }
-  for (const block of ["collective", "train"] as const) {
+  for (const block of ["collective", "train", "inventory"] as const) {
     if (t[block] !== undefined && t.kind !== block) report([...at, block], `"${block}" does not apply to kind "${t.kind}"`, "key", [[...at, "kind"]]);
   }
 
@@ -48,6 +48,7 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
     python: t.python ?? d.python ?? SUITE_DEFAULTS.python,
     ...(collective && { collective }),
     ...(train && { train }),
+    ...(t.kind === "inventory" && t.inventory && { inventory: given(t.inventory) }),
     expect,
   };
   return { spec, problems };

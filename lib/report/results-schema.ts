@@ -54,6 +54,7 @@ const Measurement = z
       .record(z.string(), z.string())
       .optional()
       .describe("metrics whose source could not be read → why; their value is null and a check on them is an error, never a pass"),
+    details: z.record(z.string(), z.string()).optional().describe("the components behind a metric's value (which GPU, link or port), quoted in its check's message"),
   })
   .meta({ id: "Measurement" });
 

@@ -3,6 +3,8 @@
 // afterwards by lib/load/resolve.ts, which sees the whole suite.
 import { z } from "zod";
 import { show } from "../units.ts";
+import { CONFIG_FIELDS } from "../parsers/inventory-config.ts";
+import { suggest } from "./did-you-mean.ts";
 import { bool, duration, envMap, intAtLeast, name, nonEmptyText, nonNegativeInt, oneOf, positiveInt, ratio, size, strictMap, text } from "./fields.ts";
 
 export const KINDS = ["collective", "train", "inventory"] as const;
@@ -41,6 +43,15 @@ export const trainSchema = strictMap({
   precision: oneOf("precision", ["auto", "fp32", "bf16"]).optional(),
 });
 
+/** What a node should have: the inventory metrics count against it (lib/parsers/inventory.ts). */
+export const inventorySchema = strictMap({
+  // the compute HCAs, as NCCL_IB_HCA names them; storage and Ethernet ports never count
+  hcas: hcaList().optional(),
+  nvlinksPerGpu: nonNegativeInt().optional(),
+  // values every node and GPU of the run must have (lib/parsers/inventory-config.ts)
+  config: pinMap().optional(),
+});
+
 const thresholdValue = () =>
   z.union([z.number(), z.string()], { error: (iss) => `must be a number, or a number with its unit such as "400 GB/s", got ${show(iss.input)}` });
 
@@ -67,9 +78,44 @@ export const testSchema = strictMap({
   python: nonEmptyText().optional(),
   collective: collectiveSchema.optional(),
   train: trainSchema.optional(),
+  inventory: inventorySchema.optional(),
   // keys are metric names, optionally with a message size: busbw, busbw@1GiB
   expect: z.record(z.string(), thresholdSchema, { error: (iss) => (iss.input === undefined ? undefined : `must be a map of metric names to thresholds, got ${show(iss.input)}`) }).optional(),
 });
 
 export type TestInput = z.output<typeof testSchema>;
 export type ThresholdInput = z.output<typeof thresholdSchema>;
+
+const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;
+
+/** `[mlx5_0, mlx5_3]` or NCCL_IB_HCA's own `mlx5_0,mlx5_3` (a leading `=` means exact names there too). */
+function hcaList() {
+  return z.unknown().transform((v, ctx) => {
+    const items = typeof v === "string" ? v.replace(/^=/, "").split(",").map((x) => x.trim()) : Array.isArray(v) ? v : null;
+    if (!items || items.length === 0 || items.some((x) => typeof x !== "string" || !HCA.test(x))) {
+      ctx.issues.push({ code: "custom", input: v, message: `must be a list of HCA names such as [mlx5_0, mlx5_3] or "mlx5_0,mlx5_3", got ${show(v)}` });
+      return z.NEVER;
+    }
+    return items as string[];
+  });
+}
+
+function pinMap() {
+  return z.unknown().transform((v, ctx) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) {
+      ctx.issues.push({ code: "custom", input: v, message: `must be a map of fields to the value every node must have, such as { driver: "550.90.07", power_limit_w: 700 }, got ${show(v)}` });
+      return z.NEVER;
+    }
+    const out: Record<string, string | number> = {};
+    for (const [k, value] of Object.entries(v)) {
+      if (!Object.hasOwn(CONFIG_FIELDS, k)) {
+        ctx.issues.push({ code: "custom", path: [k], params: { at: "key" }, input: k, message: suggest(`unknown config field ${show(k)}`, k, Object.keys(CONFIG_FIELDS)) });
+      } else if (typeof value === "string" || typeof value === "number") {
+        out[k] = value;
+      } else {
+        ctx.issues.push({ code: "custom", path: [k], input: value, message: `must be a string or a number, got ${show(value)}` });
+      }
+    }
+    return out;
+  });
+}

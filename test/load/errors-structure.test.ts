@@ -30,7 +30,7 @@ tests:
     colour: blue
 `,
     `
-suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, timeout, env, python, collective, train, expect
+suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, timeout, env, python, collective, train, inventory, expect
       colour: blue
       ^
 `,

@@ -54,6 +54,9 @@ def read_sysfs(root=SYSFS):
                 "rate_gbps": _rate(_read(os.path.join(base, "rate"))),
                 "link_layer": _read(os.path.join(base, "link_layer")),
                 "firmware": _read(os.path.join(root, dev, "fw_ver")),
+                # the PCIe link the NIC trained to: a Gen5 x16 NIC at Gen4 halves its 400G port
+                "pcie_speed": _read(os.path.join(root, dev, "device", "current_link_speed")),
+                "pcie_width": _read(os.path.join(root, dev, "device", "current_link_width")),
             })
     return ports
 
@@ -86,3 +89,8 @@ def parse_ibstat(text):
         elif current is not None and key == "Link layer":
             current["link_layer"] = value
     return ports
+
+
+def ofed_version(path="/sys/module/mlx5_core/version"):
+    """MLNX_OFED/DOCA's mlx5_core module version (e.g. 24.10-1.1.4); None with the inbox driver, which has none."""
+    return _read(path)

@@ -10,21 +10,28 @@ import socket
 from . import cpu, ib, nvsmi, probe, xid
 
 
-def _gpus():
-    """(driver, cuda, gpus, no_gpu_reason) from nvidia-smi -q and nvlink -s."""
+def _gpus(unmeasured):
+    """(driver, cuda, gpus) from nvidia-smi -q and nvlink -s; what could not be read goes to `unmeasured`."""
     try:
-        driver, cuda, gpus = nvsmi.parse_query(probe.run(["nvidia-smi", "-q"], timeout=30))
+        text = probe.run(["nvidia-smi", "-q"], timeout=30)
+        driver, cuda, gpus = nvsmi.parse_query(text)
     except probe.ProbeFailed as e:
-        return None, None, [], str(e)
+        unmeasured["gpus"] = str(e)
+        return None, None, []
     if not gpus:
-        return driver, cuda, [], "nvidia-smi lists no GPU"
+        first = next((l.strip() for l in text.splitlines() if l.strip()), "")
+        if "Attached GPUs" not in text:  # not the report we know: say what it printed instead
+            unmeasured["gpus"] = "nvidia-smi -q printed no GPU report%s" % (": " + first[:200] if first else "")
+        return driver, cuda, []
     try:
         links = nvsmi.parse_nvlink_status(probe.run(["nvidia-smi", "nvlink", "-s"], timeout=30))
-    except probe.ProbeFailed:
-        links = {}  # PCIe-only boards print nothing useful here; the GPUs are still there
+    except probe.ProbeFailed as e:
+        # never "no links": a failing nvlink query on an NVLink board would then read as all-clear
+        unmeasured["nvlinks"] = str(e)
+        links = None
     for g in gpus:
-        g["nvlinks"] = links.get(g["index"], [])
-    return driver, cuda, gpus, None
+        g["nvlinks"] = None if links is None else links.get(g["index"], [])
+    return driver, cuda, gpus
 
 
 def nccl_version(v):
@@ -51,19 +58,38 @@ def _torch():
     return {"torch": torch.__version__, "torch_cuda": torch.version.cuda, "nccl": nccl}
 
 
-def _ib_ports():
-    ports = ib.read_sysfs()
-    if ports or not shutil.which("ibstat"):
-        return ports
+def _ib_ports(unmeasured):
+    """Ports from sysfs, else ibstat. An empty sysfs class is a measured "no RDMA device"; no way to
+    look at all is unmeasured, so `ib_ports_active: {min: 8}` cannot pass by not looking."""
+    if os.path.isdir(ib.SYSFS):
+        ports = ib.read_sysfs()
+        if ports:
+            return ports, "sysfs"
+    if not shutil.which("ibstat"):
+        if not os.path.isdir(ib.SYSFS):
+            unmeasured["ib_ports"] = ("%s does not exist (no RDMA driver loaded, or hidden in this container) "
+                                      "and ibstat is not installed" % ib.SYSFS)
+            return None, None
+        return [], "sysfs"
     try:
-        return ib.parse_ibstat(probe.run(["ibstat"], timeout=15))
-    except probe.ProbeFailed:
-        return []
+        text = probe.run(["ibstat"], timeout=15)
+    except probe.ProbeFailed as e:
+        unmeasured["ib_ports"] = str(e)
+        return None, None
+    ports = ib.parse_ibstat(text)
+    if not ports and text.strip() and "CA '" not in text:
+        unmeasured["ib_ports"] = "ibstat printed no CA: %s" % text.strip().splitlines()[0][:200]
+        return None, None
+    return ports, "ibstat"
 
 
 def collect():
-    driver, cuda, gpus, no_gpu = _gpus()
+    unmeasured = {}
+    driver, cuda, gpus = _gpus(unmeasured)
     log, source = xid.kernel_log()
+    if log is None:
+        unmeasured["xid_events"] = "the kernel log could not be read (%s)%s" % (source, xid.PRIVILEGE_HINT)
+    ib_ports, ib_source = _ib_ports(unmeasured)
     inv = {
         "hostname": os.environ.get("GPUCHECK_NODE") or socket.gethostname(),
         "cpu": {"model": cpu.model(), "cores": cpu.cores()},
@@ -71,12 +97,17 @@ def collect():
         "gpus": gpus,
         "driver": driver,
         "cuda": cuda,
-        "ib_ports": _ib_ports(),
-        "xid_events": xid.parse(log) if log is not None else [],
+        "ib_ports": ib_ports,
+        "ib_source": ib_source,
+        "ofed": ib.ofed_version(),
+        "xid_events": xid.parse(log) if log is not None else None,
         "xid_source": source if log is not None else None,
-        "no_gpu_reason": no_gpu,
+        # why each part of the inventory is missing: the judge turns these into unmeasured metrics
+        "unmeasured": unmeasured,
     }
-    if log is None:
-        inv["xid_unreadable"] = source
+    if "gpus" in unmeasured:
+        inv["no_gpu_reason"] = unmeasured["gpus"]
+    elif not gpus:
+        inv["no_gpu_reason"] = "nvidia-smi lists no GPU"
     inv.update(_torch())
     return inv

@@ -79,6 +79,20 @@ def _sum_counters(section, word):
     return sum(values) if values else None
 
 
+def _sum_labels(section, prefix):
+    """Sum of the counters whose label starts with `prefix` (SRAM Uncorrectable, or its Parity and
+    SEC-DED halves on 535+), None when none is a number (ECC off prints N/A)."""
+    if not isinstance(section, dict):
+        return None
+    values = [number(v) for k, v in section.items() if k.startswith(prefix) and isinstance(v, str)]
+    values = [v for v in values if v is not None]
+    return sum(values) if values else None
+
+
+def _yes(value):
+    return None if value is None else value.strip() == "Yes"
+
+
 def _active_reasons(tree):
     section = lookup(tree, ("Clocks Event Reasons",), ("Clocks Throttle Reasons",)) or {}
     return sorted(_reason_key(k) for k, v in section.items() if v == "Active")
@@ -117,8 +131,29 @@ def gpu_record(index, bus_id, tree):
         "remapped_rows_failure": None if failure is None else failure == "Yes",
         "remapped_rows_correctable": number(lookup(tree, ("Remapped Rows", "Correctable Error"))),
         "remapped_rows_uncorrectable": number(lookup(tree, ("Remapped Rows", "Uncorrectable Error"))),
+        # The DRAM/SRAM split matters for triage: a DRAM uncorrectable is remapped on A100+, an SRAM
+        # one means the GPU is replaced once its threshold is exceeded (NVIDIA's GPU memory error
+        # management guide). Aggregate counters are lifetime: a remapped DBE stays there for good.
+        "ecc_dram_uncorrected_volatile": number(lookup(tree, ("ECC Errors", "Volatile", "DRAM Uncorrectable"))),
+        "ecc_sram_uncorrected_volatile": _sum_labels(lookup(tree, ("ECC Errors", "Volatile")), "SRAM Uncorrectable"),
+        "ecc_dram_uncorrected_aggregate": number(lookup(tree, ("ECC Errors", "Aggregate", "DRAM Uncorrectable"))),
+        "ecc_sram_uncorrected_aggregate": _sum_labels(lookup(tree, ("ECC Errors", "Aggregate")), "SRAM Uncorrectable"),
+        "sram_threshold_exceeded": _yes(lookup(tree, ("ECC Errors", "Aggregate", "SRAM Threshold Exceeded"),
+                                               ("ECC Errors", "SRAM Threshold Exceeded"))),
         "clock_event_reasons": _active_reasons(tree),
         "vbios": lookup(tree, ("VBIOS Version",)),
+        "persistence_mode": lookup(tree, ("Persistence Mode",)),
+        "mig_mode": lookup(tree, ("MIG Mode", "Current")),
+        "power_limit_w": number(lookup(tree, ("GPU Power Readings", "Current Power Limit"),
+                                       ("Power Readings", "Enforced Power Limit"), ("Power Readings", "Power Limit"))),
+        "app_clock_graphics_mhz": number(lookup(tree, ("Applications Clocks", "Graphics"))),
+        "app_clock_memory_mhz": number(lookup(tree, ("Applications Clocks", "Memory"))),
+        "max_clock_sm_mhz": number(lookup(tree, ("Max Clocks", "SM"))),
+        "max_clock_memory_mhz": number(lookup(tree, ("Max Clocks", "Memory"))),
+        # present from driver 535 on NVSwitch systems (HGX/DGX): Completed/Success once the fabric
+        # manager has set up this GPU's NVLink fabric; N/A on boards without NVSwitch
+        "fabric_state": lookup(tree, ("Fabric", "State")),
+        "fabric_status": lookup(tree, ("Fabric", "Status")),
     }
 
 

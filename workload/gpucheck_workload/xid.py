@@ -71,19 +71,35 @@ class Kmsg:
         os.close(self.fd)
 
 
+PRIVILEGE_HINT = ": run as root, as a user in the adm or systemd-journal group, or with CAP_SYSLOG"
+
+
+def _has_messages(text):
+    """journalctl answers an unprivileged user with `-- No entries --` and exit 0: that is not a log."""
+    lines = [l for l in text.splitlines() if l.strip() and not l.startswith("-- ")]
+    return bool(lines) and not (len(lines) == 1 and lines[0].startswith("No journal files"))
+
+
 def kernel_log():
-    """(text, source) of the whole kernel log, from whichever reader this user may use."""
+    """(text, source) of the whole kernel log, from whichever reader this user may use; (None, why) if none."""
     try:
         k = Kmsg()
         try:
-            return "\n".join(k.lines()), "/dev/kmsg"
+            text = "\n".join(k.lines())
         finally:
             k.close()
+        if text.strip():
+            return text, "/dev/kmsg"
+        reasons = ["/dev/kmsg returned no kernel messages"]
     except OSError as e:
         reasons = ["/dev/kmsg: %s" % e.strerror]
     for argv in (["dmesg", "--time-format=iso"], ["journalctl", "-k", "-b", "--no-pager", "-o", "short-iso"]):
         try:
-            return probe.run(argv, timeout=15), argv[0]
+            text = probe.run(argv, timeout=15)
         except probe.ProbeFailed as e:
             reasons.append(str(e))
+            continue
+        if _has_messages(text):
+            return text, argv[0]
+        reasons.append("%s returned no kernel messages" % argv[0])
     return None, "; ".join(reasons)

@@ -124,15 +124,16 @@ def test_sysfs_ports(tmp_path):
              "mlx5_0/ports/1/rate": "400 Gb/sec (4X NDR)\n", "mlx5_0/ports/1/link_layer": "InfiniBand\n",
              "mlx5_0/fw_ver": "28.39.1002\n", "mlx5_1/ports/1/state": "1: DOWN\n",
              "mlx5_1/ports/1/phys_state": "3: Disabled\n", "mlx5_1/ports/1/rate": "40 Gb/sec (4X QDR)\n",
-             "mlx5_1/ports/1/link_layer": "Ethernet\n"}
+             "mlx5_1/ports/1/link_layer": "Ethernet\n",
+             "mlx5_0/device/current_link_speed": "32.0 GT/s PCIe\n", "mlx5_0/device/current_link_width": "16\n"}
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     assert ib.read_sysfs(str(tmp_path)) == [
         {"device": "mlx5_0", "port": 1, "state": "ACTIVE", "phys_state": "LinkUp", "rate_gbps": 400,
-         "link_layer": "InfiniBand", "firmware": "28.39.1002"},
+         "link_layer": "InfiniBand", "firmware": "28.39.1002", "pcie_speed": "32.0 GT/s PCIe", "pcie_width": "16"},
         {"device": "mlx5_1", "port": 1, "state": "DOWN", "phys_state": "Disabled", "rate_gbps": 40,
-         "link_layer": "Ethernet", "firmware": None},
+         "link_layer": "Ethernet", "firmware": None, "pcie_speed": None, "pcie_width": None},
     ]
     assert ib.read_sysfs(str(tmp_path / "absent")) == []
 
