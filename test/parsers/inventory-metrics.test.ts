@@ -1,0 +1,131 @@
+// Inventory metrics from real node captures: the Python parsers read the fixtures (as they do on a
+// node), the TypeScript side counts. What a node could not read is unmeasured, never 0.
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { checkExpectation } from "../../lib/judge-checks.ts";
+import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../../lib/parsers/inventory.ts";
+import type { Expectation, InventoryParams, NodeInventory } from "../../lib/types.ts";
+
+const workload = join(import.meta.dir, "..", "..", "workload");
+const fixtures = join(workload, "tests", "fixtures");
+
+/**
+ * An inventory as a node would report it, from captures: `-q` for the GPUs, `nvlink -s` (the 1-GPU
+ * H100 capture repeated for each GPU index, when given) and ibstat.
+ */
+function node(opts: { q: string; nvlink?: string | null; ibstat?: string; hostname?: string }): NodeInventory {
+  const script = `
+import json, sys
+sys.path.insert(0, ${JSON.stringify(workload)})
+o = json.loads(sys.argv[1])
+from gpucheck_workload import ib, nvsmi
+fx = lambda n: open(${JSON.stringify(fixtures)} + "/" + n).read()
+driver, cuda, gpus = nvsmi.parse_query(fx(o["q"]))
+nv = o.get("nvlink")
+links = None
+if nv:
+    one = fx(nv)
+    links = nvsmi.parse_nvlink_status("\\n".join(one.replace("GPU 0:", "GPU %d:" % g["index"]) for g in gpus))
+for g in gpus:
+    g["nvlinks"] = None if links is None else links.get(g["index"], [])
+ibs = o.get("ibstat")
+print(json.dumps({"hostname": o.get("hostname", "gpu01"), "gpus": gpus, "driver": driver, "cuda": cuda,
+  "ib_ports": ib.parse_ibstat(fx(ibs)) if ibs else [], "xid_events": [],
+  "unmeasured": {} if nv else {"nvlinks": "nvidia-smi nvlink -s exited 255: Failed to get NVLink status"}}))
+`;
+  const r = spawnSync("python3", ["-c", script, JSON.stringify(opts)], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return toInventory(JSON.parse(r.stdout));
+}
+
+const H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt";
+const NVLINK = "nvlink-s-h100-1gpu-590.48.01-tab-indent.txt";
+const IB = "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt";
+const count = (inv: NodeInventory, params?: InventoryParams) => inventoryMetrics(inv, params);
+
+describe("inventory metrics from real H100 captures", () => {
+  test("a healthy HGX H100: 8 GPUs, 18 links each, fabric Completed, 8 NDR ports Active at 400 Gb/s, no ECC", () => {
+    const c = count(node({ q: H100, nvlink: NVLINK, ibstat: IB }));
+    expect(c.metrics).toMatchObject({ gpu_count: 8, nvlink_inactive: 0, fabric_not_ready: 0, ecc_uncorrected: 0, sram_threshold_exceeded: 0, remapped_rows_pending: 0, remap_failure: 0, ib_ports_active: 8, ib_port_rate: 400, ecc_disabled: 0, mig_enabled: 0, persistence_off: 0, config_mismatches: 0, xid_events: 0 });
+    // H100 retires no pages (rows are remapped instead): N/A is unmeasured, not 0
+    expect(c.unmeasured.retired_pages).toStartWith("retired page counts (A100 and later remap rows instead) are N/A on GPU 0 (00000000:18:00.0, serial 1654423001593)");
+  });
+
+  test("the Ethernet ports that are down never count, and never count as up", () => {
+    const c = count(node({ q: H100, nvlink: NVLINK, ibstat: IB }), { hcas: ["mlx5_0", "mlx5_2"] });
+    expect(c.metrics.ib_ports_active).toBe(1);
+    expect(c.details.ib_ports_active).toBe("compute HCA mlx5_2 (link layer Ethernet, not InfiniBand) [compute HCAs mlx5_0,mlx5_2]");
+  });
+
+  test("a RoCE node has no InfiniBand compute port", () => {
+    const c = count(node({ q: H100, nvlink: NVLINK, ibstat: "ibstat-h100-cx7-roce-2-ports-down.txt" }));
+    expect(c.metrics.ib_ports_active).toBe(0);
+    expect(c.unmeasured.ib_port_rate).toBe("no Active compute InfiniBand port (all InfiniBand ports)");
+  });
+
+  test("nvlink status that could not be read is unmeasured, while the GPUs are still counted", () => {
+    const c = count(node({ q: H100, nvlink: null, ibstat: IB }));
+    expect(c.metrics.gpu_count).toBe(8);
+    expect(c.metrics.nvlink_inactive).toBeNull();
+    expect(c.unmeasured.nvlink_inactive).toBe("NVLink status could not be read (nvidia-smi nvlink -s exited 255: Failed to get NVLink status)");
+  });
+
+  test("a GPU short of links is named with its bus id, serial and the count", () => {
+    const inv = node({ q: H100, nvlink: NVLINK, ibstat: IB });
+    (inv.gpus[3]!.nvlinks as unknown[]).splice(0, 2); // as if GPU 3 reported 16 links
+    const c = count(inv);
+    expect(c.metrics.nvlink_inactive).toBe(2);
+    expect(c.details.nvlink_inactive).toBe("GPU 3 (00000000:5D:00.0, serial 1654223056472): 16 of 18 links active");
+  });
+
+  test("A100 with a pending row remap; GH200 with a remapped DBE in the lifetime counter only", () => {
+    const a100 = count(node({ q: "nvidia-smi-q-a100-4gpu-555.42.02-ecc-remap-pending.txt", nvlink: "nvlink-s-a100-8gpu-space-indent.txt" }));
+    expect(a100.metrics).toMatchObject({ remapped_rows_pending: 1, ecc_uncorrected: 0, nvlink_inactive: 0, remapped_rows: 2 });
+    expect(a100.details.remapped_rows_pending).toMatch(/^GPU \d \(00000000:9E:00\.0, serial \d+\): row remapping pending \(reset the GPU\)$/);
+    const gh200 = count(node({ q: "nvidia-smi-q-gh200-1gpu-550.127.05-aggregate-dbe.txt", nvlink: NVLINK }));
+    expect(gh200.metrics).toMatchObject({ ecc_uncorrected: 0, ecc_dram_uncorrected: 0, remapped_rows: 1, remapped_rows_pending: 0 });
+  });
+
+  test("ECC disabled: its counters are N/A, so ECC metrics are unmeasured and ecc_disabled counts the GPU", () => {
+    const c = count(node({ q: "nvidia-smi-q-i0-h800-525.105.17-throttle-reasons-naming.txt", nvlink: NVLINK }));
+    expect(c.metrics.ecc_disabled).toBe(1);
+    expect(c.metrics.ecc_uncorrected).toBeNull();
+    expect(c.unmeasured.ecc_uncorrected).toMatch(/^volatile uncorrectable ECC counters are N\/A on GPU 0 \(.*\) \(ECC mode Disabled\)$/);
+  });
+
+  test("a kernel log that could not be read is unmeasured: the xid check is an error naming why", () => {
+    const inv = toInventory({ hostname: "n", gpus: [], xid_events: null, unmeasured: { xid_events: "the kernel log could not be read (dmesg: Operation not permitted)" } });
+    const m = inventoryMeasurement(`GPUCHECK_RESULT ${JSON.stringify(inv)}\n`);
+    const e: Expectation = { metric: "xid_events", unit: "count", max: 0, text: "{ max: 0 }" };
+    const [check] = checkExpectation(e, m, undefined).checks;
+    expect(check!.measured).toBeNull();
+    expect(check!.message).toBe("xid_events unmeasured: the kernel log could not be read (dmesg: Operation not permitted) (expected ≤ 0)");
+  });
+});
+
+describe("configuration sanity", () => {
+  test("one GPU at another power limit, and the suite's pin on the driver, are named", () => {
+    const inv = node({ q: H100, nvlink: NVLINK, ibstat: IB });
+    inv.gpus[5]!.power_limit_w = 500;
+    const c = count(inv, { config: { driver: "550.90.07" } });
+    expect(c.metrics.config_mismatches).toBe(2);
+    expect(c.details.config_mismatches).toBe(
+      "gpu01 GPU 5 (00000000:AB:00.0, serial 1654323021387): power_limit_w 500 ≠ 700 (7 of 8 GPUs on the node); gpu01: driver 565.57.01 ≠ 550.90.07 (pinned by the suite)",
+    );
+  });
+
+  test("a pin on a value the node could not read makes the check unmeasured", () => {
+    const c = count(node({ q: H100, nvlink: NVLINK, ibstat: IB }), { config: { ofed: "24.10-1.1.4" } });
+    expect(c.unmeasured.config_mismatches).toBe("pinned values could not be read: ofed of gpu01");
+  });
+
+  test("across nodes: the node on another driver is named against the majority, and its check fails", () => {
+    const ms = ["gpu01", "gpu02", "gpu03"].map((h) => inventoryMeasurement(`GPUCHECK_RESULT ${JSON.stringify(node({ q: H100, nvlink: NVLINK, ibstat: IB, hostname: h }))}\n`));
+    (ms[1]!.raw as NodeInventory).driver = "535.161.08";
+    addFleetConfigFindings(ms);
+    expect(ms.map((m) => m.metrics.config_mismatches)).toEqual([0, 1, 0]);
+    const e: Expectation = { metric: "config_mismatches", unit: "count", max: 0, text: "{ max: 0 }" };
+    expect(checkExpectation(e, ms[1]!, undefined).checks[0]!.message).toBe("config_mismatches 1 > 0 expected (+1): gpu02: driver 535.161.08 ≠ 565.57.01 (2 of 3 nodes)");
+  });
+});
