@@ -1,0 +1,100 @@
+// The trust issue's acceptance case, as a new user meets it: the binary copied alone into an empty
+// directory and run by an unprivileged user (`nobody`) on a machine whose kernel log that user may not
+// read, with `nvidia-smi` and `ibstat` answering from real H100 captures — one compute InfiniBand
+// port set Down, `nvidia-smi nvlink -s` failing. No inventory check may pass without evidence.
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { assertJunitValid } from "../report/xsd.ts";
+import { gpucheckArgv, tempDir } from "./cli.ts";
+
+const fixtures = join(import.meta.dir, "..", "..", "workload", "tests", "fixtures");
+const dir = tempDir("unprivileged");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The real 8-port NDR capture with mlx5_5's port 1 down: what ibstat prints for a cut cable. */
+function ibstatWithPortDown(): string {
+  const text = readFileSync(join(fixtures, "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt"), "utf8");
+  const start = text.indexOf("CA 'mlx5_5'");
+  const end = text.indexOf("CA '", start + 1);
+  const block = text.slice(start, end).replace("State: Active", "State: Down").replace("Physical state: LinkUp", "Physical state: Polling");
+  return text.slice(0, start) + block + text.slice(end);
+}
+
+function setUp(): { argv: string[]; env: Record<string, string> } {
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  copyFileSync(join(fixtures, "nvidia-smi-q-h100-8gpu-565.57.01.txt"), join(dir, "q.txt"));
+  writeFileSync(join(dir, "ibstat.txt"), ibstatWithPortDown());
+  writeFileSync(
+    join(bin, "nvidia-smi"),
+    `#!/bin/sh\ncase "$1" in\n  -q) cat "${dir}/q.txt" ;;\n  nvlink) echo "Failed to get NVLink status for GPU 00000000:18:00.0: Unknown Error" >&2; exit 255 ;;\n  *) exit 2 ;;\nesac\n`,
+  );
+  writeFileSync(join(bin, "ibstat"), `#!/bin/sh\ncat "${dir}/ibstat.txt"\n`);
+  writeFileSync(
+    join(dir, "suite.yaml"),
+    `name: acceptance-h100
+tests:
+  - name: inventory
+    kind: inventory
+    gpusPerNode: 8
+    expect:
+      gpu_count: { min: 8 }
+      nvlink_inactive: { max: 0 }
+      xid_events: { max: 0 }
+      ib_ports_active: { min: 8 }
+      ib_port_rate: { min: 400 Gb/s }
+      ecc_uncorrected: { max: 0 }
+      remapped_rows_pending: { max: 0 }
+      fabric_not_ready: { max: 0 }
+`,
+  );
+  for (const f of ["bin/nvidia-smi", "bin/ibstat"]) chmodSync(join(dir, f), 0o755);
+  for (const f of ["q.txt", "ibstat.txt", "suite.yaml"]) chmodSync(join(dir, f), 0o644);
+  chmodSync(bin, 0o755);
+  chmodSync(dir, 0o777);
+  // the binary alone in the directory, as a user copies it; from sources when it was not built
+  const [cmd, ...pre] = gpucheckArgv();
+  let argv = [cmd!, ...pre];
+  if (pre.length === 0) {
+    copyFileSync(cmd!, join(dir, "gpucheck"));
+    chmodSync(join(dir, "gpucheck"), 0o755);
+    argv = ["./gpucheck"];
+  }
+  const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: dir, NO_COLOR: "1" };
+  // root steps down to nobody; anyone else already is an unprivileged user
+  if (process.getuid?.() === 0) argv = [existsSync("/usr/sbin/runuser") ? "/usr/sbin/runuser" : "/sbin/runuser", "-u", "nobody", "--", ...argv];
+  return { argv, env };
+}
+
+describe("inventory as an unprivileged user, with real H100 captures", () => {
+  test("unreadable kernel log and nvlink status are errors with their reasons, the down port fails, 8 GPUs are counted", () => {
+    const { argv, env } = setUp();
+    const out = join(dir, "out");
+    const r = spawnSync(argv[0]!, [...argv.slice(1), "suite", "suite.yaml", "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
+    expect(r.status).toBe(3);
+    assertJunitValid(join(out, "junit.xml"));
+    const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    const unit = res.tests[0].units[0];
+    const checks = Object.fromEntries(unit.verdict.checks.map((c: { metric: string }) => [c.metric, c]));
+    expect(unit.verdict.outcome).toBe("error");
+    // nothing passes without having looked
+    expect(checks.xid_events).toMatchObject({ measured: null, ok: false });
+    expect(checks.xid_events.message).toStartWith("xid_events unmeasured: the kernel log could not be read (/dev/kmsg: Operation not permitted; dmesg --time-format=iso exited 1: dmesg: read kernel buffer failed: Operation not permitted;");
+    expect(checks.xid_events.message).toContain("run as root, as a user in the adm or systemd-journal group, or with CAP_SYSLOG");
+    expect(checks.nvlink_inactive).toMatchObject({
+      measured: null,
+      ok: false,
+      message: "nvlink_inactive unmeasured: NVLink status could not be read (nvidia-smi nvlink -s exited 255: Failed to get NVLink status for GPU 00000000:18:00.0: Unknown Error) (expected ≤ 0)",
+    });
+    // the down compute port fails the IB check and is named; the GPUs are still counted
+    expect(checks.ib_ports_active).toMatchObject({ measured: 7, ok: false, message: "ib_ports_active 7 < 8 expected (-13%): mlx5_5 port 1 DOWN (Polling) [all InfiniBand ports]" });
+    expect(checks.gpu_count).toMatchObject({ measured: 8, ok: true });
+    for (const m of ["ib_port_rate", "ecc_uncorrected", "remapped_rows_pending", "fabric_not_ready"]) expect(checks[m].ok).toBe(true);
+    expect(unit.verdict.reason).toContain("also failed: ib_ports_active 7 < 8 expected");
+    const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    expect(junit).toContain("[NOT MEASURED] xid_events unmeasured: the kernel log could not be read");
+    expect(junit).toContain("[MISSED] ib_ports_active 7 < 8 expected: mlx5_5 port 1 DOWN");
+  }, 180_000);
+});
