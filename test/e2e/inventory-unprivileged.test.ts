@@ -95,6 +95,6 @@ describe("inventory as an unprivileged user, with real H100 captures", () => {
     expect(unit.verdict.reason).toContain("also failed: ib_ports_active 7 < 8 expected");
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
     expect(junit).toContain("[NOT MEASURED] xid_events unmeasured: the kernel log could not be read");
-    expect(junit).toContain("[MISSED] ib_ports_active 7 < 8 expected: mlx5_5 port 1 DOWN");
+    expect(junit).toContain("[MISSED] ib_ports_active 7 < 8 expected (-13%): mlx5_5 port 1 DOWN");
   }, 180_000);
 });
