@@ -92,8 +92,15 @@ const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;
 function hcaList() {
   return z.unknown().transform((v, ctx) => {
     const items = typeof v === "string" ? v.replace(/^=/, "").split(",").map((x) => x.trim()) : Array.isArray(v) ? v : null;
-    if (!items || items.length === 0 || items.some((x) => typeof x !== "string" || !HCA.test(x))) {
-      ctx.issues.push({ code: "custom", input: v, message: `must be a list of HCA names such as [mlx5_0, mlx5_3] or "mlx5_0,mlx5_3", got ${show(v)}` });
+    if (!items || items.length === 0) {
+      const got = items ? "an empty list" : show(v);
+      ctx.issues.push({ code: "custom", input: v, message: `must be a list of HCA names such as [mlx5_0, mlx5_3] or "mlx5_0,mlx5_3", got ${got}` });
+      return z.NEVER;
+    }
+    const bad = items.findIndex((x) => typeof x !== "string" || !HCA.test(x));
+    if (bad >= 0) {
+      const message = `invalid HCA name ${show(items[bad])}: expected a device name such as mlx5_0, or mlx5_0:1 for one port`;
+      ctx.issues.push({ code: "custom", input: items[bad], message, ...(Array.isArray(v) && { path: [bad] }) });
       return z.NEVER;
     }
     return items as string[];
