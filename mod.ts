@@ -2,6 +2,7 @@
 // argv → command. The only place that calls process.exit. Each command's module is imported
 // only when that command runs, so `--version` and `--help` load nothing heavy.
 import { Command, Option } from "commander";
+import { writeSync } from "node:fs";
 import { VERSION } from "./lib/version.ts";
 import { EXIT } from "./lib/errors.ts";
 
@@ -19,7 +20,8 @@ const program = new Command()
   .description("Acceptance tests for GPU clusters: collectives, training, inventory; JUnit, HTML and signed certificates")
   .version(VERSION, "-V, --version")
   .showHelpAfterError()
-  .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+  // synchronous, as every command's output (lib/output.ts): --help into a pipe arrives whole
+  .configureOutput({ writeOut: (s) => writeSync(1, s), writeErr: (s) => writeSync(2, s) })
   .exitOverride();
 
 program

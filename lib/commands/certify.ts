@@ -1,4 +1,5 @@
 // `gpucheck certify <results-dir> --key <pem>`: sign a finished run after the fact.
+import { out } from "../output.ts";
 import { EXIT } from "../errors.ts";
 import { certify } from "../sign/certify.ts";
 import { readPrivateKey } from "../sign/keys.ts";
@@ -8,7 +9,7 @@ export { certifyResults } from "../sign/certify.ts";
 export async function main(dir: string, flags: { key: string }): Promise<number> {
   const c = await certify(dir, readPrivateKey(flags.key));
   const p = c.statement.predicate;
-  process.stdout.write(
+  out(
     [
       `signed ${p.suite.name} on ${p.cluster ?? "(unnamed cluster)"}: ${p.outcome.toUpperCase()}${p.complete ? "" : " (incomplete run)"}`,
       `key:         ${c.fingerprint} (${c.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256"})`,

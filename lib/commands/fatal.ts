@@ -1,5 +1,6 @@
 import { CommanderError } from "commander";
 import { EXIT, PlatformError, SuiteError } from "../errors.ts";
+import { err as printErr, OutputError } from "../output.ts";
 
 /** Prints an error the way a user needs it and returns the exit code. */
 export function reportFatal(err: unknown): number {
@@ -8,14 +9,14 @@ export function reportFatal(err: unknown): number {
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   if (err instanceof SuiteError) {
-    process.stderr.write(`${err.render()}\n`);
+    printErr(`${err.render()}\n`);
     return EXIT.usage;
   }
-  if (err instanceof PlatformError) {
-    process.stderr.write(`gpucheck: ${err.message}\n`);
+  if (err instanceof PlatformError || err instanceof OutputError) {
+    printErr(`gpucheck: ${err.message}\n`);
     return EXIT.infra;
   }
   const e = err as Error;
-  process.stderr.write(`gpucheck: internal error: ${e?.stack ?? String(err)}\n`);
+  printErr(`gpucheck: internal error: ${e?.stack ?? String(err)}\n`);
   return EXIT.infra;
 }

@@ -1,6 +1,7 @@
 // `gpucheck judge <results-dir> --suite <file> [--baseline <results.json>]`: the saved measurements
 // against another suite's thresholds, without rerunning anything. Rewrites results.json (recording
 // which suite judged it), junit.xml, summary.txt and report.html; exits as a run would (0, 1 or 3).
+import { err, out } from "../output.ts";
 import { join } from "node:path";
 import { exitCodeFor } from "../judge.ts";
 import { rejudgeResults } from "../judge-results.ts";
@@ -15,9 +16,9 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
   const suite = await loadSuite(flags.suite);
   const baseline = flags.baseline === undefined ? undefined : readResults(flags.baseline);
   const { results, notes } = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path });
-  for (const n of notes) process.stderr.write(`gpucheck: note: ${n}\n`);
+  for (const n of notes) err(`gpucheck: note: ${n}\n`);
   writeFinalFiles(resultsDir, results);
-  process.stdout.write(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
-  process.stdout.write(`judged with ${suite.source.path}: ${join(resultsDir, RESULT_FILES.results)} and ${RESULT_FILES.junit}, ${RESULT_FILES.html} rewritten\n`);
+  out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
+  out(`judged with ${suite.source.path}: ${join(resultsDir, RESULT_FILES.results)} and ${RESULT_FILES.junit}, ${RESULT_FILES.html} rewritten\n`);
   return exitCodeFor(results.outcome);
 }

@@ -1,10 +1,11 @@
 // `gpucheck keygen --out <dir> [--algorithm ed25519|p256]`: a signing key pair for certificates.
+import { out } from "../output.ts";
 import { EXIT } from "../errors.ts";
 import { type KeyAlgorithm, writeKeyPair } from "../sign/keys.ts";
 
 export async function main(flags: { out: string; algorithm: KeyAlgorithm }): Promise<number> {
   const k = writeKeyPair(flags.out, flags.algorithm);
-  process.stdout.write(
+  out(
     [
       `private key: ${k.privatePath} (mode 0600; keep it on this machine, never attach it anywhere)`,
       `public key:  ${k.publicPath} (give it to whoever verifies certificates)`,

@@ -1,4 +1,5 @@
 // `gpucheck list`: what is built in.
+import { out } from "../output.ts";
 import { builtinSuites } from "../assets.ts";
 import { loadSuite } from "../load.ts";
 import { METRICS } from "../metrics.ts";
@@ -14,7 +15,7 @@ export async function main(flags: { json?: boolean }): Promise<number> {
   const kinds = Object.entries(METRICS).map(([kind, metrics]) => ({ kind, metrics: Object.keys(metrics) }));
   const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ suites, kinds, platforms }, null, 2)}\n`);
+    out(`${JSON.stringify({ suites, kinds, platforms }, null, 2)}\n`);
     return 0;
   }
   const lines = ["Built-in suites:"];
@@ -23,6 +24,6 @@ export async function main(flags: { json?: boolean }): Promise<number> {
   for (const k of kinds) lines.push(`  ${k.kind.padEnd(16)} ${k.metrics.join(", ")}`);
   lines.push("", "Platforms:");
   for (const p of platforms) lines.push(`  ${p.name.padEnd(16)} ${p.summary}`);
-  process.stdout.write(`${lines.join("\n")}\n`);
+  out(`${lines.join("\n")}\n`);
   return 0;
 }

@@ -3,6 +3,7 @@
 // Exit codes: 0 the log holds nccl-tests output (whether the run completed is in the JSON:
 // `complete`, `failure`); 2 the log cannot be read; 3 it holds no nccl-tests output at all, or a
 // -J file too broken to read.
+import { err, out } from "../output.ts";
 import { open } from "node:fs/promises";
 import { EXIT, ParseError, SuiteError } from "../errors.ts";
 import { createNcclParser, type NcclParser } from "../parsers/nccl.ts";
@@ -17,20 +18,20 @@ export async function main(log: string, opts: { json?: boolean }): Promise<numbe
   let report;
   try {
     report = parser.end();
-  } catch (err) {
-    if (!(err instanceof ParseError)) throw err;
-    process.stderr.write(`gpucheck: ${shown}: ${err.message}\n`);
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+    err(`gpucheck: ${shown}: ${e.message}\n`);
     return EXIT.infra;
   }
   if (parser.recognizedLines === 0) {
-    process.stderr.write(`gpucheck: ${shown} holds no nccl-tests output: no table header, result row, footer or failure line\n`);
+    err(`gpucheck: ${shown} holds no nccl-tests output: no table header, result row, footer or failure line\n`);
     return EXIT.infra;
   }
   if (parser.reports > 1) {
-    process.stderr.write(`gpucheck: note: ${shown} holds ${parser.reports} nccl-tests reports (one per process without MPI, or several runs); showing the first, all count for "complete"\n`);
+    err(`gpucheck: note: ${shown} holds ${parser.reports} nccl-tests reports (one per process without MPI, or several runs); showing the first, all count for "complete"\n`);
   }
   const json = opts.json || !process.stdout.isTTY;
-  process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderNcclTable(report));
+  out(json ? `${JSON.stringify(report, null, 2)}\n` : renderNcclTable(report));
   return EXIT.ok;
 }
 

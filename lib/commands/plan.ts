@@ -1,4 +1,5 @@
 // `gpucheck plan`: the fully resolved plan; nothing runs.
+import { out } from "../output.ts";
 import { loadSuite } from "../load.ts";
 import { buildPlan } from "../plan.ts";
 import { renderPlanText } from "../plan-text.ts";
@@ -12,6 +13,6 @@ interface PlanFlags extends HostFlags {
 export async function main(ref: string, flags: PlanFlags): Promise<number> {
   const suite = await loadSuite(ref);
   const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags) });
-  process.stdout.write(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
+  out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
   return 0;
 }

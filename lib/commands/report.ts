@@ -1,5 +1,6 @@
 // `gpucheck report <results-dir>`: junit.xml, summary.txt and report.html again from results.json
 // (after an upgrade of gpucheck, or when a run was killed before it wrote its page).
+import { out } from "../output.ts";
 import { join } from "node:path";
 import { EXIT } from "../errors.ts";
 import { readResults, RESULT_FILES } from "../report/results.ts";
@@ -10,7 +11,7 @@ import { useColor } from "./color.ts";
 export async function main(dir: string): Promise<number> {
   const { dir: resultsDir, results } = readResults(dir);
   writeReports(resultsDir, results);
-  process.stdout.write(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
-  process.stdout.write(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
+  out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
+  out(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
   return EXIT.ok;
 }

@@ -1,4 +1,5 @@
 // `gpucheck suite <file|name>`: load → plan → execute → report (→ sign).
+import { err, out, syncStderr } from "../output.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../errors.ts";
@@ -43,7 +44,7 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
   }
   const outDir = flags.out ?? join("gpucheck-results", `${suite.name}-${utcStamp(new Date())}`);
   const mode = flags.progress === "auto" ? (process.stderr.isTTY ? "tty" : "plain") : flags.progress;
-  const progress = createProgress({ mode, total: plan.tests.length, stream: process.stderr });
+  const progress = createProgress({ mode, total: plan.tests.length, stream: syncStderr() });
 
   const cancel = new AbortController();
   let interrupts = 0;
@@ -51,7 +52,7 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
     interrupts += 1;
     if (interrupts > 1) {
       // the user insists: leave now; every finished test is already on disk
-      process.stderr.write(`\ngpucheck: ${sig} again, exiting without waiting for cleanup\n`);
+      err(`\ngpucheck: ${sig} again, exiting without waiting for cleanup\n`);
       process.exit(130);
     }
     progress.note(`${sig}: stopping the run, killing what it started (press Ctrl-C again to exit at once)`);
@@ -79,13 +80,13 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
   }
   writeFinalFiles(outDir, results);
   progress.close();
-  process.stdout.write(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
+  out(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
   if (flags.signKey) {
     const { certifyResults } = await import("../sign/certify.ts");
     const cert = await certifyResults(outDir, flags.signKey);
-    process.stdout.write(`signed: ${cert}\n`);
+    out(`signed: ${cert}\n`);
   }
-  process.stdout.write(`results: ${join(outDir, "results.json")}  junit: ${join(outDir, "junit.xml")}  report: ${join(outDir, "report.html")}\n`);
+  out(`results: ${join(outDir, "results.json")}  junit: ${join(outDir, "junit.xml")}  report: ${join(outDir, "report.html")}\n`);
   if (cancel.signal.aborted) return 130;
   return exitCodeFor(results.outcome);
 }

@@ -1,6 +1,7 @@
 // `gpucheck validate <suite>`: load and check a suite, run nothing. Problems are thrown as a
 // SuiteError and printed by mod.ts like every other command's (exit 2), so `plan` and `suite`
 // report a bad file exactly as `validate` does.
+import { out } from "../output.ts";
 import { loadSuite } from "../load.ts";
 
 export async function main(ref: string): Promise<number> {
@@ -10,7 +11,7 @@ export async function main(ref: string): Promise<number> {
   const counts = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(", ");
   const parents = suite.source.parents?.map((p) => p.path).join(" → ");
   const n = suite.tests.length;
-  process.stdout.write(
+  out(
     `${suite.source.path}: valid: suite "${suite.name}", ${n} test${n === 1 ? "" : "s"} (${counts}), platform ${suite.platform.type}${parents ? `, extends ${parents}` : ""}\n`,
   );
   return 0;

@@ -1,5 +1,6 @@
 // `gpucheck verify <certificate> --key <pub.pem> [--results <dir>]`: exit 0 when the certificate is
 // signed by that key (and, with --results, every file still matches it), 1 with the reason when not.
+import { err, out } from "../output.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT, SuiteError } from "../errors.ts";
@@ -19,12 +20,12 @@ export async function main(cert: string, flags: { key: string; results?: string 
   const dir = flags.results;
   const result = verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
   if (!result.ok) {
-    process.stderr.write(`gpucheck: certificate "${cert}" is NOT valid: ${result.message}\n`);
+    err(`gpucheck: certificate "${cert}" is NOT valid: ${result.message}\n`);
     return EXIT.failed;
   }
   const alg = keyAlgorithm(publicKey) === "ed25519" ? "Ed25519" : "ECDSA P-256";
   const files = dir === undefined ? "not checked (add --results <dir> to compare each file with its sha256)" : `${result.checkedFiles.join(", ")} match their sha256 in ${dir}`;
-  process.stdout.write(`${summary(result.statement, `${result.signer} (${alg})`, files)}\n`);
+  out(`${summary(result.statement, `${result.signer} (${alg})`, files)}\n`);
   return EXIT.ok;
 }
 
