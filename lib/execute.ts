@@ -10,6 +10,7 @@ import { measure } from "./measure.ts";
 import { addFleetConfigFindings, collectInventories } from "./parsers/inventory.ts";
 import { summariseTelemetry } from "./parsers/telemetry.ts";
 import type { Progress } from "./progress.ts";
+import { NOT_STARTED } from "./report/not-started.ts";
 import { writeRunFiles } from "./report/write.ts";
 import type { Measurement, NodeInventory, Plan, PlannedTest, ResultsFile, Suite, TestResult, UnitResult, UnitRun } from "./types.ts";
 import { VERSION } from "./version.ts";
@@ -72,8 +73,11 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     writeRunFiles(outDir, results);
     opts.progress.testFinished(result);
   }
+  // a test that never started is still accounted for: skipped, with why, in every output
+  const ran = results.tests.length;
+  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, opts.signal.aborted ? `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)` : NOT_STARTED));
   results.endedAt = new Date().toISOString();
-  results.complete = !opts.signal.aborted && results.tests.length === plan.tests.length;
+  results.complete = !opts.signal.aborted && ran === plan.tests.length;
   if (!results.complete && results.outcome === "passed") results.outcome = "error";
   writeRunFiles(outDir, results);
   return results;
@@ -189,6 +193,35 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
     headline: headlineOf(test.kind, test.expect),
     units: unitResults,
     outcome: judgeTest(unitResults),
+  };
+}
+
+function skippedTest(test: PlannedTest, reason: string): TestResult {
+  const now = new Date().toISOString();
+  const unit: UnitResult = {
+    unit: "all",
+    hosts: [],
+    status: "skipped",
+    message: reason,
+    startedAt: now,
+    endedAt: now,
+    durationS: 0,
+    measurement: null,
+    verdict: { outcome: "skipped", reason, checks: [] },
+    logs: [],
+    tail: "",
+  };
+  return {
+    name: test.name,
+    kind: test.kind,
+    perNode: test.perNode,
+    nodes: test.nodes,
+    gpusPerNode: test.gpusPerNode,
+    worldSize: test.worldSize,
+    expect: test.expect,
+    headline: headlineOf(test.kind, test.expect),
+    units: [unit],
+    outcome: "skipped",
   };
 }
 

@@ -1,6 +1,7 @@
 // junit.xml for Jenkins' junit plugin, valid against junit-10.xsd (what the xUnit plugin checks).
 // Hand-written like vitest's junit reporter: the format is small and an XML library would not know
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
+import { startedCount } from "./not-started.ts";
 import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
 import { attrs, cdata, escapeText } from "./xml.ts";
 import { humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
@@ -27,7 +28,7 @@ export function renderJunit(results: ResultsFile): string {
   for (const c of cases) out.push(...renderCase(results, c));
   if (!results.complete) {
     const why = results.endedAt === null ? "the run is still going or was killed" : "the run was interrupted";
-    out.push(`    <system-out>${escapeText(`${why}: ${results.tests.length} test(s) finished`)}</system-out>`);
+    out.push(`    <system-out>${escapeText(`${why}: ${startedCount(results.tests)} of ${results.tests.length} tests started`)}</system-out>`);
   }
   out.push("  </testsuite>", "</testsuites>", "");
   return out.join("\n");

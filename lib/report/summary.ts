@@ -1,5 +1,6 @@
 // The end-of-run table a person reads in the terminal or the Jenkins console: one row per unit with
 // its verdict and headline number, then which hosts failed and why.
+import { startedCount } from "./not-started.ts";
 import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
 import { xmlSafe } from "./xml.ts";
 import { formatDuration } from "./quantity.ts";
@@ -32,7 +33,9 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
-  if (!results.complete) out.push("", `Run incomplete: ${results.tests.length} test(s) finished before it stopped.`);
+  if (!results.complete) {
+    out.push("", `Run incomplete: ${plural(startedCount(results.tests), "test")} of ${results.tests.length} started before it stopped.`);
+  }
   return `${out.join("\n")}\n`;
 }
 
@@ -40,7 +43,7 @@ function headerLine(r: ResultsFile, paint: (o: Outcome, t: string) => string): s
   const units = r.tests.flatMap((t) => t.units);
   const n = (o: Outcome) => units.filter((u) => u.verdict.outcome === o).length;
   const where = r.suite.cluster ? ` on ${r.suite.cluster}` : "";
-  const counts = (["passed", "failed", "error", "skipped"] as const).filter((o) => n(o) > 0).map((o) => `${n(o)} ${o === "error" ? "errors" : o}`);
+  const counts = (["passed", "failed", "error", "skipped"] as const).filter((o) => n(o) > 0).map((o) => (o === "error" ? plural(n(o), "error") : `${n(o)} ${o}`));
   return `gpucheck ${r.suite.name}${where} (${r.platform}): ${paint(r.outcome, r.outcome.toUpperCase())}: ${counts.join(", ") || "nothing ran"}`;
 }
 
@@ -69,7 +72,7 @@ function oneLine(s: string): string {
 }
 
 function hostsOf(t: TestResult, u: UnitResult): string {
-  if (u.hosts.length === 0) return t.perNode ? u.unit : "(no host)";
+  if (u.hosts.length === 0) return t.perNode && u.unit !== "all" ? u.unit : "(no host)";
   if (u.hosts.length === 1) return u.hosts[0];
   return `${u.hosts.join(",")} (whole test)`;
 }
@@ -77,4 +80,9 @@ function hostsOf(t: TestResult, u: UnitResult): string {
 function alignPairs(pairs: Array<[string, string]>): string[] {
   const w = Math.max(...pairs.map(([h]) => h.length));
   return pairs.map(([h, why]) => `  ${h.padEnd(w)}  ${why}`);
+}
+
+/** "1 test", "2 tests" */
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

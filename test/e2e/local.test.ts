@@ -58,7 +58,7 @@ describe("local platform end to end", () => {
 
   test("Ctrl-C stops the run, kills every rank and keeps results.json and junit.xml", async () => {
     const out = tempDir("sigint");
-    const run = gpucheckAsync(["suite", fixture("hang.yaml"), "--out", out, "--timeout", "300s", "--progress", "plain"]);
+    const run = gpucheckAsync(["suite", fixture("interrupted.yaml"), "--out", out, "--progress", "plain"]);
     const deadline = Date.now() + 60_000;
     // rank 0 prints the table; once it speaks, every rank is up
     while (!/rank 0\]|latest /.test(run.output()) && Date.now() < deadline) await Bun.sleep(200);
@@ -69,7 +69,15 @@ describe("local platform end to end", () => {
     const res = readResults(out);
     expect(res.complete).toBe(false);
     expect(res.tests[0].units[0].status).toBe("cancelled");
-    expect(existsSync(join(out, "junit.xml"))).toBe(true);
+    // the tests that never started are accounted for in every output
+    const why = "not started: the run was interrupted (Ctrl-C or SIGTERM)";
+    expect(res.tests.map((t: { name: string; outcome: string }) => `${t.name} ${t.outcome}`)).toEqual(["too-big error", "never-started skipped", "nor-this skipped"]);
+    expect(res.tests[1].units[0].verdict.reason).toBe(why);
+    const junit = readFileSync(join(out, "junit.xml"), "utf8");
+    expect(junit).toContain('tests="3"');
+    expect(junit).toContain(`<skipped message="${why}"`);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("never-started");
+    expect(run.output()).toContain("Run incomplete: 1 test of 3 started before it stopped.");
     expect(await processesWithEnv(out)).toEqual([]);
   }, 120_000);
 
@@ -98,7 +106,7 @@ describe("local platform end to end", () => {
 
   test("a rank killed mid-run (kill -9) is an error with the log tail in junit.xml, exit 3", async () => {
     const out = tempDir("kill9");
-    const run = gpucheckAsync(["suite", fixture("hang.yaml"), "--out", out, "--timeout", "300s", "--progress", "plain"]);
+    const run = gpucheckAsync(["suite", fixture("interrupted.yaml"), "--out", out, "--progress", "plain"]);
     const deadline = Date.now() + 60_000;
     let victim: string | undefined;
     while (!victim && Date.now() < deadline) {

@@ -101,7 +101,7 @@ describe("what Jenkins gets", () => {
     const r: ResultsFile = { ...FIXTURES.passing(), complete: false, endedAt: null };
     const xml = renderJunit(r);
     assertJunitTextValid(xml);
-    expect(xpath(xml, "string(/testsuites/testsuite/system-out)")).toBe("the run is still going or was killed: 3 test(s) finished");
+    expect(xpath(xml, "string(/testsuites/testsuite/system-out)")).toBe("the run is still going or was killed: 3 of 3 tests started");
     expect(xpath(xml, "string(//property[@name='complete']/@value)")).toBe("false");
   });
 

@@ -51,6 +51,6 @@ describe("renderSummary", () => {
   });
 
   test("an interrupted run says so", () => {
-    expect(renderSummary({ ...FIXTURES.passing(), complete: false }, { color: false })).toEndWith("\nRun incomplete: 3 test(s) finished before it stopped.\n");
+    expect(renderSummary({ ...FIXTURES.passing(), complete: false }, { color: false })).toEndWith("\nRun incomplete: 3 tests of 3 started before it stopped.\n");
   });
 });
