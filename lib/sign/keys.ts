@@ -48,6 +48,10 @@ export function checkSigningKey(path: string): void {
 
 export function readPrivateKey(path: string): KeyObject {
   const text = readKeyFile(path, "private key");
+  // checked before the mode: a public key is rightly world-readable, and chmod would not help
+  if (text.includes("-----BEGIN PUBLIC KEY-----")) {
+    throw new SuiteError(`"${path}" is a public key: signing needs the private key (${PRIVATE_KEY_FILE}, beside it when gpucheck keygen wrote both)`);
+  }
   const mode = statSync(path).mode & 0o777;
   if (mode & 0o077) {
     throw new SuiteError(`Private key "${path}" is ${exposure(mode)} by group or others (mode ${mode.toString(8).padStart(4, "0")}): run chmod 600 ${shellQuote(path)}`);

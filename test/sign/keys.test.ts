@@ -91,8 +91,9 @@ describe("readPrivateKey", () => {
     expect(message(() => readPrivateKey(dir))).toBe(`Cannot read private key "${dir}": it is a directory`);
 
     const pub = join(dir, "pub.key");
-    writeFileSync(pub, dsseFixture("derived-ed25519-public.pem"), { mode: 0o600 });
-    expect(message(() => readPrivateKey(pub))).toBe(`"${pub}" is not a PEM private key: expected "-----BEGIN PRIVATE KEY-----" as gpucheck keygen writes`);
+    writeFileSync(pub, dsseFixture("derived-ed25519-public.pem"), { mode: 0o644 });
+    // a public key where the private one belongs: said so, not "chmod 600" (it is rightly 0644)
+    expect(message(() => readPrivateKey(pub))).toBe(`"${pub}" is a public key: signing needs the private key (gpucheck.key, beside it when gpucheck keygen wrote both)`);
 
     const damaged = join(dir, "damaged.key");
     writeFileSync(damaged, "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", { mode: 0o600 });
