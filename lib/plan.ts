@@ -1,6 +1,7 @@
 // Suite → Plan: pure. `gpucheck plan` prints it; `gpucheck suite` executes it.
 import { workloadFiles, workloadHash } from "./assets.ts";
 import { SuiteError } from "./errors.ts";
+import { suggest } from "./schema/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "./types.ts";
 import { workloadArgs } from "./workload-args.ts";
 import { PLATFORM_NAMES, getPlatform } from "../plugins/mod.ts";
@@ -19,7 +20,7 @@ export function resolvePlatform(suite: Suite, name?: string): { platform: Platfo
   const chosen = name ?? suite.platform.type;
   const platform = getPlatform(chosen);
   if (!platform) {
-    throw new SuiteError(`gpucheck: unknown platform "${chosen}": expected one of ${PLATFORM_NAMES.join(", ")}`);
+    throw new SuiteError(suggest(`gpucheck: unknown platform "${chosen}"`, chosen, PLATFORM_NAMES));
   }
   const given = suite.platform.settings[chosen];
   const parsed = platform.settings.safeParse(given ?? {});

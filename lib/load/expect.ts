@@ -51,6 +51,11 @@ export function resolveExpect(
     const bound = (which: "min" | "max") => {
       if (th[which] === undefined) return undefined;
       const r = toCanonical(metric, info, th[which]);
+      // no metric gpucheck measures goes below 0: a negative bound is always met or never met
+      if (r.ok && r.value < 0) {
+        report([...here, which], `"${which}" must not be negative: ${metric} is never below 0, got ${th[which]}`);
+        return undefined;
+      }
       if (r.ok) return r.value;
       report([...here, which], r.reason);
       return undefined;
@@ -58,6 +63,7 @@ export function resolveExpect(
     const min = bound("min");
     const max = bound("max");
     if (min !== undefined && max !== undefined && min > max) report([...here, "max"], `"max" (${th.max}) must not be below "min" (${th.min})`);
+    if (min === 0 && max === undefined && th.baseline === undefined) report([...here, "min"], `"min: 0" is always met: ${metric} is never below 0; give a positive floor, or "max: 0" for a count that must stay 0`);
     out.push({
       metric,
       unit: info.unit,

@@ -4,7 +4,7 @@
 import { COLLECTIVE_DEFAULTS, CPU_MAX_BYTES, type DefaultsInput, GENERATED_DATA, type PathKey, type Problem, SUITE_DEFAULTS, SYNTHETIC_IMAGE_SIZE, TRAIN_DEFAULTS, type TestInput } from "../schema.ts";
 import type { CollectiveParams, TestSpec, TrainParams } from "../types.ts";
 import { formatSize } from "../units.ts";
-import { resolveExpect } from "./expect.ts";
+import { resolveExpect, sweep } from "./expect.ts";
 
 type Report = (path: PathKey[], message: string, where?: Problem["at"], also?: PathKey[][]) => void;
 /** true when none of these fields failed to parse ("gpusPerNode" covers defaults.gpusPerNode) */
@@ -65,11 +65,31 @@ function resolveCollective(c: NonNullable<TestInput["collective"]>, gpus: number
   if (p.minBytes > p.maxBytes && sound("collective.minBytes", "collective.maxBytes", "gpusPerNode")) {
     report([...at, c.minBytes !== undefined ? "minBytes" : "maxBytes"], `"minBytes" (${formatSize(p.minBytes)}) must not exceed "maxBytes" (${formatSize(p.maxBytes)})`, "value", set("maxBytes"));
   }
+  else if (p.maxBytes !== sweep(p).at(-1) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode")) {
+    // a sweep by factor 2 from 8 B never meets 8 GB: it stopped at 4 GiB and the threshold was judged there
+    report([...at, c.maxBytes !== undefined ? "maxBytes" : "minBytes"], unreachableMax(p), "value", set("minBytes", "factor"));
+  }
   if (cpu && p.backend === "nccl") report([...at, "backend"], `backend "nccl" needs GPUs: "gpusPerNode" is 0`, "value", gpusAt);
   if (cpu && p.impl === "nccl-tests") report([...at, "impl"], `impl "nccl-tests" needs GPUs: "gpusPerNode" is 0`, "value", gpusAt);
   if (p.impl === "nccl-tests" && p.backend === "gloo") report([...at, "backend"], `backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL`, "value", set("impl"));
   if (p.ncclTestsDir !== undefined && p.impl !== "nccl-tests" && sound("collective.impl")) report([...at, "ncclTestsDir"], `"ncclTestsDir" applies to impl "nccl-tests" only`, "key", set("impl"));
   return p;
+}
+
+function unreachableMax(p: CollectiveParams): string {
+  const sizes = sweep(p);
+  const last = sizes.at(-1)!;
+  const next = last * p.factor;
+  const binary = [last, next].find((s) => s !== p.maxBytes && Math.abs(s - p.maxBytes) / p.maxBytes < 0.1);
+  const decimal = decimalSize(p.maxBytes);
+  const hint = binary !== undefined && decimal ? `; ${decimal} is ${p.maxBytes.toLocaleString("en-US")} bytes: did you mean ${formatSize(binary)}?` : "";
+  return `"maxBytes" (${decimal ?? formatSize(p.maxBytes)}) is not a size of the sweep from ${formatSize(p.minBytes)} by factor ${p.factor}: it would stop at ${formatSize(last)} (nearest sizes ${formatSize(last)} and ${formatSize(next)})${hint}`;
+}
+
+/** 8e9 → "8GB": how a size written in SI units was most likely written */
+function decimalSize(bytes: number): string | undefined {
+  for (const [unit, f] of [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["KB", 1e3]] as const) if (bytes % f === 0) return `${bytes / f}${unit}`;
+  return undefined;
 }
 
 const TRANSFORMER_ONLY = ["layers", "width", "heads", "seqLen", "vocab"] as const;

@@ -377,3 +377,74 @@ suite.yaml:6:7: metric "accuracy" needs a real data set: data is "synthetic"
   ],
   ]);
 });
+
+describe("thresholds and sweeps that cannot mean what they say", () => {
+  rejects([
+    [
+      "negative bounds",
+      `
+name: s
+tests:
+  - name: a
+    kind: collective
+    expect:
+      busbw: { min: -400 GB/s }
+      wrong: { max: -1 }
+`,
+      `
+suite.yaml:6:21: "min" must not be negative: busbw is never below 0, got -400 GB/s
+        busbw: { min: -400 GB/s }
+                      ^
+suite.yaml:7:21: "max" must not be negative: wrong is never below 0, got -1
+        wrong: { max: -1 }
+                      ^
+`,
+    ],
+    [
+      "a floor of zero",
+      `
+name: s
+tests:
+  - name: a
+    kind: collective
+    expect:
+      busbw: { min: 0 }
+`,
+      `
+suite.yaml:6:21: "min: 0" is always met: busbw is never below 0; give a positive floor, or "max: 0" for a count that must stay 0
+        busbw: { min: 0 }
+                      ^
+`,
+    ],
+    [
+      "a decimal maxBytes the binary sweep never reaches",
+      `
+name: s
+tests:
+  - name: a
+    kind: collective
+    collective: { minBytes: 8B, maxBytes: 8GB }
+`,
+      `
+suite.yaml:5:43: "maxBytes" (8GB) is not a size of the sweep from 8B by factor 2: it would stop at 4GiB (nearest sizes 4GiB and 8GiB); 8GB is 8,000,000,000 bytes: did you mean 8GiB?
+      collective: { minBytes: 8B, maxBytes: 8GB }
+                                            ^
+`,
+    ],
+    [
+      "a maxBytes off the sweep by factor 4",
+      `
+name: s
+tests:
+  - name: a
+    kind: collective
+    collective: { minBytes: 1KiB, maxBytes: 2MiB, factor: 4 }
+`,
+      `
+suite.yaml:5:45: "maxBytes" (2MiB) is not a size of the sweep from 1KiB by factor 4: it would stop at 1MiB (nearest sizes 1MiB and 4MiB)
+      collective: { minBytes: 1KiB, maxBytes: 2MiB, factor: 4 }
+                                              ^
+`,
+    ],
+  ]);
+});

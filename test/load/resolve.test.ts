@@ -67,14 +67,14 @@ tests:
     kind: collective
     timeout: 500ms
     env: { NCCL_DEBUG: INFO }
-    collective: { minBytes: 64K, maxBytes: 1.5GiB, factor: 4 }
+    collective: { minBytes: 96K, maxBytes: 1.5GiB, factor: 4 }
 `,
     });
     expect(s.queueTimeoutMs).toBe(90_000);
     const t = s.tests[0];
     expect(t.timeoutMs).toBe(500);
     expect(t.env).toEqual({ NCCL_IB_TIMEOUT: "1.10", NCCL_DEBUG: "INFO", FLAG: "true", HEX: "0x1F" });
-    expect(t.collective).toMatchObject({ minBytes: 65536, maxBytes: 1.5 * 1024 ** 3, factor: 4 });
+    expect(t.collective).toMatchObject({ minBytes: 98304, maxBytes: 1.5 * 1024 ** 3, factor: 4 });
   });
 
   test("thresholds in the metric's canonical unit, with the size and the text as written", async () => {

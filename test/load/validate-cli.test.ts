@@ -59,3 +59,9 @@ test("every built-in validates", () => {
     expect(r.stdout).toStartWith(`builtin:${name}.yaml: valid: suite "${name}"`);
   }
 }, SLOW);
+
+test("a --platform typo gets a did-you-mean, exit 2", () => {
+  const p = Bun.spawnSync([process.execPath, "mod.ts", "plan", "cpu-smoke", "--platform", "slurn"], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+  expect(p.exitCode).toBe(2);
+  expect(p.stderr.toString()).toBe('gpucheck: unknown platform "slurn": did you mean "slurm"?\n');
+}, SLOW);
