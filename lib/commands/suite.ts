@@ -37,6 +37,11 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
     timeoutMs,
   });
   const baseline = flags.baseline ? readBaseline(flags.baseline) : undefined;
+  // a relative threshold without a baseline could only end as an error after every test ran
+  const relative = plan.tests.flatMap((t) => t.expect.filter((e) => e.baselineRatio !== undefined).map((e) => `${t.name}: ${e.text}`));
+  if (!baseline && relative.length) {
+    throw new SuiteError(`${relative.length === 1 ? "a threshold is" : `${relative.length} thresholds are`} relative to a baseline (${relative.join("; ")}): pass --baseline <results.json> of an earlier run`);
+  }
   if (flags.signKey) {
     // refuse a bad key before spending an hour of GPU time, not after
     const { checkSigningKey } = await import("../sign/keys.ts");

@@ -65,3 +65,11 @@ test("a --platform typo gets a did-you-mean, exit 2", () => {
   expect(p.exitCode).toBe(2);
   expect(p.stderr.toString()).toBe('gpucheck: unknown platform "slurn": did you mean "slurm"?\n');
 }, SLOW);
+
+test("a relative threshold without --baseline stops before anything runs, exit 2", () => {
+  const out = join(root, "test", "fixtures", "suites", "never-written");
+  const p = Bun.spawnSync([process.execPath, "mod.ts", "suite", "test/fixtures/suites/relative-no-baseline.yaml", "--out", out], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+  expect(p.exitCode).toBe(2);
+  expect(p.stderr.toString()).toBe("a threshold is relative to a baseline (ar: busbw: baseline 95%): pass --baseline <results.json> of an earlier run\n");
+  expect(Bun.file(join(out, "results.json")).size).toBe(0);
+}, SLOW);
