@@ -2,7 +2,8 @@
 // measurements in results.json meet another suite's thresholds (and optionally a baseline).
 import { SuiteError } from "./errors.ts";
 import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "./judge.ts";
-import type { Measurement, ResultsFile, Suite } from "./types.ts";
+import { addFleetConfigFindings, inventoryMetrics, toInventory } from "./parsers/inventory.ts";
+import type { InventoryParams, Measurement, NodeInventory, ResultsFile, Suite } from "./types.ts";
 
 /**
  * The same test (and node, in per-node mode) in an earlier run: undefined without a baseline, null
@@ -37,9 +38,13 @@ export function rejudgeResults(
     if (spec.kind !== t.kind) {
       throw new SuiteError(`${suite.source.path}: test "${t.name}" has kind "${spec.kind}" there but "${t.kind}" in the results: cannot judge one with the other's thresholds`);
     }
-    const units = t.units.map((u) => ({
+    // an inventory is counted against what the judging suite expects of a node (its HCAs, link
+    // count, pinned settings), so its metrics are recounted from the saved raw inventory
+    const measured = t.kind === "inventory" ? recountInventories(t.units.map((u) => u.measurement), spec.inventory) : t.units.map((u) => u.measurement);
+    const units = t.units.map((u, i) => ({
       ...u,
-      verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: u.measurement }, baselineMeasurement(opts.baseline, t.name, u.unit)),
+      measurement: measured[i]!,
+      verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: measured[i]! }, baselineMeasurement(opts.baseline, t.name, u.unit)),
     }));
     return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
   });
@@ -57,4 +62,20 @@ export function rejudgeResults(
   };
   if (opts.baselinePath !== undefined) results.baseline = opts.baselinePath;
   return { results, notes };
+}
+
+function recountInventories(measurements: Array<Measurement | null>, params: InventoryParams | undefined): Array<Measurement | null> {
+  const out = measurements.map((m) => {
+    if (!m || typeof m.raw !== "object" || m.raw === null) return m;
+    const inv = toInventory(m.raw as NodeInventory);
+    const c = inventoryMetrics(inv, params);
+    const recounted: Measurement = { ...m, metrics: { ...m.metrics, ...c.metrics }, raw: inv };
+    delete recounted.unmeasured;
+    delete recounted.details;
+    if (Object.keys(c.unmeasured).length) recounted.unmeasured = c.unmeasured;
+    if (Object.keys(c.details).length) recounted.details = c.details;
+    return recounted;
+  });
+  addFleetConfigFindings(out, params);
+  return out;
 }

@@ -1,43 +1,10 @@
 // Inventory metrics from real node captures: the Python parsers read the fixtures (as they do on a
 // node), the TypeScript side counts. What a node could not read is unmeasured, never 0.
 import { describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { checkExpectation } from "../../lib/judge-checks.ts";
 import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../../lib/parsers/inventory.ts";
 import type { Expectation, InventoryParams, NodeInventory } from "../../lib/types.ts";
-
-const workload = join(import.meta.dir, "..", "..", "workload");
-const fixtures = join(workload, "tests", "fixtures");
-
-/**
- * An inventory as a node would report it, from captures: `-q` for the GPUs, `nvlink -s` (the 1-GPU
- * H100 capture repeated for each GPU index, when given) and ibstat.
- */
-function node(opts: { q: string; nvlink?: string | null; ibstat?: string; hostname?: string }): NodeInventory {
-  const script = `
-import json, sys
-sys.path.insert(0, ${JSON.stringify(workload)})
-o = json.loads(sys.argv[1])
-from gpucheck_workload import ib, nvsmi
-fx = lambda n: open(${JSON.stringify(fixtures)} + "/" + n).read()
-driver, cuda, gpus = nvsmi.parse_query(fx(o["q"]))
-nv = o.get("nvlink")
-links = None
-if nv:
-    one = fx(nv)
-    links = nvsmi.parse_nvlink_status("\\n".join(one.replace("GPU 0:", "GPU %d:" % g["index"]) for g in gpus))
-for g in gpus:
-    g["nvlinks"] = None if links is None else links.get(g["index"], [])
-ibs = o.get("ibstat")
-print(json.dumps({"hostname": o.get("hostname", "gpu01"), "gpus": gpus, "driver": driver, "cuda": cuda,
-  "ib_ports": ib.parse_ibstat(fx(ibs)) if ibs else [], "xid_events": [],
-  "unmeasured": {} if nv else {"nvlinks": "nvidia-smi nvlink -s exited 255: Failed to get NVLink status"}}))
-`;
-  const r = spawnSync("python3", ["-c", script, JSON.stringify(opts)], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return toInventory(JSON.parse(r.stdout));
-}
+import { node } from "./_inventory.ts";
 
 const H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt";
 const NVLINK = "nvlink-s-h100-1gpu-590.48.01-tab-indent.txt";
