@@ -40,6 +40,7 @@ program
   .option("--keep", "keep containers/pods after the run for debugging")
   .option("--baseline <results.json>", "judge relative thresholds against an earlier run")
   .option("--sign-key <pem>", "sign the results: writes certificate.intoto.json")
+  .option("--force", "with --out: move a run already in that directory aside (<dir>.replaced-<time>) instead of refusing")
   .addOption(new Option("--progress <mode>", "progress display").choices(["auto", "tty", "plain", "none"]).default("auto"))
   .action(lazy(() => import("./lib/commands/suite.ts")));
 
@@ -83,9 +84,11 @@ program
 
 program
   .command("judge")
-  .description("re-judge saved results against a suite's thresholds without rerunning anything")
+  .description("judge a saved run against a suite's thresholds into a new run directory, without rerunning anything")
   .argument("<results-dir>")
   .requiredOption("--suite <file>", "suite whose thresholds to apply")
+  .option("-o, --out <dir>", "the new run directory (default <results-dir>-judged-<UTC timestamp>); the judged run is never changed")
+  .option("--force", "with --out: move a run already in that directory aside instead of refusing")
   .option("--baseline <results.json>", "baseline for relative thresholds")
   .action(lazy(() => import("./lib/commands/judge.ts")));
 

@@ -283,4 +283,6 @@ export interface ResultsFile {
   baseline?: string;
   /** set by `gpucheck judge`: the suite whose thresholds gave these verdicts, when not the one that ran */
   judgedWith?: { path: string; sha256: string; at: string };
+  /** set by `gpucheck judge`: the run whose measurements these are (its directory and results.json's sha256) */
+  judgedFrom?: { path: string; sha256: string };
 }

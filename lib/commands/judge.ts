@@ -1,24 +1,64 @@
-// `gpucheck judge <results-dir> --suite <file> [--baseline <results.json>]`: the saved measurements
-// against another suite's thresholds, without rerunning anything. Rewrites results.json (recording
-// which suite judged it), junit.xml, summary.txt and report.html; exits as a run would (0, 1 or 3).
-import { err, out } from "../output.ts";
-import { join } from "node:path";
+// `gpucheck judge <results-dir> --suite <file> [--out <dir>] [--baseline <results.json>]`: the saved
+// measurements against another suite's thresholds, without rerunning anything. The judged run is
+// never changed (its certificate must keep verifying): the verdicts go into a new run directory that
+// records the run and the suite it was judged from; exits as a run would (0, 1 or 3).
+import { createHash } from "node:crypto";
+import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { exitCodeFor } from "../judge.ts";
 import { rejudgeResults } from "../judge-results.ts";
 import { loadSuite } from "../load.ts";
+import { err, out } from "../output.ts";
 import { readResults, RESULT_FILES } from "../report/results.ts";
+import { claimRunDir, utcStamp } from "../report/run-dir.ts";
 import { renderSummary } from "../report/summary.ts";
 import { writeFinalFiles } from "../report/write.ts";
 import { useColor } from "./color.ts";
+import { suiteText } from "./suite-source.ts";
 
-export async function main(dir: string, flags: { suite: string; baseline?: string }): Promise<number> {
-  const { dir: resultsDir, results: saved } = readResults(dir);
+/** The judging suite's own bytes, beside the run's suite.yaml: the new directory stands alone. */
+export const JUDGED_WITH_FILE = "judged-with.yaml";
+
+export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean }): Promise<number> {
+  const { dir: sourceDir, path: sourceResults, results: saved } = readResults(dir);
   const suite = await loadSuite(flags.suite);
   const baseline = flags.baseline === undefined ? undefined : readResults(flags.baseline);
+  const outDir = flags.out ?? `${sourceDir.replace(/\/+$/, "")}-judged-${utcStamp(new Date())}`;
+  if (resolve(outDir) === resolve(sourceDir)) {
+    const { SuiteError } = await import("../errors.ts");
+    throw new SuiteError(`--out "${outDir}" is the run being judged: judge writes a new directory and never changes a run (its certificate would stop verifying)`);
+  }
   const { results, notes } = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path });
+  results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
+  const claim = claimRunDir(outDir, { force: flags.force });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);
-  writeFinalFiles(resultsDir, results);
+  try {
+    // the logs come along (hard links where the file system allows) so the report's links work
+    linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
+    for (const f of ["suite.yaml"]) if (existsSync(join(sourceDir, f))) copyFileSync(join(sourceDir, f), join(outDir, f));
+    writeFileSync(join(outDir, JUDGED_WITH_FILE), suiteText(suite));
+    writeFinalFiles(outDir, results);
+  } finally {
+    claim.release();
+  }
   out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
-  out(`judged with ${suite.source.path}: ${join(resultsDir, RESULT_FILES.results)} and ${RESULT_FILES.junit}, ${RESULT_FILES.html} rewritten\n`);
+  out(`judged ${sourceDir} with ${suite.source.path} into ${outDir} (${RESULT_FILES.results}, ${RESULT_FILES.junit}, ${RESULT_FILES.html}); ${sourceDir} is unchanged\n`);
   return exitCodeFor(results.outcome);
+}
+
+function linkTree(from: string, to: string): void {
+  if (!existsSync(from)) return;
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) {
+    const src = join(from, name);
+    const dst = join(to, name);
+    if (statSync(src).isDirectory()) linkTree(src, dst);
+    else {
+      try {
+        linkSync(src, dst);
+      } catch {
+        cpSync(src, dst);
+      }
+    }
+  }
 }

@@ -9,6 +9,7 @@ import { loadSuite } from "../load.ts";
 import { buildPlan } from "../plan.ts";
 import { createProgress } from "../progress.ts";
 import { renderSummary } from "../report/summary.ts";
+import { claimRunDir, utcStamp } from "../report/run-dir.ts";
 import { writeFinalFiles } from "../report/write.ts";
 import type { ResultsFile } from "../types.ts";
 import { parseDuration } from "../units.ts";
@@ -23,6 +24,7 @@ interface SuiteFlags extends HostFlags {
   only?: string;
   baseline?: string;
   signKey?: string;
+  force?: boolean;
   progress: "auto" | "tty" | "plain" | "none";
 }
 
@@ -66,6 +68,8 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
+  const claim = claimRunDir(outDir, { force: flags.force });
+  if (claim.movedTo) progress.note(`--force: the run that was in ${outDir} is now in ${claim.movedTo}`);
   progress.note(`suite ${suite.name} (${plan.tests.length} tests) on ${plan.platform}; results in ${outDir}`);
   let results: ResultsFile;
   try {
@@ -79,11 +83,12 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
       baselinePath: baseline?.path,
       signal: cancel.signal,
     });
+    writeFinalFiles(outDir, results);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    claim.release();
   }
-  writeFinalFiles(outDir, results);
   progress.close();
   out(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
   if (flags.signKey) {
@@ -110,9 +115,4 @@ function readBaseline(path: string): { path: string; results: ResultsFile } {
   } catch (e) {
     throw new SuiteError(`gpucheck: --baseline ${path}: cannot read results: ${(e as Error).message}`);
   }
-}
-
-/** 20261121T235501Z: sortable, no colons (safe in paths on every filesystem). */
-export function utcStamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
 }

@@ -53,6 +53,7 @@ function header(r: ResultsFile): string {
     ["command", r.command.join(" ")],
     ["baseline", r.baseline],
     ["judged with", r.judgedWith ? `${r.judgedWith.path} (sha256 ${r.judgedWith.sha256}) at ${r.judgedWith.at}` : undefined],
+    ["judged from", r.judgedFrom ? `${r.judgedFrom.path} (results.json sha256 ${r.judgedFrom.sha256})` : undefined],
     ["gpucheck", r.gpucheck],
   ];
   const dl = rows.filter((x) => x[1] !== undefined).map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`).join("");

@@ -49,6 +49,8 @@ function properties(r: ResultsFile): Array<[string, string]> {
     ["judged.suite.path", r.judgedWith?.path],
     ["judged.suite.sha256", r.judgedWith?.sha256],
     ["judged.at", r.judgedWith?.at],
+    ["judged.from.path", r.judgedFrom?.path],
+    ["judged.from.sha256", r.judgedFrom?.sha256],
   ];
   return props.filter((p): p is [string, string] => p[1] !== undefined);
 }

@@ -139,6 +139,10 @@ export const ResultsFileSchema = z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: Timestamp })
       .optional()
       .describe("set by `gpucheck judge`: the suite whose thresholds gave these verdicts, and when"),
+    judgedFrom: z
+      .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
+      .optional()
+      .describe("set by `gpucheck judge`: the run directory whose measurements were judged, and the sha256 of its results.json (that run is never changed)"),
   })
   .meta({
     title: "gpucheck results.json",

@@ -1,8 +1,8 @@
 // Reading and writing the files of a results directory. The names are fixed so other tools
 // (Jenkins, the certificate, scripts) can rely on them.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { SuiteError } from "../errors.ts";
+import { PlatformError, SuiteError } from "../errors.ts";
 import type { ResultsFile } from "../types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
 
@@ -21,18 +21,39 @@ export const RESULT_FILES = {
  */
 export function writeFileAtomic(path: string, text: string): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, "w", 0o644);
+  const data = Buffer.from(text);
+  let written = 0;
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
+    const fd = openSync(tmp, "w", 0o644);
+    try {
+      while (written < data.length) written += writeSync(fd, data, written);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw err;
+    throw new ResultsWriteError(path, err, written, data.length);
+  }
+}
+
+const WRITE_WHY: Record<string, string> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "the file system is read-only",
+  EACCES: "permission denied",
+  EIO: "input/output error",
+};
+
+/** A results file could not be written: an infrastructure error of one line, never a stack trace. */
+export class ResultsWriteError extends PlatformError {
+  constructor(path: string, err: unknown, written: number, total: number) {
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    const why = WRITE_WHY[code] ? `${WRITE_WHY[code]} (${code})` : (err as Error).message;
+    const kept = existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
+    super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}`);
+    this.name = "ResultsWriteError";
   }
 }
 

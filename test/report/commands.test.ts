@@ -41,6 +41,16 @@ const collective = (expect: string) => `  - name: nvlink-allreduce
 
 const read = (dir: string): ResultsFile => JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
 
+/** `gpucheck judge` into a new directory beside the run; the run itself must come out byte for byte unchanged. */
+function judge(dir: string, ...args: string[]) {
+  const before = readFileSync(join(dir, "results.json"));
+  const outDir = `${dir}-judged`;
+  const r = gpucheck("judge", dir, "--out", outDir, ...args);
+  expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
+  expect(existsSync(join(dir, "junit.xml"))).toBe(false);
+  return { ...r, outDir };
+}
+
 describe("gpucheck report <dir>", () => {
   test("writes junit.xml, summary.txt and report.html from results.json, leaving results.json untouched", () => {
     const dir = resultsDir(FIXTURES["per-node"]());
@@ -76,29 +86,34 @@ describe("gpucheck judge <dir> --suite <file>", () => {
   test("an impossible threshold applied afterwards: exit 1, junit.xml holds a failure naming the metric and both values", () => {
     const dir = resultsDir(FIXTURES.passing());
     const suite = suiteFile(collective("busbw: { min: 100000 GB/s }"));
-    const r = gpucheck("judge", dir, "--suite", suite);
+    const r = judge(dir, "--suite", suite);
     expect(r.code).toBe(1);
     expect(r.err).toContain('gpucheck: note: test "resnet18-fashionmnist" is not in suite "other"');
-    const junit = readFileSync(join(dir, "junit.xml"), "utf8");
-    assertJunitValid(join(dir, "junit.xml"));
+    const junit = readFileSync(join(r.outDir, "junit.xml"), "utf8");
+    assertJunitValid(join(r.outDir, "junit.xml"));
     expect(junit).toContain('<failure message="busbw 477.2 GB/s at 8 GiB &lt; 100000 GB/s expected (-100%)" type="threshold">');
-    const saved = read(dir);
-    assertResultsValid(join(dir, "results.json"));
+    const saved = read(r.outDir);
+    assertResultsValid(join(r.outDir, "results.json"));
     expect(saved.outcome).toBe("failed");
     expect(saved.tests[0].expect).toEqual([{ metric: "busbw", unit: "GB/s", min: 100000, text: "busbw: min 100000 GB/s" }]);
     expect(saved.judgedWith?.path).toBe(suite);
     expect(saved.judgedWith?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // what it was judged from: the run and its results.json's hash, and the judging suite's own bytes
+    expect(saved.judgedFrom?.path).toBe(dir);
+    expect(saved.judgedFrom?.sha256).toBe(new Bun.CryptoHasher("sha256").update(readFileSync(join(dir, "results.json"))).digest("hex"));
+    expect(readFileSync(join(r.outDir, "judged-with.yaml"), "utf8")).toBe(readFileSync(suite, "utf8"));
+    expect(r.out).toContain(`judged ${dir} with ${suite} into ${r.outDir}`);
     // the other tests keep their verdicts; nothing was rerun
     expect(saved.tests[1]).toEqual(FIXTURES.passing().tests[1]);
-    expect(existsSync(join(dir, "report.html"))).toBe(true);
+    expect(existsSync(join(r.outDir, "report.html"))).toBe(true);
   });
 
   test("a looser threshold turns the failing run into a pass: exit 0", () => {
     const dir = resultsDir(FIXTURES["failing-threshold"]());
-    const r = gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { min: 400 GB/s }")));
+    const r = judge(dir, "--suite", suiteFile(collective("busbw: { min: 400 GB/s }")));
     expect(r.code).toBe(0);
-    expect(read(dir).outcome).toBe("passed");
-    expect(readFileSync(join(dir, "junit.xml"), "utf8")).not.toContain("<failure");
+    expect(read(r.outDir).outcome).toBe("passed");
+    expect(readFileSync(join(r.outDir, "junit.xml"), "utf8")).not.toContain("<failure");
   });
 
   test("relative thresholds against a baseline run, per node", () => {
@@ -106,19 +121,19 @@ describe("gpucheck judge <dir> --suite <file>", () => {
     const faster = FIXTURES["per-node"]();
     const dir = resultsDir(faster);
     const suite = suiteFile(collective("busbw: { baseline: 95% }"));
-    const r = gpucheck("judge", dir, "--suite", suite, "--baseline", baseline);
+    const r = judge(dir, "--suite", suite, "--baseline", baseline);
     // the same run against itself: every node is at 100% of its own baseline
     expect(r.code).toBe(0);
-    const saved = read(dir);
+    const saved = read(r.outDir);
     expect(saved.baseline).toBe(join(baseline, "results.json"));
     expect(saved.tests[0].units[2].verdict.checks[0].message).toBe("busbw 181.3 GB/s at 8 GiB ≥ 172.2 GB/s expected (95% of baseline 181.3 GB/s) (+5%)");
   });
 
   test("relative thresholds without --baseline: exit 3, an error that says what to pass", () => {
     const dir = resultsDir(FIXTURES["failing-threshold"]());
-    const r = gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { baseline: 95% }")));
+    const r = judge(dir, "--suite", suiteFile(collective("busbw: { baseline: 95% }")));
     expect(r.code).toBe(3);
-    expect(read(dir).tests[0].units[0].verdict.reason).toBe('busbw: "busbw: baseline 95%" is relative to a baseline but none was given (pass --baseline <results.json>)');
+    expect(read(r.outDir).tests[0].units[0].verdict.reason).toBe('busbw: "busbw: baseline 95%" is relative to a baseline but none was given (pass --baseline <results.json>)');
   });
 
   test("a test of another kind under the same name: exit 2, results untouched", () => {
@@ -129,6 +144,19 @@ describe("gpucheck judge <dir> --suite <file>", () => {
     expect(r.code).toBe(2);
     expect(r.err).toBe(`${suite}: test "nvlink-allreduce" has kind "inventory" there but "collective" in the results: cannot judge one with the other's thresholds\n`);
     expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
+  });
+
+  test("--out pointing at the judged run, or at another run: exit 2, nothing touched", () => {
+    const dir = resultsDir(FIXTURES.passing());
+    const other = resultsDir(FIXTURES["failing-threshold"]());
+    const suite = suiteFile(collective("busbw: { min: 400 GB/s }"));
+    const same = gpucheck("judge", dir, "--suite", suite, "--out", dir);
+    expect(same.code).toBe(2);
+    expect(same.err).toBe(`--out "${dir}" is the run being judged: judge writes a new directory and never changes a run (its certificate would stop verifying)\n`);
+    const taken = gpucheck("judge", dir, "--suite", suite, "--out", other);
+    expect(taken.code).toBe(2);
+    expect(taken.err).toStartWith(`--out "${other}" already holds a run (suite "h100-8x", started `);
+    expect(read(other)).toEqual(FIXTURES["failing-threshold"]());
   });
 
   test("a suite that does not load: the loader's positioned message, exit 2", () => {
