@@ -3,7 +3,7 @@
 // only when that command runs, so `--version` and `--help` load nothing heavy.
 import { Command, Option } from "commander";
 import { writeSync } from "node:fs";
-import { VERSION } from "./lib/version.ts";
+import { VERSION_LINE } from "./lib/version.ts";
 import { EXIT } from "./lib/errors.ts";
 
 type Main = (...args: never[]) => Promise<number>;
@@ -18,11 +18,16 @@ function lazy(load: () => Promise<{ main: Main }>) {
 const program = new Command()
   .name("gpucheck")
   .description("Acceptance tests for GPU clusters: collectives, training, inventory; JUnit, HTML and signed certificates")
-  .version(VERSION, "-V, --version")
+  .version(VERSION_LINE, "-V, --version")
   .showHelpAfterError()
   // synchronous, as every command's output (lib/output.ts): --help into a pipe arrives whole
   .configureOutput({ writeOut: (s) => writeSync(1, s), writeErr: (s) => writeSync(2, s) })
-  .exitOverride();
+  .exitOverride()
+  .addHelpText(
+    "after",
+    "\nExit codes: 0 every test passed · 1 a test failed its thresholds · 2 usage or suite error (nothing ran)\n" +
+      "            3 infrastructure error (could not launch, timed out, unmeasured, output unusable) · 130 interrupted\n",
+  );
 
 program
   .command("suite")

@@ -23,9 +23,15 @@ if (!existsSync(arm64Runtime)) {
   process.exit(2);
 }
 const only = process.argv[2];
+// --version names the commit and the build time (a working tree with changes is marked -dirty)
+const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root }).stdout.toString().trim();
+const commit = git("rev-parse", "--short=12", "HEAD") || "unknown";
+const dirty = git("status", "--porcelain", "--untracked-files=no") ? "-dirty" : "";
+const built = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+const defines = ["--define", `GPUCHECK_COMMIT=${JSON.stringify(commit + dirty)}`, "--define", `GPUCHECK_BUILT=${JSON.stringify(built)}`];
 for (const t of targets) {
   if (only && !t.out.endsWith(only)) continue;
-  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", ...t.args, "mod.ts", "--outfile", t.out];
+  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", ...defines, ...t.args, "mod.ts", "--outfile", t.out];
   const p = Bun.spawnSync(argv, { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) {
     console.error(`build: ${argv.join(" ")} failed with ${p.exitCode}`);

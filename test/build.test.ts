@@ -32,7 +32,8 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
   test("--version", () => {
     const r = run("--version");
     expect(r.status).toBe(0);
-    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
+    const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
+    expect(r.stdout).toMatch(new RegExp(`^gpucheck ${version.replace(/\./g, "\\.")} \\(commit [0-9a-f]{12}(-dirty)?, built \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\n$`));
   });
 
   test("list names every built-in suite, kind and platform", () => {
