@@ -69,6 +69,13 @@ test("the terminal view lists every row and says how the run ended", () => {
   expect(lines[1]!.split(/\s{2,}/)).toEqual(["size", "type", "redop", "root", "oop us", "oop busbw", "oop #wrong", "ip us", "ip busbw", "ip #wrong"]);
   expect(lines[2]!.split(/\s+/)).toEqual(["1", "MiB", "float", "sum", "-1", "61.52", "31.95", "0", "60.87", "32.3", "0"]);
   expect(lines[3]!.split(/\s+/)).toEqual(["16", "MiB", "float", "sum", "-1", "312.4", "100.69", "0", "310.9", "101.18", "0"]);
-  expect(lines[4]).toBe(`max busbw 101.18 GB/s, avg busbw - GB/s, out of bounds -; failed: ${f.expected.failure}`);
+  expect(lines[4]).toBe(`max busbw 101.18 GB/s, avg busbw - GB/s, out of bounds -, 0 wrong values in total; failed: ${f.expected.failure}`);
   expect(readFileSync(f.path, "utf8")).toContain(f.expected.failure!);
+});
+
+test("the terminal view totals the wrong values, and says when the data check was off", () => {
+  const wrong = ncclFixtures().find((x) => x.name === "gh200-16rank-allreduce-wrong-nonzero-v2.17.9.txt")!;
+  expect(renderNcclTable(parseNccl(wrong.text)).trimEnd().split("\n").at(-1)).toContain(", 3935945 wrong values in total; ");
+  const na = ncclFixtures().find((x) => x.name === "alltoall-inplace-na-v2.19.6.txt")!;
+  expect(renderNcclTable(parseNccl(na.text)).trimEnd().split("\n").at(-1)).toMatch(/, (\d+ wrong values? in total \(\d+ placements not checked\)|wrong values not checked \(N\/A\)); /);
 });
