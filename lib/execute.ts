@@ -10,6 +10,7 @@ import { measure } from "./measure.ts";
 import { addFleetConfigFindings, collectInventories } from "./parsers/inventory.ts";
 import { summariseTelemetry } from "./parsers/telemetry.ts";
 import type { Progress } from "./progress.ts";
+import { RESOLVED_SUITE } from "./load/read.ts";
 import { NOT_STARTED } from "./report/not-started.ts";
 import { writeRunFiles } from "./report/write.ts";
 import type { Measurement, NodeInventory, Plan, PlannedTest, ResultsFile, Suite, TestResult, UnitResult, UnitRun } from "./types.ts";
@@ -25,6 +26,8 @@ export interface ExecuteOptions {
   command: string[];
   /** the suite file's text, saved as suite.yaml (a subject of the certificate) */
   suiteText: string;
+  /** the merged suite with its origins, saved as suite.resolved.yaml: the directory stands alone */
+  resolvedSuite?: string;
   baseline?: ResultsFile;
   baselinePath?: string;
   /** aborted by Ctrl-C/SIGTERM with reason "cancelled" */
@@ -35,6 +38,7 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   const outDir = resolve(opts.outDir);
   mkdirSync(join(outDir, "logs"), { recursive: true });
   writeFileSync(join(outDir, "suite.yaml"), opts.suiteText);
+  if (opts.resolvedSuite !== undefined) writeFileSync(join(outDir, RESOLVED_SUITE), opts.resolvedSuite);
   const { platform, settings } = resolvePlatform(suite, plan.platform);
   const workload = workloadFiles();
   const results: ResultsFile = {
@@ -189,11 +193,17 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
     nodes: test.nodes,
     gpusPerNode: test.gpusPerNode,
     worldSize: test.worldSize,
+    launch: launchOf(test),
     expect: test.expect,
     headline: headlineOf(test.kind, test.expect),
     units: unitResults,
     outcome: judgeTest(unitResults),
   };
+}
+
+/** What each rank ran and with which environment: enough to rerun one test by hand. */
+function launchOf(test: PlannedTest): { command: string[]; env: Record<string, string> } {
+  return { command: [test.launch.python, ...test.launch.args], env: test.launch.env };
 }
 
 function skippedTest(test: PlannedTest, reason: string): TestResult {
@@ -218,6 +228,7 @@ function skippedTest(test: PlannedTest, reason: string): TestResult {
     nodes: test.nodes,
     gpusPerNode: test.gpusPerNode,
     worldSize: test.worldSize,
+    launch: launchOf(test),
     expect: test.expect,
     headline: headlineOf(test.kind, test.expect),
     units: [unit],

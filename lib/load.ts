@@ -9,6 +9,7 @@ import { checkRemove, duplicateNames, type FileProblem } from "./load/per-file.t
 import { openSuite, type SourceFile } from "./load/read.ts";
 import type { PathKey, Problem } from "./schema/issues.ts";
 import type { Suite } from "./types.ts";
+import { renderResolved } from "./load/resolved.ts";
 import { locate, sourceText } from "./yaml-positions.ts";
 
 export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promise<Suite> {
@@ -18,17 +19,7 @@ export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promi
   const { files, raws, diagnostics } = readChain(opened.file, cwd);
   if (diagnostics.length) throw failure(files[0], diagnostics);
 
-  // merge from the root ancestor down to the file the user named
-  const root = files.length - 1;
-  let merged = track(raws[root], root);
-  const problems: FileProblem[] = [];
-  for (let i = root; i >= 0; i--) {
-    problems.push(...duplicateNames(raws[i], i, files[i]));
-    const remove = checkRemove(raws[i].remove, merged.value, i, i < root);
-    problems.push(...remove.problems);
-    if (i < root) merged = mergeSuites(merged, track(raws[i], i), remove.names);
-  }
-  keepEnvAsWritten(merged, files);
+  const { merged, problems } = mergeChain(files, raws);
 
   const checked = checkSuite(merged.value as Record<string, unknown>);
   problems.push(...checked.problems.map((p) => inFile(merged, p)));
@@ -40,6 +31,35 @@ export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promi
   }
   const source = (f: SourceFile) => ({ path: f.display, sha256: f.sha256, builtin: f.builtin });
   return { ...checked.suite, source: { ...source(files[0]), ...(files.length > 1 && { parents: files.slice(1).map(source) }) } };
+}
+
+/** The chain merged from the root ancestor down to the file the user named, with provenance. */
+function mergeChain(files: SourceFile[], raws: Record<string, unknown>[]): { merged: Tracked; problems: FileProblem[] } {
+  const root = files.length - 1;
+  let merged = track(raws[root], root);
+  const problems: FileProblem[] = [];
+  for (let i = root; i >= 0; i--) {
+    problems.push(...duplicateNames(raws[i], i, files[i]));
+    const remove = checkRemove(raws[i].remove, merged.value, i, i < root);
+    problems.push(...remove.problems);
+    if (i < root) merged = mergeSuites(merged, track(raws[i], i), remove.names);
+  }
+  keepEnvAsWritten(merged, files);
+  return { merged, problems };
+}
+
+/**
+ * The suite as it runs, every `extends` merged in, as YAML that stands alone (no `extends`), each
+ * value followed by the file and line that wrote it. Saved as suite.resolved.yaml in every run.
+ */
+export function resolvedSuiteYaml(ref: string, opts: { cwd?: string } = {}): string {
+  const cwd = opts.cwd ?? process.cwd();
+  const opened = openSuite(ref, cwd);
+  if (!opened.ok) throw new SuiteError(`gpucheck: ${opened.reason}`);
+  const { files, raws, diagnostics } = readChain(opened.file, cwd);
+  if (diagnostics.length) throw failure(files[0], diagnostics);
+  const { merged } = mergeChain(files, raws);
+  return renderResolved(merged, files);
 }
 
 /** A problem of the merged suite → the file and path that wrote it; of several values involved, the one nearest the user. */

@@ -244,6 +244,8 @@ export interface TestResult {
   nodes: number;
   gpusPerNode: number;
   worldSize: number;
+  /** the workload command every rank ran and the environment the suite gave it (platforms add rank variables) */
+  launch?: { command: string[]; env: Record<string, string> };
   expect: Expectation[];
   /** headline metric name and unit for tables, e.g. busbw GB/s */
   headline: { metric: string; unit: string };

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { SuiteError } from "../errors.ts";
 import { executePlan } from "../execute.ts";
 import { exitCodeFor } from "../judge.ts";
-import { loadSuite } from "../load.ts";
+import { loadSuite, resolvedSuiteYaml } from "../load.ts";
 import { buildPlan } from "../plan.ts";
 import { createProgress } from "../progress.ts";
 import { renderSummary } from "../report/summary.ts";
@@ -79,6 +79,7 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
       progress,
       command: ["gpucheck", ...process.argv.slice(2)],
       suiteText: suiteText(suite),
+      resolvedSuite: resolvedSuiteYaml(ref),
       baseline: baseline?.results,
       baselinePath: baseline?.path,
       signal: cancel.signal,

@@ -2,7 +2,7 @@
 // Problems that have no line to point at (missing file, directory, empty, binary) come back as a
 // one-line reason; the caller decides whether it is fatal or belongs to an `extends:` value.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { builtinSuites } from "../assets.ts";
@@ -50,6 +50,9 @@ export class SourceFile {
   }
 }
 
+/** Written into every results directory by `gpucheck suite` (lib/load/resolved.ts). */
+export const RESOLVED_SUITE = "suite.resolved.yaml";
+
 export type Opened = { ok: true; file: SourceFile } | { ok: false; reason: string; notFound: boolean };
 
 const NAME_LIKE = /^[a-z0-9][a-z0-9-]*$/;
@@ -74,7 +77,11 @@ export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
   const fail = (reason: string, notFound = false): Opened => ({ ok: false, reason, notFound });
   let bytes: Buffer;
   try {
-    if (statSync(abs).isDirectory()) return fail(`suite path is a directory, not a file: ${shown}`);
+    if (statSync(abs).isDirectory()) {
+      // a results directory stands for the suite it ran (suite.resolved.yaml), extends and all
+      if (!from && existsSync(join(abs, RESOLVED_SUITE))) return openSuite(join(ref, RESOLVED_SUITE), cwd);
+      return fail(`suite path is a directory, not a file: ${shown}`);
+    }
     bytes = readFileSync(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

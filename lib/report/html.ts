@@ -79,9 +79,16 @@ function testSection(t: TestResult, i: number): string {
     `<h2>${h(t.name)} ${badge(t.outcome)}</h2>`,
     `<p class="muted">${h(shape)}${t.expect.length ? ` · thresholds: ${h(t.expect.map((e) => e.text).join("; "))}` : ""}</p>`,
     plots.length ? `<div class="plots">${plots.join("\n")}</div>` : `<p class="muted">No plottable data.</p>`,
+    ...(t.launch ? [launchBlock(t.launch)] : []),
     ...t.units.map((u) => unitBlock(t, u)),
     "</section>",
   ].join("\n");
+}
+
+/** The command and environment as run, so one test can be rerun by hand on a node. */
+function launchBlock(l: NonNullable<TestResult["launch"]>): string {
+  const env = Object.entries(l.env).map(([k, v]) => `${k}=${v}`);
+  return `<details class="launch"><summary>command and environment</summary><pre>${h([...env, l.command.join(" ")].join("\n"))}</pre></details>`;
 }
 
 function telemetryLine(t: TelemetrySummary): string {

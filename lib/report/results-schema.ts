@@ -95,6 +95,10 @@ const TestResult = z
     nodes: num,
     gpusPerNode: num,
     worldSize: num,
+    launch: z
+      .object({ command: z.array(z.string()), env: z.record(z.string(), z.string()) })
+      .optional()
+      .describe("the workload command every rank ran and the environment the suite gave it (platforms add the rank variables)"),
     expect: z.array(Expectation),
     headline: z.object({ metric: z.string(), unit: z.string() }),
     units: z.array(UnitResult),

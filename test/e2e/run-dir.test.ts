@@ -50,10 +50,10 @@ describe("--out", () => {
 
 describe("a results directory that fills up", () => {
   const root = process.getuid?.() === 0;
-  // a real full file system: a 16 KiB tmpfs holds the run's first files and not its first result
+  // a real full file system: a 20 KiB tmpfs holds the run's first files and not its first result
   test.skipIf(!root)("one line naming the file, exit 3, the previous results.json intact, no temporary file left", () => {
     const mnt = scratch();
-    const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", mnt]);
+    const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=20k", "tmpfs", mnt]);
     expect(mount.exitCode).toBe(0);
     try {
       const out = join(mnt, "run");
@@ -66,5 +66,31 @@ describe("a results directory that fills up", () => {
     } finally {
       Bun.spawnSync(["umount", mnt]);
     }
+  }, 300_000);
+});
+
+describe("a results directory stands alone", () => {
+  test("suite.resolved.yaml carries every extends with origins: validate and judge work on a copy of the directory alone", () => {
+    const src = scratch();
+    writeFileSync(join(src, "base.yaml"), "name: base\nplatform: { type: local }\ndefaults: { python: /usr/bin/python3, gpusPerNode: 0, ranksPerNode: 1, env: { NCCL_DEBUG: WARN } }\ntests:\n  - name: inventory\n    kind: inventory\n");
+    writeFileSync(join(src, "site.yaml"), "name: site\nextends: ./base.yaml\ndefaults:\n  env: { NCCL_IB_TIMEOUT: 1.10 }\n");
+    const out = join(src, "run");
+    const r = gpucheck(["suite", "site.yaml", "--out", out, "--progress", "none"], { cwd: src, timeoutMs: 120_000 });
+    expect(r.status).toBe(0);
+    const resolved = readFileSync(join(out, "suite.resolved.yaml"), "utf8");
+    expect(resolved).toContain("NCCL_IB_TIMEOUT: \"1.10\" # site.yaml:4");
+    expect(resolved).toContain("kind: inventory # base.yaml:6");
+    expect(resolved).not.toContain("extends:");
+    const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    expect(res.tests[0].launch.env).toEqual({ NCCL_DEBUG: "WARN", NCCL_IB_TIMEOUT: "1.10" });
+    expect(res.tests[0].launch.command.slice(0, 4)).toEqual(["/usr/bin/python3", "-m", "gpucheck_workload", "inventory"]);
+    // the directory copied somewhere without base.yaml
+    const copy = join(scratch(), "copied");
+    Bun.spawnSync(["cp", "-r", out, copy]);
+    const v = gpucheck(["validate", copy], { cwd: scratch() });
+    expect(v.status).toBe(0);
+    expect(v.stdout).toContain(`valid: suite "site"`);
+    const j = gpucheck(["judge", copy, "--suite", copy, "--out", `${copy}-again`], { cwd: scratch() });
+    expect(j.status).toBe(0);
   }, 300_000);
 });
