@@ -31,8 +31,17 @@ export function resolvePlatform(suite: Suite, name?: string): { platform: Platfo
   return { platform, settings: parsed.data };
 }
 
+const FLAG_NAMES: Record<string, string> = { hosts: "--hosts/--hostfile", image: "--image", context: "--context", keep: "--keep" };
+
 export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
   const { platform, settings } = resolvePlatform(suite, opts.platform);
+  // a flag the platform would ignore is a mistake the user should hear about before anything runs
+  const ignored = Object.keys(opts.cli).filter((k) => k !== "python" && !(platform.flags as readonly string[]).includes(k));
+  if (ignored.length) {
+    const takers = (k: string) => PLATFORM_NAMES.filter((n) => (getPlatform(n)!.flags as readonly string[]).includes(k));
+    const parts = ignored.map((k) => `${FLAG_NAMES[k] ?? `--${k}`} (used by ${takers(k).join(", ")})`);
+    throw new SuiteError(`gpucheck: platform "${platform.name}" does not use ${parts.join(", ")}: remove ${ignored.length === 1 ? "it" : "them"} or choose one of those platforms with --platform`);
+  }
   const files = [...workloadFiles().keys()];
   const hash = workloadHash();
   let tests = suite.tests;

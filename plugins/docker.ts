@@ -39,6 +39,7 @@ function render(ctx: RenderContext<DockerSettings>) {
 export const docker: Platform<DockerSettings> = {
   name: "docker",
   summary: "one container per node via the Docker Engine API (also podman's), remote engines over ssh; GPUs by device request",
+  flags: ["hosts", "image", "keep"],
   settings,
   render,
   run: async (ctx: RunContext<DockerSettings>) => (await import("./docker/run.ts")).runDocker(ctx, runLabel(ctx.outDir)),

@@ -61,6 +61,7 @@ async function run(ctx: RunContext<K8sSettings>): Promise<UnitRun[]> {
 export const k8s: Platform<K8sSettings> = {
   name: "k8s",
   summary: "Kubernetes: Indexed Job + headless Service (or Kubeflow PyTorchJob/MPIJob), workload in a ConfigMap",
+  flags: ["image", "context", "keep"],
   settings,
   render,
   run,

@@ -152,6 +152,7 @@ export function lastWorkloadError(text: string): string | undefined {
 export const local: Platform<Settings> = {
   name: "local",
   summary: "ranks as subprocesses on this host",
+  flags: [],
   settings,
   render: (ctx) => ({
     host: hostname(),

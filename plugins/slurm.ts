@@ -9,6 +9,7 @@ import { settings, type SlurmSettings } from "./slurm/settings.ts";
 export const slurm: Platform<SlurmSettings> = {
   name: "slurm",
   summary: "each test one sbatch job, one srun task per rank; per-node sweeps in one job",
+  flags: ["hosts", "image"],
   settings,
   // plan shows the exact script; in per-node mode sinfo decides --nodes/--nodelist at submission
   render: (ctx) => renderSbatch(ctx),

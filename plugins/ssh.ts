@@ -62,6 +62,7 @@ const varying = (env: Record<string, string>) => ["RANK", "LOCAL_RANK", "GPUCHEC
 export const ssh: Platform<SshSettings> = {
   name: "ssh",
   summary: "bare-metal hosts over the system OpenSSH client (ControlMaster), one process per rank",
+  flags: ["hosts"],
   settings: sshSettings,
   render,
   run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx),

@@ -48,6 +48,8 @@ export interface Platform<S = unknown> {
   summary: string;
   /** zod schema of `platform.<name>:` in a suite; unknown keys must be rejected (strict) */
   settings: z.ZodType<S>;
+  /** the command-line overrides it reads besides --python: any other given flag is an error, never silently ignored */
+  flags: ReadonlyArray<Exclude<keyof CliOverrides, "python">>;
   /** pure: the exact commands/scripts/manifests this test becomes; shown by `gpucheck plan` */
   render(ctx: RenderContext<S>): unknown;
   /** launch, follow and clean up; one UnitRun per unit (one, or one per node in per-node mode) */

@@ -73,3 +73,9 @@ test("a relative threshold without --baseline stops before anything runs, exit 2
   expect(p.stderr.toString()).toBe("a threshold is relative to a baseline (ar: busbw: baseline 95%): pass --baseline <results.json> of an earlier run\n");
   expect(Bun.file(join(out, "results.json")).size).toBe(0);
 }, SLOW);
+
+test("a flag the platform would ignore is an error naming the flag and who uses it, exit 2", () => {
+  const p = Bun.spawnSync([process.execPath, "mod.ts", "plan", "cpu-smoke", "--hosts", "a,b"], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+  expect(p.exitCode).toBe(2);
+  expect(p.stderr.toString()).toBe('gpucheck: platform "local" does not use --hosts/--hostfile (used by ssh, slurm, docker): remove it or choose one of those platforms with --platform\n');
+}, SLOW);
