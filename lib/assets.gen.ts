@@ -23,18 +23,19 @@ import w16 from "../workload/gpucheck_workload/idx.py" with { type: "text" };
 import w17 from "../workload/gpucheck_workload/inventory.py" with { type: "text" };
 import w18 from "../workload/gpucheck_workload/launch.py" with { type: "text" };
 import w19 from "../workload/gpucheck_workload/models.py" with { type: "text" };
-import w20 from "../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
-import w21 from "../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w22 from "../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w23 from "../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w24 from "../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w25 from "../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w26 from "../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w27 from "../workload/gpucheck_workload/report.py" with { type: "text" };
-import w28 from "../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w29 from "../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w30 from "../workload/gpucheck_workload/train.py" with { type: "text" };
-import w31 from "../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w20 from "../workload/gpucheck_workload/nccl_debug.py" with { type: "text" };
+import w21 from "../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
+import w22 from "../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w23 from "../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w24 from "../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w25 from "../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w26 from "../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w27 from "../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w28 from "../workload/gpucheck_workload/report.py" with { type: "text" };
+import w29 from "../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w30 from "../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w31 from "../workload/gpucheck_workload/train.py" with { type: "text" };
+import w32 from "../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "cpu-smoke.yaml": s0,
@@ -64,16 +65,17 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/inventory.py": w17,
   "gpucheck_workload/launch.py": w18,
   "gpucheck_workload/models.py": w19,
-  "gpucheck_workload/nccl_tests.py": w20,
-  "gpucheck_workload/nvml.py": w21,
-  "gpucheck_workload/nvsmi.py": w22,
-  "gpucheck_workload/ops.py": w23,
-  "gpucheck_workload/patterns.py": w24,
-  "gpucheck_workload/probe.py": w25,
-  "gpucheck_workload/ranks.py": w26,
-  "gpucheck_workload/report.py": w27,
-  "gpucheck_workload/stats.py": w28,
-  "gpucheck_workload/telemetry.py": w29,
-  "gpucheck_workload/train.py": w30,
-  "gpucheck_workload/xid.py": w31,
+  "gpucheck_workload/nccl_debug.py": w20,
+  "gpucheck_workload/nccl_tests.py": w21,
+  "gpucheck_workload/nvml.py": w22,
+  "gpucheck_workload/nvsmi.py": w23,
+  "gpucheck_workload/ops.py": w24,
+  "gpucheck_workload/patterns.py": w25,
+  "gpucheck_workload/probe.py": w26,
+  "gpucheck_workload/ranks.py": w27,
+  "gpucheck_workload/report.py": w28,
+  "gpucheck_workload/stats.py": w29,
+  "gpucheck_workload/telemetry.py": w30,
+  "gpucheck_workload/train.py": w31,
+  "gpucheck_workload/xid.py": w32,
 };

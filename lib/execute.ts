@@ -159,7 +159,7 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
     let parseProblem: string | undefined;
     if (u.status !== "skipped" && u.status !== "infra") {
       try {
-        measurement = measure(test.kind, u.output, telemetry, test.spec.inventory);
+        measurement = measure(test.kind, u.output, telemetry, u.texts, test.spec.inventory);
       } catch (err) {
         parseProblem = (err as Error).message;
       }

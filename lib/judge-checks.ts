@@ -1,7 +1,8 @@
 // One expectation against one measurement → checks whose messages carry measured, expected, unit and
 // margin, so a JUnit failure can be read without opening results.json.
-import type { Check, Expectation, Measurement } from "./types.ts";
+import type { Check, Expectation, Measurement, MetricCheck, TransportCheck, TransportRule } from "./types.ts";
 import { METRICS, TELEMETRY_METRICS } from "./metrics.ts";
+import { connectionCounts, usedTransport } from "./parsers/nccl-info.ts";
 import { attachUnit, formatBytes, formatMargin, formatNumber, withUnit } from "./report/quantity.ts";
 
 export interface Looked {
@@ -42,6 +43,7 @@ export interface ExpectationResult {
 }
 
 export function checkExpectation(e: Expectation, m: Measurement, baseline: Measurement | null | undefined): ExpectationResult {
+  if (e.transport) return { checks: [checkTransport(e.text, e.transport, m)], problems: [] };
   const got = lookupMetric(m, e.metric, e.at);
   const where = got.at !== undefined ? ` at ${formatBytes(got.at)}` : "";
   const bounds: Array<{ op: Op; expected: number; note?: string }> = [];
@@ -58,7 +60,7 @@ export function checkExpectation(e: Expectation, m: Measurement, baseline: Measu
     else bounds.push(rel);
   }
 
-  const checks = bounds.map(({ op, expected, note }): Check => {
+  const checks = bounds.map(({ op, expected, note }): MetricCheck => {
     const base = { metric: e.metric, expectation: e.text, measured: got.value, expected, unit: e.unit };
     const want = `${op} ${withUnit(expected, e.unit)}${note ?? ""}`;
     if (got.value === null) {
@@ -76,6 +78,36 @@ export function checkExpectation(e: Expectation, m: Measurement, baseline: Measu
     return { ...base, ok, message };
   });
   return { checks, problems };
+}
+
+/**
+ * `transport:` against NCCL's account: a required transport no connection used, or a forbidden one
+ * that some connection used, fails; no account at all is an error naming why (measured null).
+ */
+export function checkTransport(text: string, rule: TransportRule, m: Measurement): TransportCheck {
+  const base = { metric: "transport" as const, expectation: text, expected: rule, unit: "" as const };
+  const s = m.transport;
+  const why = m.unmeasured?.transport;
+  if (!s || why) return { ...base, measured: null, ok: false, message: `transport unmeasured: ${why ?? "the output holds no NCCL account of its connections"} (${ruleText(rule)})` };
+  const used = Object.keys(s.transports).filter((k) => s.transports[k] > 0);
+  const missing = rule.require.filter((t) => !usedTransport(s, t));
+  const present = rule.forbid.filter((t) => usedTransport(s, t));
+  const shown = used.filter((k) => k !== "GDRDMA").join(", ") || "nothing";
+  if (missing.length === 0 && present.length === 0) {
+    return { ...base, measured: used, ok: true, message: `transport: ${used.join(", ")} used (${ruleText(rule)})` };
+  }
+  const wrong = [missing.length ? `${missing.join(", ")} required` : "", present.length ? `${present.join(", ")} forbidden` : ""].filter(Boolean).join(", ");
+  const gdrOff = missing.includes("GDRDMA") && s.gdrDisabled.length ? `; GPUDirect RDMA disabled for ${s.gdrDisabled.join("; ")}` : "";
+  return { ...base, measured: used, ok: false, message: `transport: ${shown} used, ${wrong} (connections: ${connectionCounts(s)}${gdrOff})` };
+}
+
+function ruleText(rule: TransportRule): string {
+  return [rule.require.length ? `requires ${rule.require.join(", ")}` : "", rule.forbid.length ? `forbids ${rule.forbid.join(", ")}` : ""].filter(Boolean).join(", ");
+}
+
+/** A check of `transport:` rather than of a number. */
+export function isTransportCheck(c: Check): c is TransportCheck {
+  return c.metric === "transport" && !(typeof c.expected === "number");
 }
 
 type Op = "≥" | "≤" | "=";
@@ -109,7 +141,7 @@ function shownText(v: number, threshold: number): string {
 }
 
 /** nccl-tests and the workload count wrong elements; any is a failed correctness check, thresholded or not. */
-export function implicitChecks(expect: Expectation[], m: Measurement): Check[] {
+export function implicitChecks(expect: Expectation[], m: Measurement): MetricCheck[] {
   if (expect.some((e) => e.metric === "wrong")) return [];
   const wrong = m.metrics.wrong;
   if (typeof wrong !== "number") return [];

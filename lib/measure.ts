@@ -2,12 +2,19 @@
 import { ParseError } from "./errors.ts";
 import { inventoryMeasurement } from "./parsers/inventory.ts";
 import { ncclMeasurement, parseNccl } from "./parsers/nccl.ts";
+import { transportFromLogs } from "./parsers/nccl-transport.ts";
 import { telemetryMetrics } from "./parsers/telemetry.ts";
 import { trainMeasurement } from "./parsers/train.ts";
 import type { InventoryParams, Kind, Measurement, TelemetrySummary } from "./types.ts";
 
-export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary, inventory?: InventoryParams): Measurement {
+/** `logs`: every rank's log, where NCCL's account of the transport is (rank 0's output when absent). */
+export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary, logs?: string[], inventory?: InventoryParams): Measurement {
   const m = kindMeasurement(kind, output, inventory);
+  if (kind === "collective") {
+    const t = transportFromLogs(logs && logs.some((l) => l !== "") ? logs : [output]);
+    if (t.transport) m.transport = t.transport;
+    if (t.unmeasured) m.unmeasured = { ...m.unmeasured, transport: t.unmeasured };
+  }
   if (telemetry && telemetry.samples > 0) m.metrics = { ...telemetryMetrics(telemetry), ...m.metrics };
   return m;
 }

@@ -73,6 +73,25 @@ export const TELEMETRY_METRICS: Record<string, MetricInfo> = {
   throttle_events: lower("count", "distinct clock-throttle reasons seen active (hardware slowdown, thermal, power cap …)"),
 };
 
+/**
+ * What `transport: { require: [...], forbid: [...] }` may name: the transports NCCL reports per
+ * connection (lib/parsers/nccl-info.ts). A family token covers its members: P2P any P2P/…, NET any
+ * network; NET/IB is NCCL's IB verbs transport (InfiniBand or RoCE, built in or the IBext plugin).
+ */
+export const TRANSPORT_TOKENS: Record<string, string> = {
+  NVLS: "NVLink SHARP (multicast through the NVSwitches)",
+  P2P: "any direct GPU-to-GPU path inside a node (NVLink or PCIe)",
+  "P2P/IPC": "P2P through CUDA IPC handles (one process per GPU)",
+  "P2P/CUMEM": "P2P through cuMem memory handles (newer NCCL releases)",
+  "P2P/direct": "P2P by direct pointer (one process driving several GPUs)",
+  SHM: "through host shared memory (P2P unavailable or disabled)",
+  NET: "any network transport",
+  "NET/IB": "InfiniBand/RoCE verbs (NCCL's IB transport or the IBext plugin)",
+  "NET/Socket": "TCP sockets",
+  GDRDMA: "network connections with GPUDirect RDMA (NIC reads GPU memory directly)",
+  CollNet: "in-network reduction (SHARP through the CollNet plugin)",
+};
+
 /** The metric shown first in tables for each kind. */
 export const HEADLINE: Record<Kind, string> = { collective: "busbw", train: "samples_per_s", inventory: "gpu_count" };
 

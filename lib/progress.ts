@@ -84,6 +84,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       }
       // protocol lines are for gpucheck, not for people (telemetry alone is one per node every
       // 500 ms); they stay in the logs. A progress line still moves the status display.
+      if (text.includes("GPUCHECK_NCCL_INFO ")) return; // NCCL's INFO account: hundreds of lines per rank
       const tagged = text.includes("GPUCHECK_") ? parseTagged(text) : null;
       if (tagged) {
         const m = tagged.tag === "PROGRESS" ? progressMetric(tagged.value) : null;

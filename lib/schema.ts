@@ -43,6 +43,8 @@
 //     (busbw@1GiB); without it per-size metrics are judged at the largest size. baseline: 95%
 //     requires 95 % of an earlier run's value (--baseline): measured ≥ 0.95 × baseline for
 //     higher-is-better metrics, measured ≤ baseline / 0.95 for lower-is-better ones.
+//     transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }  (collective tests on NCCL):
+//     the transports NCCL must have used and must not have; names in TRANSPORT_TOKENS (lib/metrics.ts).
 // ─────────────────────────────────────────────────────────────────────────────────────────────
 import type { CollectiveParams, TrainParams } from "./types.ts";
 

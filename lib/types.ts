@@ -2,6 +2,9 @@
 //   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
 // Everything here is plain data (JSON-serialisable) so plans and results can be printed,
 // saved and re-judged without the code that produced them.
+import type { TransportSummary } from "./parsers/nccl-info.ts";
+
+export type { TransportSummary };
 
 export type Kind = "collective" | "train" | "inventory";
 
@@ -64,6 +67,14 @@ export interface Expectation {
   baselineRatio?: number;
   /** the threshold as the user wrote it, for messages */
   text: string;
+  /** metric "transport" only: the transports NCCL must have used, and those it must not have */
+  transport?: TransportRule;
+}
+
+/** `transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/metrics.ts) */
+export interface TransportRule {
+  require: string[];
+  forbid: string[];
 }
 
 export interface TestSpec {
@@ -190,11 +201,14 @@ export interface Measurement {
   unmeasured?: Record<string, string>;
   /** the parts behind a metric's value ("mlx5_5 port 1 Down"), quoted when its check fails */
   details?: Record<string, string>;
+  /** collectives on NCCL: NCCL's own account of the transports it used (lib/parsers/nccl-info.ts) */
+  transport?: TransportSummary;
 }
 
 export type Outcome = "passed" | "failed" | "error" | "skipped";
 
-export interface Check {
+/** A threshold on a number. */
+export interface MetricCheck {
   metric: string;
   expectation: string;
   measured: number | null;
@@ -204,6 +218,21 @@ export interface Check {
   /** e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)" */
   message: string;
 }
+
+/** `transport:` against what NCCL said it used. */
+export interface TransportCheck {
+  metric: "transport";
+  expectation: string;
+  /** the transports NCCL used (keys of TransportSummary.transports); null when that is unknown (an error) */
+  measured: string[] | null;
+  expected: TransportRule;
+  unit: "";
+  ok: boolean;
+  /** e.g. "transport: NET/Socket used, NET/IB required (connections: 16 × NET/Socket, 24 × P2P/IPC)" */
+  message: string;
+}
+
+export type Check = MetricCheck | TransportCheck;
 
 export interface Verdict {
   outcome: Outcome;

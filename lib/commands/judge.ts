@@ -7,6 +7,7 @@ import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, rea
 import { join, resolve } from "node:path";
 import { exitCodeFor } from "../judge.ts";
 import { rejudgeResults } from "../judge-results.ts";
+import { addTransportFromLogs } from "../parsers/nccl-transport.ts";
 import { loadSuite } from "../load.ts";
 import { err, out } from "../output.ts";
 import { readResults, RESULT_FILES } from "../report/results.ts";
@@ -20,7 +21,16 @@ import { suiteText } from "./suite-source.ts";
 export const JUDGED_WITH_FILE = "judged-with.yaml";
 
 export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean }): Promise<number> {
-  const { dir: sourceDir, path: sourceResults, results: saved } = readResults(dir);
+  const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
+  // results from before the transport account: read it from the saved rank logs
+  const saved = addTransportFromLogs(read, (path) => {
+    const file = join(sourceDir, path);
+    try {
+      return existsSync(file) ? readFileSync(file, "utf8") : undefined;
+    } catch {
+      return undefined;
+    }
+  });
   const suite = await loadSuite(flags.suite);
   const baseline = flags.baseline === undefined ? undefined : readResults(flags.baseline);
   const outDir = flags.out ?? `${sourceDir.replace(/\/+$/, "")}-judged-${utcStamp(new Date())}`;

@@ -1,6 +1,7 @@
 // `expect:` entries → Expectations in the metric's canonical unit. The metric must be one the
-// test's kind produces, and a `@size` must be a size the sweep actually measures.
-import { findMetric, METRICS, metricsFor, toCanonical } from "../metrics.ts";
+// test's kind produces, and a `@size` must be a size the sweep actually measures. The `transport`
+// entry names transports instead of numbers (resolveTransport).
+import { findMetric, METRICS, metricsFor, toCanonical, TRANSPORT_TOKENS } from "../metrics.ts";
 import type { PathKey, Problem, ThresholdInput } from "../schema.ts";
 import { suggest } from "../schema/did-you-mean.ts";
 import type { CollectiveParams, Expectation, Kind, TrainParams } from "../types.ts";
@@ -15,6 +16,7 @@ export function resolveExpect(
   at: PathKey[],
   problems: Problem[],
   sound: Sound,
+  gpus: { perNode: number; at: PathKey[][] } = { perNode: 1, at: [] },
 ): Expectation[] {
   const out: Expectation[] = [];
   const report = (path: PathKey[], message: string, where: Problem["at"] = "value", also: PathKey[][] = []) => problems.push({ path, message, at: where, ...(also.length && { also }) });
@@ -23,6 +25,11 @@ export function resolveExpect(
   for (const [key, th] of Object.entries(entries)) {
     const here = [...at, key];
     const [metric, sizeText] = splitKey(key);
+    if (metric === TRANSPORT) {
+      const e = resolveTransport(th, sizeText, kind, collective, here, report, sound, gpus);
+      if (e) out.push(e);
+      continue;
+    }
     const info = findMetric(kind, metric);
     if (!info) {
       report(here, unknownMetric(metric, kind), "key");
@@ -43,6 +50,9 @@ export function resolveExpect(
         report(here, notInSweep(size.value, sizeText, key, collective), "key");
       }
       else atBytes = size.value;
+    }
+    for (const which of ["require", "forbid"] as const) {
+      if (th[which] !== undefined) report([...here, which], `"${which}" applies to "${TRANSPORT}" only: a metric takes "min", "max" or "baseline"`, "key");
     }
     if (th.min === undefined && th.max === undefined && th.baseline === undefined) {
       report(here, `threshold on "${key}" needs "min", "max" or "baseline"`, "key");
@@ -77,6 +87,57 @@ export function resolveExpect(
   return out;
 }
 
+const TRANSPORT = "transport";
+
+/** `transport: { require: [...], forbid: [...] }`: only where NCCL runs, names from TRANSPORT_TOKENS. */
+function resolveTransport(
+  th: ThresholdInput,
+  sizeText: string | undefined,
+  kind: Kind,
+  collective: CollectiveParams | undefined,
+  here: PathKey[],
+  report: (path: PathKey[], message: string, where?: Problem["at"], also?: PathKey[][]) => void,
+  sound: Sound,
+  gpus: { perNode: number; at: PathKey[][] },
+): Expectation | undefined {
+  const testAt = here.slice(0, -2);
+  if (kind !== "collective") {
+    report(here, `"${TRANSPORT}" applies to kind "collective" only: it is NCCL's account of a collective's connections`, "key", [[...testAt, "kind"]]);
+    return undefined;
+  }
+  if (sizeText !== undefined) report(here, `"${TRANSPORT}" is not measured per message size: remove "@${sizeText}"`, "key");
+  for (const which of ["min", "max", "baseline"] as const) {
+    if (th[which] !== undefined) report([...here, which], `"${which}" does not apply to "${TRANSPORT}": it takes "require" and "forbid"`, "key");
+  }
+  if (th.require === undefined && th.forbid === undefined) {
+    report(here, `"${TRANSPORT}" needs "require" or "forbid", e.g. { require: [NET/IB], forbid: [NET/Socket] }`, "key");
+    return undefined;
+  }
+  const known = Object.keys(TRANSPORT_TOKENS);
+  const rule = { require: th.require ?? [], forbid: th.forbid ?? [] };
+  let ok = true;
+  for (const which of ["require", "forbid"] as const) {
+    rule[which].forEach((token, i) => {
+      if (known.includes(token)) return;
+      ok = false;
+      report([...here, which, i], suggest(`unknown transport "${token}" in "${which}"`, token, known));
+    });
+  }
+  rule.forbid.forEach((token, i) => {
+    if (!rule.require.includes(token)) return;
+    ok = false;
+    report([...here, "forbid", i], `transport "${token}" is both required and forbidden`, "value", [[...here, "require", rule.require.indexOf(token)]]);
+  });
+  if (collective?.backend === "gloo" && sound("collective.backend")) {
+    report(here, `"${TRANSPORT}" needs NCCL, but backend is "gloo": NCCL never runs, so its transport is never known`, "key", [[...testAt, "collective", "backend"]]);
+  } else if (collective?.backend === "auto" && gpus.perNode === 0 && sound("gpusPerNode")) {
+    report(here, `"${TRANSPORT}" needs NCCL, but "gpusPerNode" is 0: the collective runs on gloo, so its transport is never known`, "key", gpus.at);
+  }
+  if (!ok) return undefined;
+  const text = [rule.require.length ? `require ${rule.require.join(", ")}` : "", rule.forbid.length ? `forbid ${rule.forbid.join(", ")}` : ""].filter(Boolean).join("; ");
+  return { metric: TRANSPORT, unit: "", transport: rule, text: `${TRANSPORT}: ${text}` };
+}
+
 /** "busbw@1GiB" → ["busbw", "1GiB"] */
 function splitKey(key: string): [string, string | undefined] {
   const i = key.indexOf("@");
@@ -84,7 +145,7 @@ function splitKey(key: string): [string, string | undefined] {
 }
 
 function unknownMetric(metric: string, kind: Kind): string {
-  const own = Object.keys(metricsFor(kind));
+  const own = [...Object.keys(metricsFor(kind)), ...(kind === "collective" ? [TRANSPORT] : [])];
   const other = (Object.keys(METRICS) as Kind[]).find((k) => k !== kind && Object.hasOwn(METRICS[k], metric));
   if (other) return `metric "${metric}" is not produced by kind "${kind}": expected one of ${own.join(", ")}`;
   return suggest(`unknown metric "${metric}" for kind "${kind}"`, metric, own);

@@ -33,7 +33,7 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
 
   const collective = t.kind === "collective" ? resolveCollective(t.collective ?? {}, gpusPerNode, gpusAt, [...at, "collective"], report, sound) : undefined;
   const train = t.kind === "train" ? resolveTrain(t.train ?? {}, t.train === undefined ? at : [...at, "train"], report, sound) : undefined;
-  const expect = resolveExpect(t.expect ?? {}, t.kind, collective, train, [...at, "expect"], problems, sound);
+  const expect = resolveExpect(t.expect ?? {}, t.kind, collective, train, [...at, "expect"], problems, sound, { perNode: gpusPerNode, at: gpusAt });
 
   const spec: TestSpec = {
     name: t.name,

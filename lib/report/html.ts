@@ -9,6 +9,7 @@ import { renderPlot } from "./html-plot.ts";
 import { plotsForTest } from "./html-plots.ts";
 import { checkMark, humanTail, sharedLogDir } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
+import { transportAccount } from "../parsers/nccl-info.ts";
 
 const h = escapeText;
 const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
@@ -102,16 +103,27 @@ function telemetryLine(t: TelemetrySummary): string {
   return parts.join(" · ");
 }
 
+/** NCCL's account of the connections (lib/parsers/nccl-info.ts), or why there is none. */
+function transportLine(u: UnitResult): string {
+  const m = u.measurement;
+  if (!m) return "";
+  const why = m.unmeasured?.transport;
+  if (m.transport && !why) return transportAccount(m.transport);
+  return why ? `not known: ${why}` : "";
+}
+
 function unitBlock(t: TestResult, u: UnitResult): string {
   const checks = u.verdict.checks.map((c) => `<li class="${c.ok ? "ok" : checkMark(c) === "MISSED" ? "missed" : "unjudged"}">${h(c.message)}</li>`).join("");
   const logs = logLinks(u.logs);
   const tel = u.telemetry && u.telemetry.samples > 0 ? `<p class="muted">telemetry: ${h(telemetryLine(u.telemetry))}</p>` : "";
+  const transport = t.kind === "collective" ? transportLine(u) : "";
   return [
     `<div class="unit" data-unit="${escapeAttr(u.unit)}">`,
     `<h3>${h(t.perNode || t.units.length > 1 ? `${t.name} [${u.unit}]` : t.name)} ${badge(u.verdict.outcome)}</h3>`,
     `<p>${h(u.verdict.reason)}</p>`,
     checks ? `<ul class="checks">${checks}</ul>` : "",
     `<p class="muted">hosts: ${h(u.hosts.join(", ") || "(none)")} · status: ${h(u.status)}${u.message ? ` (${h(u.message)})` : ""} · ${h(formatDuration(u.durationS))}</p>`,
+    transport ? `<p class="muted transport">transport: ${h(transport)}</p>` : "",
     tel,
     logs ? `<p class="muted">logs: ${logs}</p>` : "",
     humanTail(u.tail).trim() ? `<details${u.verdict.outcome === "passed" ? "" : " open"}><summary>last lines of the log</summary><pre>${h(humanTail(u.tail))}</pre></details>` : "",

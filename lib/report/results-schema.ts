@@ -18,6 +18,13 @@ const UnitStatus = z
 const SeriesPoint = z.object({ x: num, y: num }).meta({ id: "SeriesPoint" });
 const Series = z.record(z.string(), z.array(SeriesPoint));
 
+const TransportRule = z
+  .object({
+    require: z.array(z.string()).describe("transports NCCL must have used (a family such as P2P or NET covers its members)"),
+    forbid: z.array(z.string()).describe("transports no connection may have used"),
+  })
+  .meta({ id: "TransportRule" });
+
 const Expectation = z
   .object({
     metric: z.string(),
@@ -27,10 +34,11 @@ const Expectation = z
     at: num.optional().describe("message size in bytes for per-size metrics; absent = the largest size"),
     baselineRatio: num.optional().describe("relative threshold: ratio × the baseline run's value of the same metric"),
     text: z.string().describe("the threshold as written in the suite"),
+    transport: TransportRule.optional().describe('metric "transport" only (unit ""): the rule instead of min/max'),
   })
   .meta({ id: "Expectation" });
 
-const Check = z
+const MetricCheck = z
   .object({
     metric: z.string(),
     expectation: z.string(),
@@ -40,7 +48,43 @@ const Check = z
     ok: z.boolean(),
     message: z.string().describe('e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)"'),
   })
-  .meta({ id: "Check" });
+  .meta({ id: "MetricCheck" });
+
+const TransportCheck = z
+  .object({
+    metric: z.literal("transport"),
+    expectation: z.string(),
+    measured: z.array(z.string()).nullable().describe("the transports NCCL's connections used; null when NCCL gave no account (the verdict is then error)"),
+    expected: TransportRule,
+    unit: z.literal(""),
+    ok: z.boolean(),
+    message: z.string().describe('e.g. "transport: P2P/IPC, NET/Socket used, NET/IB required (connections: 14 × P2P/IPC, 2 × NET/Socket)"'),
+  })
+  .meta({ id: "TransportCheck" });
+
+const Check = z.union([MetricCheck, TransportCheck]).meta({ id: "Check" });
+
+const TransportSummary = z
+  .object({
+    ncclVersion: z.string().nullable(),
+    network: z.string().nullable().describe('"Using network X": IB, Socket, IBext_v8 …'),
+    plugin: z.string().nullable().describe("the external net plugin NCCL loaded"),
+    transports: z.record(z.string(), num).describe("connection lines per transport (P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>); GDRDMA: network connections with GPUDirect RDMA; NVLS: NVLS channels"),
+    hcas: z.array(z.string()).describe('HCAs NCCL opened, as it lists them ("mlx5_0:1/IB")'),
+    netDevices: z.array(z.string()).describe('network and NIC index the connections used ("IB/0")'),
+    gdrDisabled: z.array(z.string()).describe("why GPUDirect RDMA was off, per NIC"),
+    nvlsAvailable: z.boolean().nullable(),
+    nvlsChannels: numOrNull,
+    nRanks: numOrNull,
+    nNodes: numOrNull,
+    localRanks: numOrNull,
+    collChannels: numOrNull,
+    algorithms: z.array(z.string()).describe('algorithms NCCL connected at init: Ring ("Connected all rings"), Tree, NVLS'),
+    settings: z.record(z.string(), z.string()).describe('NCCL_* values NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring")'),
+    warnings: z.array(z.string()).describe("NCCL WARN texts, first few"),
+    infoLines: num,
+  })
+  .meta({ id: "TransportSummary" });
 
 const Verdict = z.object({ outcome: Outcome, reason: z.string(), checks: z.array(Check) }).meta({ id: "Verdict" });
 
@@ -55,6 +99,7 @@ const Measurement = z
       .optional()
       .describe("metrics whose source could not be read → why; their value is null and a check on them is an error, never a pass"),
     details: z.record(z.string(), z.string()).optional().describe("the components behind a metric's value (which GPU, link or port), quoted in its check's message"),
+    transport: TransportSummary.optional().describe("collectives on NCCL: NCCL's own account of the transport each connection used (NCCL_DEBUG=INFO)"),
   })
   .meta({ id: "Measurement" });
 
@@ -173,8 +218,10 @@ const drift: [
   SameKeys<T.UnitResult, Z<typeof UnitResult>>,
   SameKeys<T.Measurement, Z<typeof Measurement>>,
   SameKeys<T.Verdict, Z<typeof Verdict>>,
-  SameKeys<T.Check, Z<typeof Check>>,
+  SameKeys<T.MetricCheck, Z<typeof MetricCheck>>,
+  SameKeys<T.TransportCheck, Z<typeof TransportCheck>>,
+  SameKeys<T.TransportSummary, Z<typeof TransportSummary>>,
   SameKeys<T.Expectation, Z<typeof Expectation>>,
   SameKeys<T.TelemetrySummary, Z<typeof TelemetrySummary>>,
-] = [true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true];
 void drift;

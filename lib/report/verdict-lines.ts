@@ -15,12 +15,12 @@ export function verdictLines(u: UnitResult): string[] {
 
 /**
  * The log tail without the workload's machine-readable lines (telemetry every 500 ms, progress per
- * size, inventory JSON): they crowd out what a person needs and stay in the full logs.
+ * size, inventory JSON, NCCL's forwarded INFO lines): they crowd out what a person needs and stay in the full logs.
  */
 export function humanTail(tail: string): string {
   const kept = tail
     .split("\n")
-    .filter((l) => !/GPUCHECK_(TELEMETRY|PROGRESS|INVENTORY) \{/.test(l))
+    .filter((l) => !/GPUCHECK_(TELEMETRY|PROGRESS|INVENTORY|NCCL) \{|GPUCHECK_NCCL_INFO /.test(l))
     .join("\n");
   // a rank killed early may have printed nothing else: then those lines are all there is to show
   return kept.trim() === "" ? tail : kept;

@@ -55,12 +55,23 @@ export const inventorySchema = strictMap({
 const thresholdValue = () =>
   z.union([z.number(), z.string()], { error: (iss) => `must be a number, or a number with its unit such as "400 GB/s", got ${show(iss.input)}` });
 
-/** One threshold; values stay as written until the metric (and so the unit) is known. */
+/** Transport names, checked against the known set by lib/load/expect.ts (which knows the key they sit under). */
+const transportList = () =>
+  z.array(z.string({ error: (iss) => `must be a transport name such as NET/IB, got ${show(iss.input)}` }), {
+    error: (iss) => (iss.input === undefined ? undefined : `must be a list of transports such as [NET/IB, GDRDMA], got ${show(iss.input)}`),
+  });
+
+/**
+ * One threshold; values stay as written until the metric (and so the unit) is known. `require` and
+ * `forbid` belong to the `transport` entry, min/max/baseline to the metrics: expect.ts says which.
+ */
 export const thresholdSchema = strictMap(
   {
     min: thresholdValue().optional(),
     max: thresholdValue().optional(),
     baseline: ratio().optional(),
+    require: transportList().optional(),
+    forbid: transportList().optional(),
   },
   "a map such as { min: 400 GB/s }",
 );

@@ -25,6 +25,7 @@ table.facts th { width: 27mm; }
 .mono, pre, code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 .small { font-size: 7.5pt; }
 .ok { color: #1a7f37; font-weight: bold; } .bad { color: #c62828; font-weight: bold; }
+.transport td { color: #444; padding-top: 0; font-size: 7.5pt; }
 .note td { border-bottom: 1px solid #e2e2e2; color: #7a1f1f; padding-top: 0; font-size: 8pt; }
 pre { font-size: 7.5pt; background: #f5f5f5; padding: 1mm 2mm; margin: 0.5mm 0 1.5mm; white-space: pre-wrap; word-break: break-all; }
 p { margin: 1mm 0; }
@@ -48,7 +49,8 @@ export function renderCertificateHtml(v: CertificateView): string {
   const tests = v.tests
     .map((t) => {
       const row = `<tr><td>${e(t.name)}</td><td class="${t.outcome === "PASSED" ? "ok" : "bad"}">${e(t.outcome)}</td><td>${e(t.measured)}</td><td>${e(t.threshold)}</td></tr>`;
-      return t.note ? `${row}\n<tr class="note"><td></td><td colspan="3">${e(t.note)}</td></tr>` : row;
+      const transport = t.transport ? `\n<tr class="transport"><td></td><td colspan="3">transport: ${e(t.transport)}</td></tr>` : "";
+      return (t.note ? `${row}\n<tr class="note"><td></td><td colspan="3">${e(t.note)}</td></tr>` : row) + transport;
     })
     .join("\n");
   const files = v.subjects.map((s) => `<span class="mono">${e(s.name)}</span> <span class="mono small">${e(s.sha256)}</span>`).join("<br>");

@@ -21,6 +21,13 @@ function fenced(code: string, lang = ""): string {
   return `${fence}${lang}\n${code}\n${fence}`;
 }
 
+/** NCCL's account per fabric test, under the table: a column would crowd the table for every other test. */
+function transportLines(v: CertificateView): string[] {
+  const rows = v.tests.filter((t) => t.transport);
+  if (rows.length === 0) return [];
+  return ["Transport, as NCCL reported it:", "", ...rows.map((t) => `- ${cell(t.name)}: ${cell(t.transport)}`), ""];
+}
+
 export function renderCertificateMd(v: CertificateView): string {
   const out = [
     `# GPU cluster acceptance certificate: ${v.verdict}`,
@@ -48,6 +55,7 @@ export function renderCertificateMd(v: CertificateView): string {
     "",
     table(["Test", "Verdict", "Measured", "Threshold", "Why"], v.tests.map((t) => [t.name, t.outcome, t.measured, t.threshold, t.note])),
     "",
+    ...transportLines(v),
     "## Signature",
     "",
     table(

@@ -20,7 +20,7 @@ export interface CertificateView {
   nodes: Array<{ hostname: string; gpus: string; serials: string; versions: string }>;
   /** "8 × NVIDIA H100 80GB HBM3 · driver …" when every node has the same, so rows need only names and serials */
   nodesAlike: string | null;
-  tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string }>;
+  tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string; transport: string }>;
   signer: { fingerprint: string; algorithm: string };
   subjects: Array<{ name: string; sha256: string }>;
   predicateType: string;
@@ -81,7 +81,17 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
   }
   const bad = t.units.find((u) => u.outcome !== "passed");
   const note = bad && t.outcome !== "passed" ? `${t.units.length > 1 ? `${bad.unit}: ` : ""}${bad.reason}` : "";
-  return { name: t.name, outcome: t.outcome.toUpperCase(), measured: shown, threshold: bounds.map((b) => b.text).join("; ") || "—", note: clip(note, 180) };
+  const rule = t.thresholds.find((x) => x.metric === "transport");
+  const threshold = [...bounds, ...(rule ? [rule] : [])].map((b) => b.text).join("; ") || "—";
+  return { name: t.name, outcome: t.outcome.toUpperCase(), measured: shown, threshold, note: clip(note, 180), transport: clip(transportOf(t), 240) };
+}
+
+/** NCCL's account of a fabric test's transport; per unit when units differ. Empty when none was recorded. */
+function transportOf(t: PredicateTest): string {
+  const lines = t.units.filter((u) => u.transport !== undefined).map((u) => ({ unit: u.unit, line: u.transport as string }));
+  const distinct = [...new Set(lines.map((l) => l.line))];
+  if (distinct.length <= 1) return distinct[0] ?? "";
+  return lines.map((l) => `${l.unit}: ${l.line}`).join("; ");
 }
 
 function plural(n: number, word: string): string {

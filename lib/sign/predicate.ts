@@ -26,6 +26,8 @@ const threshold = z.object({
   baselineRatio: z.number().optional(),
   /** as the suite wrote it */
   text: z.string(),
+  /** metric "transport": the transports required and forbidden (added within v1: optional) */
+  transport: z.object({ require: z.array(z.string()), forbid: z.array(z.string()) }).optional(),
 });
 
 const check = z.object({
@@ -38,6 +40,18 @@ const check = z.object({
   message: z.string(),
 });
 
+/**
+ * A `transport:` check: kept apart from the numeric checks so that a v1 reader that knows only those
+ * still reads every certificate (added within v1: optional).
+ */
+const transportCheck = z.object({
+  expectation: z.string(),
+  /** the transports NCCL's connections used; null when NCCL gave no account */
+  used: z.array(z.string()).nullable(),
+  ok: z.boolean(),
+  message: z.string(),
+});
+
 const unit = z.object({
   unit: z.string(),
   hosts: z.array(z.string()),
@@ -46,6 +60,9 @@ const unit = z.object({
   /** the test's headline metric as this unit measured it */
   headline: z.number().nullable(),
   checks: z.array(check),
+  /** fabric tests: NCCL's one-line account of the transports it used, or why there is none */
+  transport: z.string().optional(),
+  transportChecks: z.array(transportCheck).optional(),
 });
 
 const test = z.object({

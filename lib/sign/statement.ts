@@ -1,7 +1,9 @@
 // results.json → in-toto Statement v1. Pure. What goes in is chosen field by field, never copied
 // wholesale: results.json also holds the command line, log paths, log tails and free-form inventory
 // that may carry environment values, user names and private paths, none of which a ticket needs.
-import type { NodeInventory, ResultsFile, TestResult, UnitResult } from "../types.ts";
+import { isTransportCheck } from "../judge-checks.ts";
+import { transportAccount } from "../parsers/nccl-info.ts";
+import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportCheck, UnitResult } from "../types.ts";
 import { type AcceptancePredicate, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
 
 export interface SubjectFile {
@@ -71,14 +73,17 @@ function testOf(t: TestResult): PredicateTest {
     gpusPerNode: t.gpusPerNode,
     worldSize: t.worldSize,
     headline: { metric: t.headline.metric, unit: t.headline.unit },
-    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text }) => ({ metric, unit, min, max, at, baselineRatio, text })),
-    units: t.units.map((u) => unitOf(u, t.headline.metric)),
+    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text, transport }) => ({ metric, unit, min, max, at, baselineRatio, text, ...(transport && { transport }) })),
+    units: t.units.map((u) => unitOf(u, t.headline.metric, t.kind)),
   };
 }
 
-function unitOf(u: UnitResult, headline: string): PredicateTest["units"][number] {
-  const headlineCheck = u.verdict.checks.find((c) => c.metric === headline);
+function unitOf(u: UnitResult, headline: string, kind: string): PredicateTest["units"][number] {
+  const numeric = u.verdict.checks.filter((c): c is MetricCheck => !isTransportCheck(c));
+  const transportChecks = u.verdict.checks.filter(isTransportCheck);
+  const headlineCheck = numeric.find((c) => c.metric === headline);
   const scalar = u.measurement?.metrics[headline];
+  const account = kind === "collective" ? transportLine(u) : undefined;
   return {
     unit: u.unit,
     hosts: u.hosts,
@@ -86,8 +91,22 @@ function unitOf(u: UnitResult, headline: string): PredicateTest["units"][number]
     reason: redactPaths(u.verdict.reason),
     // the checked value (at the threshold's message size) when there is one, else the scalar metric
     headline: headlineCheck ? headlineCheck.measured : typeof scalar === "number" && Number.isFinite(scalar) ? scalar : null,
-    checks: u.verdict.checks.map((c) => ({ ...c, measured: finite(c.measured), message: redactPaths(c.message), expectation: redactPaths(c.expectation) })),
+    checks: numeric.map((c) => ({ ...c, measured: finite(c.measured), message: redactPaths(c.message), expectation: redactPaths(c.expectation) })),
+    ...(account !== undefined && { transport: redactPaths(account) }),
+    ...(transportChecks.length > 0 && { transportChecks: transportChecks.map(transportCheckOf) }),
   };
+}
+
+/** NCCL's account for the certificate: what the connections used, or why it is not known. */
+function transportLine(u: UnitResult): string | undefined {
+  const m = u.measurement;
+  if (!m) return undefined;
+  if (m.transport && !m.unmeasured?.transport) return transportAccount(m.transport);
+  return m.unmeasured?.transport ? `unmeasured: ${m.unmeasured.transport}` : undefined;
+}
+
+function transportCheckOf(c: TransportCheck) {
+  return { expectation: redactPaths(c.expectation), used: c.measured, ok: c.ok, message: redactPaths(c.message) };
 }
 
 /**

@@ -30,8 +30,14 @@ describe("h100-8x", () => {
     expect(threshold("h100-8x", "nvlink-allreduce", "wrong")?.max).toBe(0);
   });
 
-  test("the IB test disables NVLink P2P and shared memory and forces Ring", () => {
-    expect(test_("h100-8x", "ib-allreduce").env).toEqual({ NCCL_DEBUG: "WARN", NCCL_P2P_DISABLE: "1", NCCL_SHM_DISABLE: "1", NCCL_ALGO: "Ring" });
+  test("the IB test disables NVLink P2P and shared memory, forces Ring and IB on the compute HCAs, and requires NET/IB", () => {
+    expect(test_("h100-8x", "ib-allreduce").env).toEqual({
+      NCCL_DEBUG: "WARN", NCCL_P2P_DISABLE: "1", NCCL_SHM_DISABLE: "1", NCCL_ALGO: "Ring",
+      NCCL_NET: "IB", NCCL_IB_HCA: "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11",
+    });
+    expect(threshold("h100-8x", "ib-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB"], forbid: ["NET/Socket"] });
+    expect(threshold("h100-8x", "nvlink-allreduce", "transport")?.transport).toEqual({ require: [], forbid: ["NET", "SHM"] });
+    expect(threshold("h200-8x", "ib-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB"], forbid: ["NET/Socket"] });
   });
 
   test("ResNet-18 on FashionMNIST, ResNet-50 on synthetic data, a transformer, and an inventory", () => {
@@ -56,7 +62,8 @@ test("h100-multinode: 2 nodes by default, Ring forced, per-GPU training floor", 
   const s = suites.get("h100-multinode")!;
   expect(s.platform.type).toBe("slurm");
   expect(s.tests.every((t) => t.nodes === 2 && t.gpusPerNode === 8)).toBe(true);
-  expect(test_("h100-multinode", "fabric-allreduce").env.NCCL_ALGO).toBe("Ring");
+  expect(test_("h100-multinode", "fabric-allreduce").env).toMatchObject({ NCCL_ALGO: "Ring", NCCL_NET: "IB" });
+  expect(threshold("h100-multinode", "fabric-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB", "GDRDMA"], forbid: ["NET/Socket"] });
   expect(threshold("h100-multinode", "resnet50-synthetic", "samples_per_s_per_gpu")?.min).toBe(1950);
 });
 
@@ -70,6 +77,8 @@ test("cpu-smoke: 2 gloo ranks on the CPU of the local machine", () => {
   // loose but not vacuous
   expect(threshold("cpu-smoke", "allreduce-gloo", "busbw")?.min).toBeGreaterThan(0);
   expect(threshold("cpu-smoke", "resnet18-fashionmnist", "samples_per_s")?.min).toBeGreaterThan(0);
+  // gloo never runs NCCL: a transport rule there could only ever be an error
+  expect(s.tests.flatMap((t) => t.expect).some((e) => e.metric === "transport")).toBe(false);
 });
 
 test("every GPU performance threshold has a comment right above it naming its source", () => {

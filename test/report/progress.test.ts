@@ -147,6 +147,8 @@ describe("protocol lines", () => {
     p.testStarted("allreduce", 0, "collective", false);
     p.line("all", 0, 'GPUCHECK_PROGRESS {"size":4194304,"busbw":1.2805,"wrong":0}');
     p.line("all", 0, 'GPUCHECK_TELEMETRY {"t":1,"gpus":[]}');
+    p.line("all", 0, "GPUCHECK_NCCL_INFO test1:5425:5439 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IBext_v8/0/GDRDMA");
+    p.line("all", 0, 'GPUCHECK_NCCL {"rank":0,"backend":"nccl","source":"capture","lines":1,"emitted":1,"capped":false}');
     p.line("all", 1, "a real line");
     await sleep(120);
     expect(out.text()).not.toContain("GPUCHECK_");

@@ -44,10 +44,10 @@ describe("what the certificate says", () => {
 
   test("each test's headline against its threshold, the worst unit first, and why it did not pass", () => {
     expect(v.tests).toEqual([
-      { name: "inventory", outcome: "PASSED", measured: "gpu_count 8 (worst of 2: gpu-a01)", threshold: "gpu_count = 8", note: "" },
-      { name: "nccl-allreduce-node", outcome: "FAILED", measured: "busbw 402.7 GB/s (worst of 2: gpu-a02)", threshold: "busbw >= 450 GB/s", note: "gpu-a02: busbw 402.7 GB/s at 8 GiB < 450 GB/s expected (-11%)" },
-      { name: "nccl-allreduce", outcome: "PASSED", measured: "busbw 371.4 GB/s", threshold: "busbw >= 360 GB/s", note: "" },
-      { name: "train-resnet50", outcome: "ERROR", measured: "not measured", threshold: "samples_per_s >= 20000", note: "timed out after 10m (log: …/rank0.log)" },
+      { name: "inventory", outcome: "PASSED", measured: "gpu_count 8 (worst of 2: gpu-a01)", threshold: "gpu_count = 8", note: "", transport: "" },
+      { name: "nccl-allreduce-node", outcome: "FAILED", measured: "busbw 402.7 GB/s (worst of 2: gpu-a02)", threshold: "busbw >= 450 GB/s", note: "gpu-a02: busbw 402.7 GB/s at 8 GiB < 450 GB/s expected (-11%)", transport: "" },
+      { name: "nccl-allreduce", outcome: "PASSED", measured: "busbw 371.4 GB/s", threshold: "busbw >= 360 GB/s", note: "", transport: "" },
+      { name: "train-resnet50", outcome: "ERROR", measured: "not measured", threshold: "samples_per_s >= 20000", note: "timed out after 10m (log: …/rank0.log)", transport: "" },
     ]);
   });
 

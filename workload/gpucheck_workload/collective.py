@@ -10,7 +10,7 @@ import os
 import socket
 import time
 
-from . import busbw, cpu, dist as pg, emit, report, __version__
+from . import busbw, cpu, dist as pg, emit, nccl_debug, report, __version__
 from .errors import WorkloadError, require_torch
 from .ops import Collective
 
@@ -100,11 +100,21 @@ def run(args, ranks):
     torch = require_torch()
     import torch.distributed as dist
 
-    ctx = pg.init(ranks, args.backend)
+    # NCCL reads its debug variables once, at its first call: the capture starts before the group
+    nccl = args.backend == "nccl" or (args.backend == "auto" and torch.cuda.is_available())
+    capture = nccl_debug.Capture(rank=ranks.rank).start() if nccl else None
+    ctx = None
     try:
-        return _sweep(torch, dist, ctx, args)
+        ctx = pg.init(ranks, args.backend)
+        try:
+            return _sweep(torch, dist, ctx, args)
+        finally:
+            pg.close()
     finally:
-        pg.close()
+        if capture:
+            capture.finish()
+        elif ctx is not None:
+            nccl_debug.not_run(ranks.rank, ctx.backend)
 
 
 def _check_dtype(torch, dist, ctx, dtype_name):

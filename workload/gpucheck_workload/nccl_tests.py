@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 
+from . import nccl_debug
 from .errors import MissingDependency, WorkloadError
 
 MPI_MARKERS = ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE")
@@ -56,12 +57,18 @@ def run(args, ranks, env=None):
     mode, gpus = launch_mode(ranks, env)
     if mode == "idle":
         return 0
-    child = subprocess.Popen(argv(binary, args, gpus), stdin=subprocess.DEVNULL)
-    forward = lambda signum, _frame: child.send_signal(signum)
-    previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+    child_env = dict(env)
+    capture = nccl_debug.Capture(env=child_env, rank=ranks.rank).start()
+    child = None
     try:
-        rc = child.wait()
-        return 128 - rc if rc < 0 else rc  # killed by signal N → 128+N, as a shell reports it
+        child = subprocess.Popen(argv(binary, args, gpus), stdin=subprocess.DEVNULL, env=child_env)
+        forward = lambda signum, _frame: child.send_signal(signum)
+        previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            rc = child.wait()
+            return 128 - rc if rc < 0 else rc  # killed by signal N → 128+N, as a shell reports it
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        capture.finish(pids=(child.pid,) if child else ())

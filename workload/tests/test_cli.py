@@ -89,6 +89,11 @@ def fake_nccl_tests(tmp_path, body="echo \"$(basename $0) $*\"; exit 0"):
     return str(tmp_path)
 
 
+def untagged(stdout):
+    """The binary's own output: without the GPUCHECK_NCCL record of NCCL's debug capture."""
+    return "".join(l for l in stdout.splitlines(True) if not l.startswith("GPUCHECK_NCCL"))
+
+
 def test_nccl_tests_missing_binary_exit_3(tmp_path):
     one_error_line(run_cli(["collective", "--impl", "nccl-tests", "--nccl-tests-dir", str(tmp_path)]), 3,
                    "nccl-tests binary all_reduce_perf not found in %s (build NVIDIA/nccl-tests with MPI=1, or use --impl workload)" % tmp_path)
@@ -100,20 +105,20 @@ def test_nccl_tests_gets_the_same_sweep_and_its_output_is_untouched(tmp_path):
             "--factor", "2", "--iters", "20", "--warmup", "5", "--dtype", "half", "--no-check"]
     done = run_cli(args, RANK=0, WORLD_SIZE=8, LOCAL_RANK=0, LOCAL_WORLD_SIZE=8, MASTER_ADDR="127.0.0.1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "all_reduce_perf -b 8 -e 8589934592 -f 2 -n 20 -w 5 -d half -c 0 -g 8\n"
+    assert untagged(done.stdout) == "all_reduce_perf -b 8 -e 8589934592 -f 2 -n 20 -w 5 -d half -c 0 -g 8\n"
     # the other ranks of the node leave the node's GPUs to local rank 0's process
     idle = run_cli(args, RANK=3, WORLD_SIZE=8, LOCAL_RANK=3, LOCAL_WORLD_SIZE=8, MASTER_ADDR="127.0.0.1")
     assert (idle.returncode, idle.stdout) == (0, "")
     # under an MPI launcher every rank is one nccl-tests rank with one GPU
     mpi = run_cli(args, OMPI_COMM_WORLD_RANK=5, OMPI_COMM_WORLD_SIZE=16, OMPI_COMM_WORLD_LOCAL_RANK=5,
                   OMPI_COMM_WORLD_LOCAL_SIZE=8, MASTER_ADDR="n1")
-    assert mpi.stdout.endswith(" -g 1\n")
+    assert untagged(mpi.stdout).endswith(" -g 1\n")
 
 
 def test_nccl_tests_exit_code_passes_through_and_multi_node_needs_mpi(tmp_path):
     d = fake_nccl_tests(tmp_path, "echo '# Out of bounds values : 3 FAILED'; exit 7")
     done = run_cli(["collective", "--impl", "nccl-tests", "--nccl-tests-dir", d])
-    assert (done.returncode, done.stdout) == (7, "# Out of bounds values : 3 FAILED\n")
+    assert (done.returncode, untagged(done.stdout)) == (7, "# Out of bounds values : 3 FAILED\n")
     one_error_line(run_cli(["collective", "--impl", "nccl-tests", "--nccl-tests-dir", d], RANK=0, WORLD_SIZE=16,
                            LOCAL_RANK=0, LOCAL_WORLD_SIZE=8, MASTER_ADDR="n1"), 2,
                    "--impl nccl-tests across 16 ranks on several nodes needs an MPI launcher (mpirun, srun --mpi=pmix): "

@@ -1,0 +1,224 @@
+// NCCL's own account of a run (NCCL_DEBUG=INFO, subsystems INIT,GRAPH,NET) → which transport each
+// connection used. Pure; never throws: text that holds no NCCL INFO line yields a reason instead.
+//
+// What is read (the wording of NCCL 2.4 to 2.23, see test/fixtures/nccl-info/README.md):
+//   "NCCL version 2.21.5+cuda12.4"                        (bare, or after "NCCL INFO")
+//   "Using network IBext_v8" / "P2P plugin IBext_v8"      the network and the plugin chosen
+//   "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB ..."    the HCAs NCCL opened (link layer after the port)
+//   "NET/Socket : Using [0]eth0:10.0.0.1<0>"               interfaces; also printed for bootstrap, so it
+//                                                          says nothing about the transport on its own
+//   "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read"        one connection; "Ring 00 : …" before 2.7
+//   "… [send] via NET/IBext_v8/5(2)/GDRDMA"               network connection: plugin, NIC index,
+//                                                          (PXN proxy rank), GPUDirect RDMA
+//   "GPU Direct RDMA Disabled for HCA 1 'mlx5_1' …"        GDR off for a NIC (no peermem, distance)
+//   "2 coll channels, 2 collnet channels, 16 nvls channels …", "NVLS comm … headRank"   NVLS in use
+//   "comm 0x… rank 0 nRanks 24 nNodes 3 localRanks 8 …"    the communicator's shape
+//   "Connected all rings" / "Connected all trees"          the algorithms connected at init
+//   "NCCL_ALGO set by environment to Ring"                 settings NCCL took from the environment
+// (Which algorithm and protocol each call used is printed only by the TUNING/COLL subsystems, which
+// the capture leaves out: they print a line per call.)
+// The transport of a connection is decided by its "via" text alone: the "Using" lines list what NCCL
+// could use, the "via" lines what it did.
+
+export interface TransportSummary {
+  ncclVersion: string | null;
+  /** "Using network X": IB, Socket, IBext_v8, AWS Libfabric … */
+  network: string | null;
+  /** external net plugin named by NCCL ("P2P plugin IBext_v8", "Loaded net plugin NCCL RDMA Plugin (v5)") */
+  plugin: string | null;
+  /**
+   * connection lines per transport: P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>;
+   * GDRDMA counts the network connections with GPUDirect RDMA; NVLS is the NVLS channel count (1 when
+   * NCCL set NVLS up without saying how many)
+   */
+  transports: Record<string, number>;
+  /** HCAs NCCL opened, as it lists them ("mlx5_0:1/IB"), in order, once each */
+  hcas: string[];
+  /** NIC indices the network connections went through, per network ("IB/0", "Socket/3") */
+  netDevices: string[];
+  /** why GPUDirect RDMA was off, once per distinct text ("HCA 1 'mlx5_1' (no module)") */
+  gdrDisabled: string[];
+  /** NVLink SHARP multicast: true when NCCL said it is available, false when not, null when silent */
+  nvlsAvailable: boolean | null;
+  /** NVLS channels of the communicator ("16 nvls channels"); null when NCCL did not say */
+  nvlsChannels: number | null;
+  nRanks: number | null;
+  nNodes: number | null;
+  localRanks: number | null;
+  /** the largest "N coll channels" any rank printed */
+  collChannels: number | null;
+  /** algorithms NCCL connected at init ("Connected all rings" → Ring, "… trees" → Tree, NVLS), in order seen */
+  algorithms: string[];
+  /** NCCL_* settings NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring") */
+  settings: Record<string, string>;
+  /** NCCL WARN texts, first few, once each */
+  warnings: string[];
+  /** NCCL INFO lines read */
+  infoLines: number;
+}
+
+export type NcclInfoResult = { summary: TransportSummary; reason?: undefined } | { summary: null; reason: string };
+
+const MAX_WARNINGS = 5;
+
+/** Every NCCL INFO line of every rank's log → one summary. */
+export function parseNcclInfo(texts: string | string[]): NcclInfoResult {
+  const s = emptySummary();
+  const seen = { hcas: new Set<string>(), dev: new Set<string>(), gdr: new Set<string>(), warn: new Set<string>() };
+  for (const text of Array.isArray(texts) ? texts : [texts]) {
+    if (typeof text !== "string") continue;
+    for (const line of text.split("\n")) readLine(line, s, seen);
+  }
+  if (s.infoLines === 0 && s.ncclVersion === null) return { summary: null, reason: "no NCCL INFO lines in the output" };
+  s.hcas = [...seen.hcas];
+  s.netDevices = [...seen.dev].sort();
+  s.gdrDisabled = [...seen.gdr];
+  s.warnings = [...seen.warn].slice(0, MAX_WARNINGS);
+  return { summary: s };
+}
+
+function emptySummary(): TransportSummary {
+  return {
+    ncclVersion: null, network: null, plugin: null, transports: {}, hcas: [], netDevices: [], gdrDisabled: [],
+    nvlsAvailable: null, nvlsChannels: null, nRanks: null, nNodes: null, localRanks: null, collChannels: null,
+    algorithms: [], settings: {}, warnings: [], infoLines: 0,
+  };
+}
+
+interface Seen {
+  hcas: Set<string>;
+  dev: Set<string>;
+  gdr: Set<string>;
+  warn: Set<string>;
+}
+
+const VERSION = /NCCL version (\d+\.\d+\.\d+[^\s]*)/;
+
+function readLine(raw: string, s: TransportSummary, seen: Seen): void {
+  if (!raw.includes("NCCL")) return;
+  const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  if (s.ncclVersion === null) {
+    const v = VERSION.exec(line);
+    if (v) s.ncclVersion = v[1];
+  }
+  const warn = line.indexOf("NCCL WARN ");
+  if (warn !== -1 && seen.warn.size < MAX_WARNINGS) seen.warn.add(line.slice(warn + 10).trim());
+  // an INFO line may be glued after another rank's output (a table row) on the same line
+  let at = line.indexOf("NCCL INFO ");
+  while (at !== -1) {
+    const next = line.indexOf("NCCL INFO ", at + 10);
+    readInfo(line.slice(at + 10, next === -1 ? undefined : next).trim(), s, seen);
+    s.infoLines++;
+    at = next;
+  }
+}
+
+const VIA = /\bvia (.+)$/;
+const NET_VIA = /^NET\/(.+?)\/(\d+)(?:\((\d+)\))?((?:\/[A-Za-z]+)*)$/;
+const COMM = /\bnRanks (\d+) nNodes (\d+) localRanks (\d+)/;
+const CHANNELS = /^(\d+) coll channels,(?:.*?(\d+) nvls channels)?/;
+
+function readInfo(info: string, s: TransportSummary, seen: Seen): void {
+  const via = /^(Channel|Ring|Tree) /.test(info) ? VIA.exec(info) : null;
+  if (via) return connection(via[1].trim(), s, seen);
+  let m: RegExpExecArray | null;
+  if ((m = /^Using network (.+)$/.exec(info))) s.network ??= m[1].trim();
+  else if ((m = /^P2P plugin (?:v\d+ )?(\S+)/.exec(info))) s.plugin ??= m[1];
+  else if ((m = /^NET\/Plugin ?: Loaded (?:net|coll) plugin (.+?)(?: \(v\d+\))?$/.exec(info))) s.plugin ??= m[1];
+  else if ((m = /^NET\/IB ?: Using (.*?)(?:;|$)/.exec(info))) for (const h of listed(m[1])) seen.hcas.add(h);
+  else if ((m = /GPU Direct RDMA Disabled for (.+)$/.exec(info))) seen.gdr.add(m[1].trim());
+  else if ((m = /^NVLS multicast support is (not )?available/.exec(info))) s.nvlsAvailable = m[1] ? (s.nvlsAvailable ?? false) : true;
+  else if (/^NVLS comm 0x[0-9a-f]+ headRank/.test(info) || /^Connected NVLS/.test(info)) {
+    s.transports.NVLS = Math.max(s.transports.NVLS ?? 0, 1);
+    algorithm(s, "NVLS");
+  } else if ((m = /^Connected all (rings|trees)\b/.exec(info))) algorithm(s, m[1] === "rings" ? "Ring" : "Tree");
+  else if ((m = /^(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*?)\.?$/.exec(info))) s.settings[m[1]] ??= m[2];
+  else if ((m = COMM.exec(info))) {
+    s.nRanks = Number(m[1]);
+    s.nNodes = Number(m[2]);
+    s.localRanks = Number(m[3]);
+  } else if ((m = CHANNELS.exec(info))) {
+    s.collChannels = Math.max(s.collChannels ?? 0, Number(m[1]));
+    const nvls = m[2] === undefined ? 0 : Number(m[2]);
+    if (nvls > 0) {
+      s.nvlsChannels = Math.max(s.nvlsChannels ?? 0, nvls);
+      s.transports.NVLS = Math.max(s.transports.NVLS ?? 0, nvls);
+      algorithm(s, "NVLS");
+    }
+  }
+}
+
+function algorithm(s: TransportSummary, name: string): void {
+  if (!s.algorithms.includes(name)) s.algorithms.push(name);
+}
+
+/** "[0]mlx5_0:1/IB/SHARP [1]mlx5_3:1/RoCE [RO]" → ["mlx5_0:1/IB/SHARP", "mlx5_3:1/RoCE"] */
+function listed(text: string): string[] {
+  return [...text.matchAll(/\[\d+\](\S+)/g)].map((x) => x[1]);
+}
+
+/** One "via …" text → the transport it names, counted; GDRDMA counted beside the network. */
+function connection(via: string, s: TransportSummary, seen: Seen): void {
+  const add = (key: string) => void (s.transports[key] = (s.transports[key] ?? 0) + 1);
+  const net = NET_VIA.exec(via);
+  if (net) {
+    const kind = netKind(net[1]);
+    add(kind);
+    seen.dev.add(`${kind.slice(4)}/${net[2]}`);
+    if (/\/GDRDMA\b/.test(net[4])) add("GDRDMA");
+    return;
+  }
+  if (via.startsWith("NET/")) return add(netKind(via.slice(4).split("/")[0]));
+  if (via.startsWith("P2P/")) {
+    const kind = via.slice(4).split("/")[0];
+    return add(kind === "direct pointer" ? "P2P/direct" : `P2P/${kind}`);
+  }
+  if (via.startsWith("SHM")) return add("SHM");
+  if (via.startsWith("NVLS")) return add("NVLS");
+  if (via.startsWith("COLLNET") || via.startsWith("CollNet")) return add("CollNet");
+  add(via.split(/[\s/]/)[0]);
+}
+
+/** A network's name as NCCL prints it → the transport token: the IB verbs plugins all count as NET/IB. */
+function netKind(name: string): string {
+  if (/^IB(ext(_v\d+)?)?$/.test(name) || /^NCCL RDMA Plugin\b/.test(name)) return "NET/IB";
+  if (name === "Socket") return "NET/Socket";
+  return `NET/${name}`;
+}
+
+/** Whether a transport token (as a suite writes it) was used: "P2P" covers P2P/IPC, "NET" every network. */
+export function usedTransport(summary: TransportSummary, token: string): boolean {
+  return Object.entries(summary.transports).some(([k, n]) => n > 0 && (k === token || k.startsWith(`${token}/`)));
+}
+
+/** "NVLS (16 channels) · 16 × P2P/IPC · 32 × NET/IB, all GDRDMA · Ring and Tree connected · HCAs mlx5_0, mlx5_3 · NCCL 2.21.5" */
+export function transportAccount(s: TransportSummary): string {
+  const order = (k: string) => (k === "NVLS" ? 0 : k.startsWith("P2P") ? 1 : k === "SHM" ? 2 : 3);
+  const parts = Object.entries(s.transports)
+    .filter(([k, n]) => k !== "GDRDMA" && n > 0)
+    .sort((a, b) => order(a[0]) - order(b[0]) || b[1] - a[1])
+    .map(([k, n]) => {
+      if (k === "NVLS") return s.nvlsChannels ? `NVLS (${s.nvlsChannels} channels)` : "NVLS";
+      const gdr = k.startsWith("NET/") && s.transports.GDRDMA ? `, ${s.transports.GDRDMA === n ? "all" : s.transports.GDRDMA} GDRDMA` : "";
+      return `${n} × ${k}${gdr}`;
+    });
+  if (parts.length === 0) parts.push("no connection lines");
+  // the NVLink test's question: was NVLS there, and was it used ("N nvls channels" ends the init)
+  if (!s.transports.NVLS && s.nvlsAvailable === false) parts.push("NVLS not available");
+  if (!s.transports.NVLS && s.nvlsAvailable === true && s.collChannels !== null) parts.push("NVLS available, not used");
+  if (s.transports["NET/IB"] && !s.transports.GDRDMA) parts.push("no GDRDMA");
+  const algos = s.algorithms.filter((a) => a !== "NVLS");
+  if (algos.length) parts.push(`${algos.join(" and ")} connected`);
+  if (s.hcas.length) parts.push(`HCAs ${s.hcas.map((h) => h.split(":")[0]).join(", ")}`);
+  if (s.gdrDisabled.length) parts.push(`GDR disabled for ${s.gdrDisabled.join("; ")}`);
+  if (s.nNodes !== null) parts.push(`${s.nNodes} node${s.nNodes === 1 ? "" : "s"} × ${s.localRanks} local ranks`);
+  if (s.ncclVersion) parts.push(`NCCL ${s.ncclVersion}`);
+  return parts.join(" · ");
+}
+
+/** "24 × P2P/IPC, 16 × NET/IB, 16 with GDRDMA": what the connections used, for a failed transport check. */
+export function connectionCounts(s: TransportSummary): string {
+  const list = Object.entries(s.transports).filter(([k, n]) => n > 0 && k !== "GDRDMA").sort((a, b) => b[1] - a[1]);
+  const gdr = s.transports.GDRDMA ? `, ${s.transports.GDRDMA} with GDRDMA` : "";
+  return list.length ? `${list.map(([k, n]) => `${n} × ${k}`).join(", ")}${gdr}` : "none";
+}
