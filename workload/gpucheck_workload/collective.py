@@ -111,7 +111,9 @@ def run(args, ranks):
         finally:
             pg.close()
     finally:
-        if capture:
+        if capture and ctx is None:
+            capture.abandon()
+        elif capture:
             capture.finish()
         elif ctx is not None:
             nccl_debug.not_run(ranks.rank, ctx.backend)

@@ -167,6 +167,16 @@ class Capture:
         self.mode = None
 
 
+    def abandon(self):
+        """The process group never started: remove the side files and say nothing (the error says it)."""
+        if self._thread:
+            self._stop.set()
+            self._thread.join()
+        if self.mode == "capture":
+            shutil.rmtree(self.dir, ignore_errors=True)
+        self.mode = None
+
+
 def not_run(rank, backend, out=None):
     """The record for a collective that never reached NCCL (gloo on CPUs)."""
     record = {"rank": rank, "backend": backend, "source": None, "lines": 0, "emitted": 0, "capped": False,

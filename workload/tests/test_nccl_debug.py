@@ -93,6 +93,14 @@ def test_nothing_written_says_why():
     assert (r["lines"], r["reason"]) == (0, "NCCL wrote no INFO line to its debug file (NCCL_DEBUG=INFO was set): it was empty (did NCCL start?)")
 
 
+def test_a_group_that_never_started_prints_nothing_and_leaves_no_file():
+    # the process group's own error (no GPU for nccl, a rendezvous timeout) is the one line to read
+    cap, out, _ = started({})
+    side = cap.dir
+    cap.abandon()
+    assert out.lines == [] and not os.path.exists(side)
+
+
 def test_something_unexpected_in_the_file_is_quoted_by_its_first_line():
     env = {}
     cap, out, _ = started(env)
