@@ -169,6 +169,30 @@ suite.yaml:6:7: metric "samples_per_s" is not produced by kind "collective": exp
 `,
   ],
   [
+    "telemetry health metrics: unit, value and name",
+    `
+name: s
+tests:
+  - name: a
+    kind: collective
+    expect:
+      sm_clock_min_mhz: { min: fast }
+      throttle_hw: { max: 0 MHz }
+      nvlink_errorz: { max: 0 }
+`,
+    `
+suite.yaml:7:32: invalid value "fast" for metric "sm_clock_min_mhz": expected a number in MHz, GHz
+        sm_clock_min_mhz: { min: fast }
+                                 ^
+suite.yaml:8:27: invalid value "0 MHz" for metric "throttle_hw": expected a number
+        throttle_hw: { max: 0 MHz }
+                            ^
+suite.yaml:9:7: unknown metric "nvlink_errorz" for kind "collective": did you mean "nvlink_errors"?
+        nvlink_errorz: { max: 0 }
+        ^
+`,
+  ],
+  [
     "misspelt metric",
     `
 name: s
