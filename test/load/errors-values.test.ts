@@ -181,13 +181,13 @@ tests:
       nvlink_errorz: { max: 0 }
 `,
     `
-suite.yaml:7:32: invalid value "fast" for metric "sm_clock_min_mhz": expected a number in MHz, GHz
+suite.yaml:6:32: invalid value "fast" for metric "sm_clock_min_mhz": expected a number in MHz, GHz
         sm_clock_min_mhz: { min: fast }
                                  ^
-suite.yaml:8:27: invalid value "0 MHz" for metric "throttle_hw": expected a number
+suite.yaml:7:27: invalid value "0 MHz" for metric "throttle_hw": expected a number
         throttle_hw: { max: 0 MHz }
                             ^
-suite.yaml:9:7: unknown metric "nvlink_errorz" for kind "collective": did you mean "nvlink_errors"?
+suite.yaml:8:7: unknown metric "nvlink_errorz" for kind "collective": did you mean "nvlink_errors"?
         nvlink_errorz: { max: 0 }
         ^
 `,

@@ -88,7 +88,7 @@ tests:
     const s = await load({ "site.yaml": "name: site\nextends: h100-multinode\ndefaults: { nodes: 16 }\ntests:\n  - name: fabric-allreduce\n    expect: { busbw: { min: 380 GB/s } }\n" });
     expect(s.tests.every((t) => t.nodes === 16)).toBe(true);
     const ar = s.tests.find((t) => t.name === "fabric-allreduce")!;
-    expect(ar.expect.map((e) => [e.metric, e.min ?? e.max ?? e.transport?.require])).toEqual([["busbw", 380], ["wrong", 0], ["out_of_bounds", 0], ["transport", ["NET/IB", "GDRDMA"]]]);
+    expect(ar.expect.map((e) => [e.metric, e.min ?? e.max ?? e.transport?.require])).toEqual([["busbw", 380], ["wrong", 0], ["out_of_bounds", 0], ["transport", ["NET/IB", "GDRDMA"]], ["xid_hardware", 0], ["throttle_hw", 0], ["throttle_sw_thermal", 0], ["ib_link_downed", 0], ["nvlink_errors", 0]]);
     expect(ar.env.NCCL_ALGO).toBe("Ring");
     const text = builtinSuites().get("h100-multinode")!.text;
     expect(s.source.parents).toEqual([{ path: "builtin:h100-multinode.yaml", sha256: createHash("sha256").update(text).digest("hex"), builtin: true }]);
