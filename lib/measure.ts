@@ -15,7 +15,19 @@ export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary
     if (t.transport) m.transport = t.transport;
     if (t.unmeasured) m.unmeasured = { ...m.unmeasured, transport: t.unmeasured };
   }
-  if (telemetry && telemetry.samples > 0) m.metrics = { ...telemetryMetrics(telemetry), ...m.metrics };
+  if (telemetry) {
+    // the test's own metrics win: an inventory's xid_events is the whole kernel log, not the test's
+    const t = telemetryMetrics(telemetry);
+    const ownKeys = new Set(Object.keys(m.metrics));
+    const own = (k: string) => ownKeys.has(k);
+    const drop = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).filter(([k]) => !own(k)));
+    // no sample at all: the reasons only, so a check on a telemetry metric says why it has no value
+    if (telemetry.samples > 0) m.metrics = { ...t.metrics, ...m.metrics };
+    const unmeasured = { ...drop(t.unmeasured), ...m.unmeasured };
+    const details = { ...drop(t.details), ...m.details };
+    if (Object.keys(unmeasured).length) m.unmeasured = unmeasured;
+    if (Object.keys(details).length) m.details = details;
+  }
   return m;
 }
 

@@ -69,8 +69,17 @@ export const TELEMETRY_METRICS: Record<string, MetricInfo> = {
   gpu_temp_max: lower("C", "highest GPU temperature seen"),
   gpu_power_max: lower("W", "highest GPU power draw seen"),
   gpu_util_mean: higher("%", "mean GPU utilisation"),
-  xid_events: lower("count", "distinct Xid errors in the kernel log (at inventory or during the test)"),
-  throttle_events: lower("count", "distinct clock-throttle reasons seen active (hardware slowdown, thermal, power cap …)"),
+  xid_hardware: lower("count", "hardware Xids during the test (48, 63, 64, 74, 79, 92, 94, 95, 119, 120 …: Azure's node health check list and NVIDIA's Xid catalogue), per GPU and code, from NVML events and the kernel log"),
+  xid_application: lower("count", "application Xids during the test (13, 31, 43, 45: caused by the program, not the GPU), per GPU and code"),
+  xid_events: lower("count", "every Xid and NVSwitch SXid during the test, per GPU and code (inventory tests: the whole kernel log)"),
+  throttle_hw: lower("count", "GPUs × reasons seen holding clocks down during the test: HW slowdown, HW thermal slowdown, HW power brake"),
+  throttle_sw_thermal: lower("count", "GPUs seen in SW thermal slowdown during the test"),
+  throttle_sw_power_cap: lower("count", "GPUs seen at their software power cap (normal for an H100 at full load: reported, no built-in threshold)"),
+  throttle_events: lower("count", "throttle_hw + throttle_sw_thermal (the reasons that fail a test)"),
+  sm_clock_min_mhz: higher("MHz", "the lowest per-GPU median SM clock while the GPU was ≥ 80 % busy (each GPU's min and median in the details)"),
+  ib_link_downed: lower("count", "InfiniBand port link_downed counter gained during the test, summed over ports (sysfs counters, before and after)"),
+  ib_port_errors: lower("count", "InfiniBand port error counters gained during the test (symbol_error, link_error_recovery, port_rcv_errors, port_xmit_discards, local_link_integrity_errors, excessive_buffer_overrun_errors, port_rcv_remote_physical_errors)"),
+  nvlink_errors: lower("count", "NVLink error counters gained during the test (replay, recovery, CRC), summed over GPUs and links"),
 };
 
 /**
@@ -119,6 +128,7 @@ export const UNIT_ALIASES: Record<string, Record<string, number>> = {
   "%": { "%": 1 },
   C: { C: 1, "°C": 1 },
   W: { W: 1, kW: 1e3 },
+  MHz: { MHz: 1, GHz: 1e3 },
   count: {},
   "": {},
 };

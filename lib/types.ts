@@ -243,6 +243,12 @@ export interface Verdict {
 
 export interface TelemetrySummary {
   samples: number;
+  /** the telemetry metrics (lib/metrics.ts TELEMETRY_METRICS) of this unit */
+  metrics?: Record<string, number | null>;
+  /** telemetry metrics whose source some node could not read → why */
+  unmeasured?: Record<string, string>;
+  /** the parts behind each telemetry metric (which GPU, port or link, which Xid) */
+  details?: Record<string, string>;
   maxTempC: number | null;
   maxPowerW: number | null;
   meanUtilPct: number | null;

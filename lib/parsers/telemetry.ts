@@ -1,6 +1,8 @@
 // GPUCHECK_TELEMETRY samples from every node → one summary and the series the report plots.
+import { TELEMETRY_METRICS } from "../metrics.ts";
 import type { SeriesPoint, TelemetrySummary } from "../types.ts";
 import { taggedLines } from "./protocol.ts";
+import { telemetryHealth } from "./telemetry-health.ts";
 
 type Obj = Record<string, unknown>;
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -34,8 +36,20 @@ export function summariseTelemetry(texts: string[]): TelemetrySummary {
     }
     if (Array.isArray(s.xids)) for (const x of s.xids) xids.add(typeof x === "string" ? x : JSON.stringify(x));
   }
+  const health = telemetryHealth(samples);
+  const gpuGaps = health.gpuGaps ?? [];
+  delete health.gpuGaps;
+  // the GPU readings metrics: null with the reason when some node could not read its GPUs
+  const gpuWhy = gpuGaps.length ? `no GPU readings (${gpuGaps.join("; ")})` : undefined;
+  for (const [metric, value] of [["gpu_temp_max", maxTemp], ["gpu_power_max", maxPower], ["gpu_util_mean", utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null]] as const) {
+    health.metrics[metric] = gpuWhy ? null : value;
+    if (gpuWhy || value === null) health.unmeasured[metric] = gpuWhy ?? "no GPU reported this reading in any sample";
+  }
   return {
     samples: samples.length,
+    metrics: health.metrics,
+    unmeasured: health.unmeasured,
+    details: health.details,
     maxTempC: maxTemp,
     maxPowerW: maxPower,
     meanUtilPct: utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null,
@@ -88,13 +102,15 @@ export function thinSeries(points: SeriesPoint[], max: number, reduce: "max" | "
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-/** Telemetry metrics that any test may put thresholds on. */
-export function telemetryMetrics(t: TelemetrySummary): Record<string, number | null> {
-  return {
-    gpu_temp_max: t.maxTempC,
-    gpu_power_max: t.maxPowerW,
-    gpu_util_mean: t.meanUtilPct,
-    xid_events: t.xids.length,
-    throttle_events: t.throttleReasons.length,
-  };
+/**
+ * Telemetry metrics that any test may put thresholds on, with the reason for each that is null and
+ * the parts behind each that is not. No sample at all leaves every one unmeasured.
+ */
+export function telemetryMetrics(t: TelemetrySummary): { metrics: Record<string, number | null>; unmeasured: Record<string, string>; details: Record<string, string> } {
+  if (t.samples === 0 || !t.metrics) {
+    const why = t.samples === 0 ? "no telemetry sample in the output (the sampler runs beside local rank 0 of each node)" : "results from before telemetry health metrics";
+    const names = Object.keys(TELEMETRY_METRICS);
+    return { metrics: Object.fromEntries(names.map((m) => [m, null])), unmeasured: Object.fromEntries(names.map((m) => [m, why])), details: {} };
+  }
+  return { metrics: { ...t.metrics }, unmeasured: { ...t.unmeasured }, details: { ...t.details } };
 }

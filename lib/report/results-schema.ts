@@ -106,6 +106,9 @@ const Measurement = z
 const TelemetrySummary = z
   .object({
     samples: num,
+    metrics: z.record(z.string(), numOrNull).optional().describe("the telemetry metrics of this unit: Xids, throttling, SM clocks under load, IB and NVLink error counter deltas, heat, power, load"),
+    unmeasured: z.record(z.string(), z.string()).optional().describe("telemetry metrics whose source some node could not read → why"),
+    details: z.record(z.string(), z.string()).optional().describe("the parts behind each telemetry metric: which GPU, port, link or Xid"),
     maxTempC: numOrNull,
     maxPowerW: numOrNull,
     meanUtilPct: numOrNull,

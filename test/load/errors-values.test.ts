@@ -163,8 +163,32 @@ tests:
       samples_per_s: { min: 100 }
 `,
     `
-suite.yaml:6:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_events, throttle_events, transport
+suite.yaml:6:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_hardware, xid_application, xid_events, throttle_hw, throttle_sw_thermal, throttle_sw_power_cap, throttle_events, sm_clock_min_mhz, ib_link_downed, ib_port_errors, nvlink_errors, transport
         samples_per_s: { min: 100 }
+        ^
+`,
+  ],
+  [
+    "telemetry health metrics: unit, value and name",
+    `
+name: s
+tests:
+  - name: a
+    kind: collective
+    expect:
+      sm_clock_min_mhz: { min: fast }
+      throttle_hw: { max: 0 MHz }
+      nvlink_errorz: { max: 0 }
+`,
+    `
+suite.yaml:6:32: invalid value "fast" for metric "sm_clock_min_mhz": expected a number in MHz, GHz
+        sm_clock_min_mhz: { min: fast }
+                                 ^
+suite.yaml:7:27: invalid value "0 MHz" for metric "throttle_hw": expected a number
+        throttle_hw: { max: 0 MHz }
+                            ^
+suite.yaml:8:7: unknown metric "nvlink_errorz" for kind "collective": did you mean "nvlink_errors"?
+        nvlink_errorz: { max: 0 }
         ^
 `,
   ],

@@ -88,7 +88,7 @@ tests:
     const s = await load({ "site.yaml": "name: site\nextends: h100-multinode\ndefaults: { nodes: 16 }\ntests:\n  - name: fabric-allreduce\n    expect: { busbw: { min: 380 GB/s } }\n" });
     expect(s.tests.every((t) => t.nodes === 16)).toBe(true);
     const ar = s.tests.find((t) => t.name === "fabric-allreduce")!;
-    expect(ar.expect.map((e) => [e.metric, e.min ?? e.max ?? e.transport?.require])).toEqual([["busbw", 380], ["wrong", 0], ["out_of_bounds", 0], ["transport", ["NET/IB", "GDRDMA"]]]);
+    expect(ar.expect.map((e) => [e.metric, e.min ?? e.max ?? e.transport?.require])).toEqual([["busbw", 380], ["wrong", 0], ["out_of_bounds", 0], ["transport", ["NET/IB", "GDRDMA"]], ["xid_hardware", 0], ["throttle_hw", 0], ["throttle_sw_thermal", 0], ["ib_link_downed", 0], ["nvlink_errors", 0]]);
     expect(ar.env.NCCL_ALGO).toBe("Ring");
     const text = builtinSuites().get("h100-multinode")!.text;
     expect(s.source.parents).toEqual([{ path: "builtin:h100-multinode.yaml", sha256: createHash("sha256").update(text).digest("hex"), builtin: true }]);
@@ -154,7 +154,7 @@ describe("errors", () => {
     expect(await problems(files)).toBe(`a.yaml:5:12: "nodes" must be a positive integer, got 0
       nodes: 0
              ^
-b.yaml:6:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_events, throttle_events, transport
+b.yaml:6:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_hardware, xid_application, xid_events, throttle_hw, throttle_sw_thermal, throttle_sw_power_cap, throttle_events, sm_clock_min_mhz, ib_link_downed, ib_port_errors, nvlink_errors, transport
         samples_per_s: { min: 1 }
         ^`);
   });

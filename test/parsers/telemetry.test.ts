@@ -10,10 +10,10 @@ const gpu = (index: number, util: number, power: number, temp: number, throttle:
 describe("summariseTelemetry", () => {
   test("peaks, mean load, throttle reasons and Xids across every GPU of every node", () => {
     const a = [
-      line({ t: 1000, host: "gpu-01", gpus: [gpu(0, 90, 650, 61), gpu(1, 100, 700, 66)], xids: [] }),
-      line({ t: 1000.5, host: "gpu-01", gpus: [gpu(0, 80, 640, 62, ["sw_thermal_slowdown"]), gpu(1, 100, 690, 67)], xids: [{ xid: 79, pci: "0000:18:00.0" }] }),
+      line({ t: 1000, host: "gpu-01", gpus: [gpu(0, 90, 650, 61), gpu(1, 100, 700, 66)], xids: [], xid_sources: ["nvml"] }),
+      line({ t: 1000.5, host: "gpu-01", gpus: [gpu(0, 80, 640, 62, ["sw_thermal_slowdown"]), gpu(1, 100, 690, 67)], xids: [{ xid: 79, pci: "0000:18:00.0" }], xid_sources: ["nvml"] }),
     ].join("\n");
-    const b = line({ t: 1000.2, host: "gpu-02", gpus: [gpu(0, 50, 300, 83, ["hw_slowdown"])], xids: [] });
+    const b = line({ t: 1000.2, host: "gpu-02", gpus: [gpu(0, 50, 300, 83, ["hw_slowdown"])], xids: [], xid_sources: ["nvml"] });
     const s = summariseTelemetry([a, `rank noise\n${b}\n`]);
     expect(s.samples).toBe(3);
     expect([s.maxTempC, s.maxPowerW, s.meanUtilPct]).toEqual([83, 700, 84]);
@@ -23,7 +23,7 @@ describe("summariseTelemetry", () => {
     expect(s.series!.temp_c).toEqual([{ x: 0, y: 66 }, { x: 0.2, y: 83 }, { x: 0.5, y: 67 }].map((p) => ({ ...p, x: expect.closeTo(p.x, 6) })));
     expect(s.series!.util_pct!.map((p) => p.y)).toEqual([95, 50, 90]);
     expect(s.series!.cpu_util_pct).toBeUndefined();
-    expect(telemetryMetrics(s)).toEqual({ gpu_temp_max: 83, gpu_power_max: 700, gpu_util_mean: 84, xid_events: 1, throttle_events: 2 });
+    expect(telemetryMetrics(s).metrics).toMatchObject({ gpu_temp_max: 83, gpu_power_max: 700, gpu_util_mean: 84, throttle_hw: 1, throttle_sw_thermal: 1, throttle_events: 2 });
   });
 
   test("a node without GPUs reports CPU load only", () => {
@@ -35,7 +35,10 @@ describe("summariseTelemetry", () => {
 
   test("no samples: empty summary, no series", () => {
     const s = summariseTelemetry(["nothing tagged here"]);
-    expect(s).toEqual({ samples: 0, maxTempC: null, maxPowerW: null, meanUtilPct: null, throttleReasons: [], xids: [], series: {} });
+    expect(s).toMatchObject({ samples: 0, maxTempC: null, maxPowerW: null, meanUtilPct: null, throttleReasons: [], xids: [], series: {} });
+    const t = telemetryMetrics(s);
+    expect(t.metrics.xid_hardware).toBeNull();
+    expect(t.unmeasured.xid_hardware).toBe("no telemetry sample in the output (the sampler runs beside local rank 0 of each node)");
   });
 
   test("two hours of 8 nodes sampled every 500 ms: each series thinned to a plot's worth, the peak kept", () => {

@@ -197,17 +197,20 @@ REASON_BITS = [
 
 
 def decode_reasons(mask):
-    """A reasons bitmask (int, or a `0x...` cell) → the names of the bits set."""
+    """A reasons bitmask (int, or a `0x...` cell) → the names of the bits set; None when the cell is
+    not a mask (`[N/A]`, an error text): unread reasons are not "no reason"."""
     if isinstance(mask, str):
         try:
             mask = int(mask.strip(), 16)
         except ValueError:
-            return []
+            return None
     if mask is None:
-        return []
+        return None
     return [name for bit, name in REASON_BITS if mask & bit]
 
 
 def throttling(mask):
-    """The reasons that hold clocks down under load; gpu_idle is only the GPU having nothing to do."""
-    return [r for r in decode_reasons(mask) if r != "gpu_idle"]
+    """The reasons that hold clocks down under load (None when unread); gpu_idle is only the GPU
+    having nothing to do."""
+    reasons = decode_reasons(mask)
+    return None if reasons is None else [r for r in reasons if r != "gpu_idle"]

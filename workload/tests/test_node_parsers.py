@@ -79,7 +79,7 @@ def test_query_gpu_csv_with_units_and_na_cells():
 def test_reason_bits():
     assert nvsmi.decode_reasons(0x89) == ["gpu_idle", "hw_slowdown", "hw_power_brake_slowdown"]
     assert nvsmi.throttling("0x0000000000000089") == ["hw_slowdown", "hw_power_brake_slowdown"]
-    assert nvsmi.decode_reasons("garbage") == []
+    assert nvsmi.decode_reasons("garbage") is None and nvsmi.throttling("[N/A]") is None
 
 
 @pytest.mark.parametrize("name,gpus,links,speed", [
