@@ -14,11 +14,10 @@ import { readResults, RESULT_FILES } from "../report/results.ts";
 import { claimRunDir, utcStamp } from "../report/run-dir.ts";
 import { renderSummary } from "../report/summary.ts";
 import { writeFinalFiles } from "../report/write.ts";
+import { JUDGED_WITH_FILE } from "../sign/predicate.ts";
 import { useColor } from "./color.ts";
 import { suiteText } from "./suite-source.ts";
 
-/** The judging suite's own bytes, beside the run's suite.yaml: the new directory stands alone. */
-export const JUDGED_WITH_FILE = "judged-with.yaml";
 
 export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean }): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);

@@ -70,6 +70,14 @@ ${v.caveat ? `<div class="caveat">${e(v.caveat)}</div>` : ""}
 <table class="facts">
 ${fact("Cluster", e(v.cluster))}
 ${fact("Suite", `${e(v.suite.name)}${v.suite.description ? ` — ${e(v.suite.description)}` : ""}<br><span class="mono small">sha256 ${e(v.suite.sha256)}</span>`)}
+${
+  v.judged
+    ? fact(
+        "Judged with",
+        `${e(v.judged.suite)}, ${e(v.judged.at)}: its thresholds gave these verdicts; the suite above is the one the tests ran with${v.judged.from ? `<br><span class="mono small">measurements of ${e(v.judged.from)}</span>` : ""}`,
+      )
+    : ""
+}
 ${fact("Platform", e(v.platform))}
 ${fact("Run", e(v.run))}
 ${fact("Result", `<b>${e(v.verdict)}</b> · ${e(v.counts)}`)}

@@ -38,6 +38,9 @@ export function renderCertificateMd(v: CertificateView): string {
       [
         ["Cluster", `${v.cluster} · ${v.hardware}`],
         ["Suite", `${v.suite.name}${v.suite.description ? ` — ${v.suite.description}` : ""} (sha256 ${v.suite.sha256})`],
+        ...(v.judged
+          ? [["Judged with", `${v.judged.suite}, ${v.judged.at}: its thresholds gave these verdicts; the suite above is the one the tests ran with${v.judged.from ? ` (measurements of ${v.judged.from})` : ""}`]]
+          : []),
         ["Platform", v.platform],
         ["Run", v.run],
         ["Result", `**${v.verdict}** · ${v.counts}`],

@@ -12,6 +12,8 @@ export interface CertificateView {
   cluster: string;
   hardware: string;
   suite: { name: string; description: string; sha256: string };
+  /** a re-judged run: the suite whose thresholds gave the verdicts, and the run it judged */
+  judged: { suite: string; from: string | null; at: string } | null;
   platform: string;
   run: string;
   certifiedAt: string;
@@ -49,6 +51,13 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     cluster: p.cluster ?? "(unnamed cluster)",
     hardware: `${plural(p.nodes.length, "node")}, ${plural(gpus.length, "GPU")}${models.length ? ` (${models.join(", ")})` : ""}`,
     suite: { name: p.suite.name, description: p.suite.description, sha256: p.suite.sha256 },
+    judged: p.judged
+      ? {
+          suite: `${p.judged.suite.file} (read from ${p.judged.suite.path}, sha256 ${p.judged.suite.sha256})`,
+          from: p.judged.from ? `${p.judged.from.path} (results.json sha256 ${p.judged.from.sha256})` : null,
+          at: utc(p.judged.at),
+        }
+      : null,
     platform: p.platform,
     run: `${utc(p.startedAt)} → ${p.endedAt ? `${utc(p.endedAt)} (${formatDuration((Date.parse(p.endedAt) - Date.parse(p.startedAt)) / 1000)})` : "not finished"}`,
     certifiedAt: utc(p.certifiedAt),

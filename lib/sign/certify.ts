@@ -12,7 +12,7 @@ import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";
 import { IN_TOTO_PAYLOAD_TYPE, keySigner, serializeEnvelope, signEnvelope } from "./dsse.ts";
 import { fingerprint, keyAlgorithm, type KeyAlgorithm, readPrivateKey } from "./keys.ts";
-import { type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
+import { JUDGED_WITH_FILE, type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
 import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
 import { verifyCertificate } from "./verify.ts";
@@ -32,12 +32,20 @@ export async function certifyResults(dir: string, keyPath: string): Promise<stri
 }
 
 export async function certify(dir: string, privateKey: KeyObject, now: Date = new Date()): Promise<Certified> {
-  const files = new Map(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
+  const files = new Map<string, Buffer>(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
   const results = parseResults(files.get("results.json") as Buffer, join(dir, "results.json"));
   const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
   const suiteSha = sha256(files.get(SUITE_FILE) as Buffer);
   if (suiteSha !== results.suite.sha256) {
     throw new SuiteError(`Cannot certify "${dir}": ${SUITE_FILE} has sha256 ${suiteSha} but results.json says the run used ${results.suite.sha256}: the suite file was changed after the run`);
+  }
+  if (results.judgedWith) {
+    // a re-judged run: the verdicts are the judging suite's, so its bytes are signed too
+    const judged = readSubject(dir, JUDGED_WITH_FILE);
+    if (sha256(judged) !== results.judgedWith.sha256) {
+      throw new SuiteError(`Cannot certify "${dir}": ${JUDGED_WITH_FILE} has sha256 ${sha256(judged)} but results.json says the verdicts were judged with ${results.judgedWith.sha256}: the file was changed after judging`);
+    }
+    files.set(JUDGED_WITH_FILE, judged);
   }
   const statement = buildStatement(results, [...files].map(([name, bytes]) => ({ name, sha256: sha256(bytes) })), {
     certifiedAt: now.toISOString(),
@@ -47,7 +55,7 @@ export async function certify(dir: string, privateKey: KeyObject, now: Date = ne
 
   // what we hand out must pass our own verifier, or nobody else's will either
   const publicKey = createPublicKey(privateKey);
-  const self = verifyCertificate({ envelopeText: envelope, publicKey, readSubject: (n) => files.get(n as (typeof SUBJECT_FILES)[number]) ?? null });
+  const self = verifyCertificate({ envelopeText: envelope, publicKey, readSubject: (n) => files.get(n) ?? null });
   if (!self.ok) throw new Error(`the certificate just written does not verify (${self.message}); nothing was written`);
 
   const signer = { fingerprint: fingerprint(publicKey), algorithm: keyAlgorithm(publicKey) };
@@ -65,7 +73,13 @@ function readSubject(dir: string, name: string): Buffer {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const hint =
-      name === "results.json" ? " (is it a gpucheck results directory?)" : name === "junit.xml" ? ` (gpucheck report ${dir} writes it again)` : " (gpucheck suite saves a copy of the suite there)";
+            name === "results.json"
+        ? " (is it a gpucheck results directory?)"
+        : name === "junit.xml"
+          ? ` (gpucheck report ${dir} writes it again)`
+          : name === JUDGED_WITH_FILE
+            ? " (gpucheck judge writes the judging suite there)"
+            : " (gpucheck suite saves a copy of the suite there)";
     throw new SuiteError(`Cannot certify "${dir}": ${name} ${code === "ENOENT" ? `is missing${hint}` : `cannot be read: ${(err as Error).message}`}`);
   }
 }

@@ -9,6 +9,11 @@ export const PREDICATE_TYPE = "https://gpucheck.dev/acceptance/v1";
 export const SUBJECT_FILES = ["results.json", "junit.xml", "suite.yaml"] as const;
 /** The executor's copy of the suite file, byte for byte, in the results directory. */
 export const SUITE_FILE = "suite.yaml";
+/**
+ * A run re-judged by `gpucheck judge`: the judging suite's bytes, beside the run's suite.yaml. Its
+ * thresholds gave the verdicts, so a certificate of such a run covers it as a fourth subject.
+ */
+export const JUDGED_WITH_FILE = "judged-with.yaml";
 
 const outcome = z.enum(["passed", "failed", "error", "skipped"]);
 const version = z.string().nullable();
@@ -91,6 +96,18 @@ export const acceptancePredicate = z.object({
   gpucheck: z.object({ ran: z.string(), certified: z.string() }),
   nodes: z.array(node),
   tests: z.array(test),
+  /**
+   * Set when the verdicts come from `gpucheck judge` with another suite than the one that ran: that
+   * suite (its file in the results directory, the path it was read from, its sha256) and the run whose
+   * measurements were judged (added within v1: optional).
+   */
+  judged: z
+    .object({
+      suite: z.object({ file: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+      from: z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).nullable(),
+      at: z.string(),
+    })
+    .optional(),
 });
 
 export type AcceptancePredicate = z.infer<typeof acceptancePredicate>;

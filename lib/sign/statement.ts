@@ -4,7 +4,7 @@
 import { isTransportCheck } from "../judge-checks.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";
 import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportCheck, UnitResult } from "../types.ts";
-import { type AcceptancePredicate, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
+import { type AcceptancePredicate, JUDGED_WITH_FILE, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
 
 export interface SubjectFile {
   /** file name relative to the results directory */
@@ -32,6 +32,13 @@ export function buildStatement(results: ResultsFile, subjects: SubjectFile[], me
     nodes: nodesOf(results),
     tests: results.tests.map(testOf),
   };
+  if (results.judgedWith) {
+    predicate.judged = {
+      suite: { file: JUDGED_WITH_FILE, path: results.judgedWith.path, sha256: results.judgedWith.sha256 },
+      from: results.judgedFrom ? { path: results.judgedFrom.path, sha256: results.judgedFrom.sha256 } : null,
+      at: results.judgedWith.at,
+    };
+  }
   return {
     _type: STATEMENT_TYPE,
     subject: subjects.map((s) => ({ name: s.name, digest: { sha256: s.sha256 } })),

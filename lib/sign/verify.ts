@@ -99,6 +99,13 @@ function readStatement(payload: Buffer): Statement | string {
   if (missing.length > 0) return `malformed statement: no subject for ${missing.join(", ")}`;
   const predicate = acceptancePredicate.safeParse(st.predicate);
   if (!predicate.success) return `malformed statement: ${issueText(predicate.error.issues, "predicate")}`;
+  // the judging suite gave the verdicts: a certificate that names it must also cover its bytes
+  const judged = predicate.data.judged;
+  if (judged) {
+    const covered = st.subject.find((s) => s.name === judged.suite.file);
+    if (!covered) return `malformed statement: the verdicts were judged with ${judged.suite.file} but it is not a subject`;
+    if (covered.digest.sha256 !== judged.suite.sha256) return `malformed statement: subject ${judged.suite.file} has sha256 ${covered.digest.sha256} but predicate.judged.suite says ${judged.suite.sha256}`;
+  }
   return { ...st, predicate: predicate.data } as Statement;
 }
 
