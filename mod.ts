@@ -53,6 +53,7 @@ program
   .command("validate")
   .description("check a suite file; every problem is reported with its position")
   .argument("<suite>", "suite file or built-in name")
+  .option("--json", "print JSON")
   .action(lazy(() => import("./lib/commands/validate.ts")));
 
 program
