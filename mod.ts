@@ -53,7 +53,7 @@ program
   .command("validate")
   .description("check a suite file; every problem is reported with its position")
   .argument("<suite>", "suite file or built-in name")
-  .option("--json", "print JSON")
+  .option("--json", "print JSON: the suite, its tests and any warnings")
   .action(lazy(() => import("./lib/commands/validate.ts")));
 
 program
@@ -96,6 +96,7 @@ program
   .option("-o, --out <dir>", "the new run directory (default <results-dir>-judged-<UTC timestamp>); the judged run is never changed")
   .option("--force", "with --out: move a run already in that directory aside instead of refusing")
   .option("--baseline <results.json>", "baseline for relative thresholds")
+  .option("--json", "print JSON: the new directory, the outcome and each test's")
   .action(lazy(() => import("./lib/commands/judge.ts")));
 
 program
@@ -103,6 +104,7 @@ program
   .description("create a signing key pair (private key mode 0600)")
   .requiredOption("--out <dir>", "directory for gpucheck.key and gpucheck.pub")
   .addOption(new Option("--algorithm <alg>", "key algorithm").choices(["ed25519", "p256"]).default("ed25519"))
+  .option("--json", "print JSON: the key paths and the fingerprint")
   .action(lazy(() => import("./lib/commands/keygen.ts")));
 
 program
@@ -110,6 +112,7 @@ program
   .description("sign a results directory: writes certificate.intoto.json, certificate.html and certificate.md")
   .argument("<results-dir>")
   .requiredOption("--key <pem>", "private key (PKCS#8 PEM)")
+  .option("--json", "print JSON: the files written, the key and the signed verdict")
   .action(lazy(() => import("./lib/commands/certify.ts")));
 
 program
@@ -118,6 +121,7 @@ program
   .argument("<certificate>")
   .requiredOption("--key <pub.pem>", "public key (SPKI PEM)")
   .option("--results <dir>", "results directory whose files the certificate names")
+  .option("--json", "print JSON: valid or not (and why), the signer, the files checked, the signed statement")
   .action(lazy(() => import("./lib/commands/verify.ts")));
 
 // no top-level await: `bun build --compile --bytecode` rejects it
