@@ -57,6 +57,12 @@ program
   .action(lazy(() => import("./lib/commands/validate.ts")));
 
 program
+  .command("show")
+  .description("print a suite (built-in or a file) as it runs: extends merged, each value's file:line, each threshold's source")
+  .argument("<suite>", "suite file or built-in name")
+  .action(lazy(() => import("./lib/commands/show.ts")));
+
+program
   .command("plan")
   .description("print the fully resolved plan: per test the platform, nodes, ranks, commands, env and files; runs nothing")
   .argument("<suite>", "suite file or built-in name")

@@ -62,14 +62,14 @@ function mergeChain(files: SourceFile[], raws: Record<string, unknown>[]): { mer
  * The suite as it runs, every `extends` merged in, as YAML that stands alone (no `extends`), each
  * value followed by the file and line that wrote it. Saved as suite.resolved.yaml in every run.
  */
-export function resolvedSuiteYaml(ref: string, opts: { cwd?: string } = {}): string {
+export function resolvedSuiteYaml(ref: string, opts: { cwd?: string; sources?: boolean } = {}): string {
   const cwd = opts.cwd ?? process.cwd();
   const opened = openSuite(ref, cwd);
   if (!opened.ok) throw new SuiteError(`gpucheck: ${opened.reason}`);
   const { files, raws, diagnostics } = readChain(opened.file, cwd);
   if (diagnostics.length) throw failure(files[0], diagnostics);
   const { merged } = mergeChain(files, raws);
-  return renderResolved(merged, files);
+  return renderResolved(merged, files, { sources: opts.sources });
 }
 
 /** A problem of the merged suite → the file and path that wrote it; of several values involved, the one nearest the user. */
