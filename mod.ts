@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // argv → command. The only place that calls process.exit. Each command's module is imported
 // only when that command runs, so `--version` and `--help` load nothing heavy.
-import { Command, Option } from "commander";
+import { Argument, Command, Option } from "commander";
 import { writeSync } from "node:fs";
 import { VERSION_LINE } from "./lib/version.ts";
 import { EXIT } from "./lib/errors.ts";
@@ -129,6 +129,12 @@ program
   .option("--results <dir>", "results directory whose files the certificate names")
   .option("--json", "print JSON: valid or not (and why), the signer, the files checked, the signed statement")
   .action(lazy(() => import("./lib/commands/verify.ts")));
+
+program
+  .command("completion")
+  .description("print a completion script: source <(gpucheck completion bash), or zsh, or gpucheck completion fish | source")
+  .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
+  .action(lazy(() => import("./lib/commands/completion.ts")));
 
 // no top-level await: `bun build --compile --bytecode` rejects it
 program.parseAsync(process.argv).then(
