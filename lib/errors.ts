@@ -19,6 +19,11 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${head}\n  ${src}\n  ${" ".repeat(Math.max(0, d.col - 1))}^`;
 }
 
+/** Valid, but probably not what was meant: printed on stderr, the exit code is unchanged. */
+export function formatWarning(d: Diagnostic): string {
+  return formatDiagnostic({ ...d, message: `warning: ${d.message}` });
+}
+
 /** Bad suite or bad command-line input: exit 2, nothing has run. */
 export class SuiteError extends Error {
   readonly exitCode = EXIT.usage;

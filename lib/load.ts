@@ -10,16 +10,22 @@ import { openSuite, type SourceFile } from "./load/read.ts";
 import type { PathKey, Problem } from "./schema/issues.ts";
 import type { Suite } from "./types.ts";
 import { renderResolved } from "./load/resolved.ts";
+import { inheritedTotals } from "./load/scaled-totals.ts";
 import { locate, sourceText } from "./yaml-positions.ts";
 
 export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promise<Suite> {
+  return (await loadSuiteWarnings(ref, opts)).suite;
+}
+
+/** The suite, and what is valid but probably not meant (load/scaled-totals.ts): shown by validate and plan. */
+export async function loadSuiteWarnings(ref: string, opts: { cwd?: string } = {}): Promise<{ suite: Suite; warnings: Diagnostic[] }> {
   const cwd = opts.cwd ?? process.cwd();
   const opened = openSuite(ref, cwd);
   if (!opened.ok) throw new SuiteError(`gpucheck: ${opened.reason}`);
   const { files, raws, diagnostics } = readChain(opened.file, cwd);
   if (diagnostics.length) throw failure(files[0], diagnostics);
 
-  const { merged, problems } = mergeChain(files, raws);
+  const { merged, levels, problems } = mergeChain(files, raws);
 
   const checked = checkSuite(merged.value as Record<string, unknown>);
   problems.push(...checked.problems.map((p) => inFile(merged, p)));
@@ -30,36 +36,40 @@ export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promi
     throw failure(files[0], sorted.map((d) => at(files[d.file], d.offset, d.message)));
   }
   const source = (f: SourceFile) => ({ path: f.display, sha256: f.sha256, builtin: f.builtin });
-  return { ...checked.suite, source: { ...source(files[0]), ...(files.length > 1 && { parents: files.slice(1).map(source) }) } };
+  const suite = { ...checked.suite, source: { ...source(files[0]), ...(files.length > 1 && { parents: files.slice(1).map(source) }) } };
+  return { suite, warnings: files.length > 1 ? inheritedTotals(levels, files) : [] };
 }
 
 /** The chain merged from the root ancestor down to the file the user named, with provenance. */
-function mergeChain(files: SourceFile[], raws: Record<string, unknown>[]): { merged: Tracked; problems: FileProblem[] } {
+function mergeChain(files: SourceFile[], raws: Record<string, unknown>[]): { merged: Tracked; levels: Tracked[]; problems: FileProblem[] } {
   const root = files.length - 1;
   let merged = track(raws[root], root);
+  // levels[i]: the chain merged down to file i (merging copies, so earlier levels stay as they were)
+  const levels: Tracked[] = [];
   const problems: FileProblem[] = [];
   for (let i = root; i >= 0; i--) {
     problems.push(...duplicateNames(raws[i], i, files[i]));
     const remove = checkRemove(raws[i].remove, merged.value, i, i < root);
     problems.push(...remove.problems);
     if (i < root) merged = mergeSuites(merged, track(raws[i], i), remove.names);
+    levels[i] = merged;
   }
   keepEnvAsWritten(merged, files);
-  return { merged, problems };
+  return { merged, levels, problems };
 }
 
 /**
  * The suite as it runs, every `extends` merged in, as YAML that stands alone (no `extends`), each
  * value followed by the file and line that wrote it. Saved as suite.resolved.yaml in every run.
  */
-export function resolvedSuiteYaml(ref: string, opts: { cwd?: string } = {}): string {
+export function resolvedSuiteYaml(ref: string, opts: { cwd?: string; sources?: boolean } = {}): string {
   const cwd = opts.cwd ?? process.cwd();
   const opened = openSuite(ref, cwd);
   if (!opened.ok) throw new SuiteError(`gpucheck: ${opened.reason}`);
   const { files, raws, diagnostics } = readChain(opened.file, cwd);
   if (diagnostics.length) throw failure(files[0], diagnostics);
   const { merged } = mergeChain(files, raws);
-  return renderResolved(merged, files);
+  return renderResolved(merged, files, { sources: opts.sources });
 }
 
 /** A problem of the merged suite → the file and path that wrote it; of several values involved, the one nearest the user. */

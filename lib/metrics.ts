@@ -15,6 +15,11 @@ export interface MetricInfo {
   models?: TrainParams["model"][];
   /** produced only when training on a real data set (not synthetic) */
   realData?: boolean;
+  /**
+   * a total that grows with the GPUs: "job" over every GPU of the test, "node" over one node's.
+   * An inherited absolute threshold on it goes stale when a child suite changes nodes or GPUs.
+   */
+  total?: "job" | "node";
 }
 
 const higher = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "higher", description, ...extra });
@@ -31,10 +36,10 @@ export const METRICS: Record<Kind, Record<string, MetricInfo>> = {
     out_of_bounds: lower("count", "nccl-tests \"Out of bounds values\""),
   },
   train: {
-    samples_per_s: higher("samples/s", "training throughput of the whole job after warm-up (images/s for ResNet)"),
+    samples_per_s: higher("samples/s", "training throughput of the whole job after warm-up (images/s for ResNet)", { total: "job" }),
     samples_per_s_per_gpu: higher("samples/s", "samples_per_s divided by the number of ranks"),
-    tokens_per_s: higher("tokens/s", "transformer throughput after warm-up", { models: ["transformer"] }),
-    tflops: higher("TFLOP/s", "model TFLOP/s of the whole job: 6 × parameters × tokens/s", { models: ["transformer"] }),
+    tokens_per_s: higher("tokens/s", "transformer throughput after warm-up", { models: ["transformer"], total: "job" }),
+    tflops: higher("TFLOP/s", "model TFLOP/s of the whole job: 6 × parameters × tokens/s", { models: ["transformer"], total: "job" }),
     step_time_ms: lower("ms", "mean step time after warm-up"),
     step_time_p50_ms: lower("ms", "median step time after warm-up"),
     step_time_p95_ms: lower("ms", "95th percentile step time after warm-up"),
@@ -44,7 +49,7 @@ export const METRICS: Record<Kind, Record<string, MetricInfo>> = {
     accuracy: higher("%", "accuracy on the data set's test split after training", { realData: true }),
   },
   inventory: {
-    gpu_count: higher("count", "GPUs nvidia-smi lists on the node"),
+    gpu_count: higher("count", "GPUs nvidia-smi lists on the node", { total: "node" }),
     nvlink_inactive: lower("count", "NVLink links short of the GPU model's count (18 on H100/H200 SXM; inventory.nvlinksPerGpu overrides), summed over GPUs"),
     fabric_not_ready: lower("count", "GPUs whose NVSwitch fabric is not State Completed / Status Success (nvidia-smi -q Fabric, driver 535+)"),
     ecc_uncorrected: lower("count", "uncorrectable ECC errors since the driver loaded (volatile DRAM + SRAM; lifetime counters are not added)"),

@@ -31,7 +31,10 @@ const built = new Date().toISOString().replace(/\.\d+Z$/, "Z");
 const defines = ["--define", `GPUCHECK_COMMIT=${JSON.stringify(commit + dirty)}`, "--define", `GPUCHECK_BUILT=${JSON.stringify(built)}`];
 for (const t of targets) {
   if (only && !t.out.endsWith(only)) continue;
-  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", ...defines, ...t.args, "mod.ts", "--outfile", t.out];
+  // ESM with code splitting: each command's dynamic import() becomes its own chunk inside the
+  // binary, loaded when that command runs; one CommonJS bundle made every start parse all of it
+  // (kubernetes client, dockerode, zod …): `--version` took 4.8× a hello-world (BENCHMARKS.md)
+  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", "--format", "esm", "--splitting", ...defines, ...t.args, "mod.ts", "--outfile", t.out];
   const p = Bun.spawnSync(argv, { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) {
     console.error(`build: ${argv.join(" ")} failed with ${p.exitCode}`);

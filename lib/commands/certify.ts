@@ -6,9 +6,24 @@ import { readPrivateKey } from "../sign/keys.ts";
 
 export { certifyResults } from "../sign/certify.ts";
 
-export async function main(dir: string, flags: { key: string }): Promise<number> {
+export async function main(dir: string, flags: { key: string; json?: boolean }): Promise<number> {
   const c = await certify(dir, readPrivateKey(flags.key));
   const p = c.statement.predicate;
+  if (flags.json) {
+    const doc = {
+      certificate: c.envelopePath,
+      html: c.htmlPath,
+      md: c.mdPath,
+      fingerprint: c.fingerprint,
+      algorithm: c.algorithm,
+      suite: p.suite.name,
+      cluster: p.cluster ?? null,
+      outcome: p.outcome,
+      complete: p.complete,
+    };
+    out(`${JSON.stringify(doc, null, 2)}\n`);
+    return EXIT.ok;
+  }
   out(
     [
       `signed ${p.suite.name} on ${p.cluster ?? "(unnamed cluster)"}: ${p.outcome.toUpperCase()}${p.complete ? "" : " (incomplete run)"}`,

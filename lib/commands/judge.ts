@@ -19,7 +19,7 @@ import { useColor } from "./color.ts";
 import { suiteText } from "./suite-source.ts";
 
 
-export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean }): Promise<number> {
+export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; json?: boolean }): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
   // results from before the transport account: read it from the saved rank logs
   const saved = addTransportFromLogs(read, (path) => {
@@ -49,6 +49,20 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
     writeFinalFiles(outDir, results);
   } finally {
     claim.release();
+  }
+  if (flags.json) {
+    const doc = {
+      judged: sourceDir,
+      suite: suite.source.path,
+      out: outDir,
+      outcome: results.outcome,
+      complete: results.complete,
+      files: [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.html],
+      notes,
+      tests: results.tests.map((t) => ({ name: t.name, kind: t.kind, outcome: t.outcome })),
+    };
+    out(`${JSON.stringify(doc, null, 2)}\n`);
+    return exitCodeFor(results.outcome);
   }
   out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
   out(`judged ${sourceDir} with ${suite.source.path} into ${outDir} (${RESULT_FILES.results}, ${RESULT_FILES.junit}, ${RESULT_FILES.html}); ${sourceDir} is unchanged\n`);

@@ -3,8 +3,12 @@ import { out } from "../output.ts";
 import { EXIT } from "../errors.ts";
 import { type KeyAlgorithm, writeKeyPair } from "../sign/keys.ts";
 
-export async function main(flags: { out: string; algorithm: KeyAlgorithm }): Promise<number> {
+export async function main(flags: { out: string; algorithm: KeyAlgorithm; json?: boolean }): Promise<number> {
   const k = writeKeyPair(flags.out, flags.algorithm);
+  if (flags.json) {
+    out(`${JSON.stringify({ privateKey: k.privatePath, publicKey: k.publicPath, fingerprint: k.fingerprint, algorithm: flags.algorithm }, null, 2)}\n`);
+    return EXIT.ok;
+  }
   out(
     [
       `private key: ${k.privatePath} (mode 0600; keep it on this machine, never attach it anywhere)`,

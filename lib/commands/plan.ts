@@ -1,6 +1,7 @@
 // `gpucheck plan`: the fully resolved plan; nothing runs.
-import { out } from "../output.ts";
-import { loadSuite } from "../load.ts";
+import { err, out } from "../output.ts";
+import { formatWarning } from "../errors.ts";
+import { loadSuiteWarnings } from "../load.ts";
 import { buildPlan } from "../plan.ts";
 import { renderPlanText } from "../plan-text.ts";
 import { cliOverrides, type HostFlags } from "./cli-overrides.ts";
@@ -11,7 +12,9 @@ interface PlanFlags extends HostFlags {
 }
 
 export async function main(ref: string, flags: PlanFlags): Promise<number> {
-  const suite = await loadSuite(ref);
+  const { suite, warnings } = await loadSuiteWarnings(ref);
+  // on stderr, so `plan --json` stays one JSON document
+  for (const w of warnings) err(`${formatWarning(w)}\n`);
   const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags) });
   out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
   return 0;

@@ -9,7 +9,7 @@ import { keyAlgorithm, readPublicKey } from "../sign/keys.ts";
 import type { Statement } from "../sign/predicate.ts";
 import { verifyCertificate } from "../sign/verify.ts";
 
-export async function main(cert: string, flags: { key: string; results?: string }): Promise<number> {
+export async function main(cert: string, flags: { key: string; results?: string; json?: boolean }): Promise<number> {
   const publicKey = readPublicKey(flags.key);
   let envelopeText: string;
   try {
@@ -21,7 +21,14 @@ export async function main(cert: string, flags: { key: string; results?: string 
   const result = verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
   if (!result.ok) {
     err(`gpucheck: certificate "${cert}" is NOT valid: ${result.message}\n`);
+    if (flags.json) out(`${JSON.stringify({ valid: false, certificate: cert, reason: result.reason, message: result.message, ...(result.file && { file: result.file }) }, null, 2)}\n`);
     return EXIT.failed;
+  }
+  if (flags.json) {
+    const files = dir === undefined ? { checked: false } : { checked: true, dir, matched: result.checkedFiles };
+    const doc = { valid: true, certificate: cert, signer: { fingerprint: result.signer, algorithm: keyAlgorithm(publicKey) }, files, predicate: result.statement.predicate };
+    out(`${JSON.stringify(doc, null, 2)}\n`);
+    return EXIT.ok;
   }
   const alg = keyAlgorithm(publicKey) === "ed25519" ? "Ed25519" : "ECDSA P-256";
   const files = dir === undefined ? "not checked (add --results <dir> to compare each file with its sha256)" : `${result.checkedFiles.join(", ")} match their sha256 in ${dir}`;

@@ -87,10 +87,12 @@ function axes(xt: Tick[], yt: Tick[], fx: (v: number) => number, fy: (v: number)
     const y = fy(t.value).toFixed(1);
     out.push(`<line class="grid" x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/><text x="${M.left - 6}" y="${Number(y) + 4}" text-anchor="end">${escapeText(t.label)}</text>`);
   }
-  for (const t of xt) {
+  xt.forEach((t, i) => {
     const x = fx(t.value).toFixed(1);
-    out.push(`<line class="tick" x1="${x}" x2="${x}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}"/><text x="${x}" y="${H - M.bottom + 18}" text-anchor="middle">${escapeText(t.label)}</text>`);
-  }
+    // the last tick sits M.right (16 px) from the edge: a centred "16 MiB" was cut to "16 MiE"
+    const anchor = i === xt.length - 1 && xt.length > 1 ? "end" : "middle";
+    out.push(`<line class="tick" x1="${x}" x2="${x}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}"/><text x="${x}" y="${H - M.bottom + 18}" text-anchor="${anchor}">${escapeText(t.label)}</text>`);
+  });
   out.push(`<line class="axis" x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}"/>`);
   out.push(`<text class="axis-label" x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle">${escapeText(p.xLabel)}</text>`);
   out.push(`<text class="axis-label" transform="translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeText(p.yLabel)}</text>`);

@@ -1,0 +1,65 @@
+// `gpucheck show <suite>`: the suite as it runs, extends merged, each value's file:line and each
+// threshold's source comment, for built-ins and for files.
+import { expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gpucheck } from "./cli.ts";
+
+const SLOW = 60_000;
+
+test("a built-in: each threshold with the comment its suite wrote, each value with its line", () => {
+  const r = gpucheck(["show", "h100-8x"], { cwd: tmpdir() });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  expect(r.stdout).toStartWith(
+    "# gpucheck show: the suite as it runs, every extends merged in; after each value, the file:line that set it;\n# above each threshold, the comment its file wrote for it (its source).\n# builtin:h100-8x.yaml (sha256 ",
+  );
+  expect(r.stdout).toContain(`    expect:
+      # NCCL Ring on NVLink4 reaches ≈370 GB/s busbw (sjeaugey, nccl-tests #212; 368.76 GB/s with
+      # NCCL_NVLS_ENABLE=0 in #309), NVLS ≈480 (476.5 in #290, 482.12 in #309). 350 = Ring − 5 %,
+      # so the floor holds with or without NVLS.
+      busbw:
+        min: 350 GB/s # builtin:h100-8x.yaml:44
+      # nccl-tests data check: a wrong value is silent corruption
+      wrong:
+        max: 0 # builtin:h100-8x.yaml:45
+`);
+  // every threshold of every built-in has a source
+  for (const name of ["cpu-smoke", "h100-8x", "h200-8x", "h100-multinode"]) {
+    expect(gpucheck(["show", name], { cwd: tmpdir() }).stdout).not.toContain("no source comment");
+  }
+}, SLOW);
+
+test("a file extending a built-in: the child's thresholds with its own comments, the rest from the parent", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gpucheck-show-"));
+  writeFileSync(
+    join(dir, "site.yaml"),
+    "name: site\nextends: h100-8x\nremove: [ib-allreduce, resnet18-fashionmnist, resnet50-synthetic, transformer-bandwidth, inventory]\ntests:\n  - name: nvlink-allreduce\n    expect:\n      # node07 on 2026-11-02: 471 GB/s; 2 % below\n      busbw: { min: 460 GB/s }\n      out_of_bounds: { max: 0 }\n",
+  );
+  const r = gpucheck(["show", "site.yaml"], { cwd: dir });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain("# site.yaml (sha256 ");
+  expect(r.stdout).toContain("\n#   extends builtin:h100-8x.yaml (sha256 ");
+  expect(r.stdout).toContain(`    expect:
+      # node07 on 2026-11-02: 471 GB/s; 2 % below
+      busbw:
+        min: 460 GB/s # site.yaml:8
+      # nccl-tests data check: a wrong value is silent corruption
+      wrong:
+        max: 0 # builtin:h100-8x.yaml:45
+      # (no source comment in the file that set it)
+      out_of_bounds:
+        max: 0 # site.yaml:9
+`);
+}, SLOW);
+
+test("a broken suite is reported as validate reports it, exit 2, nothing on stdout", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gpucheck-show-"));
+  writeFileSync(join(dir, "bad.yaml"), "name: bad\ntests:\n  - { name: t, kind: colective }\n");
+  const r = gpucheck(["show", "bad.yaml"], { cwd: dir });
+  expect(r.status).toBe(2);
+  expect(r.stdout).toBe("");
+  expect(r.stderr).toStartWith('bad.yaml:3:22: invalid kind "colective": did you mean "collective"?\n');
+  expect(gpucheck(["show", "h100-9x"], { cwd: dir }).stderr).toBe('gpucheck: no built-in suite "h100-9x" and no file ./h100-9x: did you mean "h100-8x"?\n');
+}, SLOW);

@@ -1,0 +1,30 @@
+// The README says what the code does: its results table names every file a run writes, and its
+// example thresholds are the built-in suite's.
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { RESULT_FILES } from "../lib/report/results.ts";
+import { LOCK_FILE } from "../lib/report/run-dir.ts";
+import { RESOLVED_SUITE } from "../lib/load/read.ts";
+import { loadSuite } from "../lib/load.ts";
+
+const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
+
+test("the results table lists every file and directory a run writes", () => {
+  const table = readme.slice(readme.indexOf("### The results directory"), readme.indexOf("## Why Bun"));
+  const rows = [...table.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
+  for (const name of [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.html, RESULT_FILES.summary, "suite.yaml", RESOLVED_SUITE, "workload/", LOCK_FILE]) {
+    expect(rows).toContain(name);
+  }
+  expect(rows.some((r) => r!.startsWith(`${RESULT_FILES.logs}/`))).toBe(true);
+});
+
+test("the introduction's example thresholds are h100-8x's", async () => {
+  const suite = await loadSuite("h100-8x");
+  const min = (test: string, metric: string) => suite.tests.find((t) => t.name === test)!.expect.find((e) => e.metric === metric)!.min;
+  expect(min("nvlink-allreduce", "busbw")).toBe(350);
+  expect(min("resnet50-synthetic", "samples_per_s")).toBe(15400);
+  expect(readme).toContain("measured metrics (`busbw ≥ 350 GB/s at 8 GiB`, `wrong = 0`, `samples_per_s ≥ 15400 img/s` on 8 H100s:");
+  // the reference's 2-node example doubles the 8-GPU total, as validate's warning asks
+  expect(readme).toContain("samples_per_s: { min: 30800 img/s, baseline: 95% }   # a total: h100-8x's 15400 for 8 GPUs × 2 nodes");
+});
