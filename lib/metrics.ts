@@ -39,7 +39,7 @@ export const METRICS: Record<Kind, Record<string, MetricInfo>> = {
     samples_per_s: higher("samples/s", "training throughput of the whole job after warm-up (images/s for ResNet)", { total: "job" }),
     samples_per_s_per_gpu: higher("samples/s", "samples_per_s divided by the number of ranks"),
     tokens_per_s: higher("tokens/s", "transformer throughput after warm-up", { models: ["transformer"], total: "job" }),
-    tflops: higher("TFLOP/s", "model TFLOP/s of the whole job: 6 × parameters × tokens/s", { models: ["transformer"], total: "job" }),
+    tflops: higher("TFLOP/s", "model TFLOP/s of the whole job: (6 × parameters + 12 × layers × seqLen × width) × tokens/s", { models: ["transformer"], total: "job" }),
     step_time_ms: lower("ms", "mean step time after warm-up"),
     step_time_p50_ms: lower("ms", "median step time after warm-up"),
     step_time_p95_ms: lower("ms", "95th percentile step time after warm-up"),

@@ -34,6 +34,8 @@ function ranksFor(ctx: RenderContext<Settings>, stageDir: string, port: number |
     rank,
     argv: [launch.python, ...launch.args],
     env: {
+      // each rank binds to its own share of this host's CPUs (workload affinity.py); a suite's env may say "none"
+      GPUCHECK_CPU_BIND: "split",
       ...launch.env,
       ...rankEnv({
         rank,

@@ -45,6 +45,7 @@ function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): strin
     directive("ntasks-per-node", test.ranksPerNode),
   ];
   if (test.gpusPerNode > 0) out.push(directive("gpus-per-node", test.gpusPerNode));
+  if (s.cpusPerTask !== undefined) out.push(directive("cpus-per-task", s.cpusPerTask));
   out.push(directive("time", slurmTime(test.timeoutMs)));
   if (s.exclusive) out.push(directive("exclusive"));
   // a requeued job would start again behind gpucheck's back after a node failure
@@ -102,7 +103,11 @@ function rankCommand(ctx: RenderContext<SlurmSettings>): string {
   const runtime = s.container?.runtime ?? "pyxis";
   const stage = s.stageDir ? word(stagePath(s.stageDir, ctx.workloadHash)) : `"$GPUCHECK_STAGE"`;
   const mounts = s.container?.mounts ?? [];
-  const opts: string[] = ["--kill-on-bad-exit=1"];
+  // Each rank on its own cores: unbound, NCCL's proxy thread and the data loader share (or
+  // migrate across) every core with the other ranks. Since Slurm 22.05 srun no longer inherits
+  // sbatch's --cpus-per-task, so the step says it. A suite's srun options come later and win
+  // (e.g. --cpu-bind=none, or --cpu-bind=map_ldom:… for a node's own GPU↔NUMA map).
+  const opts: string[] = ["--kill-on-bad-exit=1", `--cpus-per-task=${s.cpusPerTask ?? '"$GPUCHECK_CPUS_PER_TASK"'}`, "--cpu-bind=cores"];
   const prefix: string[] = [];
   if (image && runtime === "pyxis") {
     opts.push(`--container-image=${word(image)}`, `--container-mounts=${[...mounts.map(word), `${stage}:${stage}`].join(",")}`);
@@ -136,6 +141,7 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
     `export WORLD_SIZE=${test.worldSize} LOCAL_WORLD_SIZE=${test.ranksPerNode}`,
     `rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`,
     "",
+    ...cpuShareLines(ctx),
     ...stagingLines(ctx),
     "",
   );
@@ -174,6 +180,17 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
   }
   lines.push(`echo ${END_MARK}`, "exit $rc", "");
   return lines.join("\n");
+}
+
+/** Without cpusPerTask: the batch node's CPUs (all of them in an exclusive job) over its ranks, at least 1. */
+function cpuShareLines(ctx: RenderContext<SlurmSettings>): string[] {
+  if (ctx.settings.cpusPerTask !== undefined) return [];
+  const r = ctx.test.ranksPerNode;
+  return [
+    "# each rank's CPUs (srun --cpus-per-task): the CPUs this job holds on the batch node over its ranks",
+    `export GPUCHECK_CPUS_PER_TASK=$(( \${SLURM_CPUS_ON_NODE:-${r}} / ${r} > 0 ? \${SLURM_CPUS_ON_NODE:-${r}} / ${r} : 1 ))`,
+    "",
+  ];
 }
 
 function envName(k: string): string {

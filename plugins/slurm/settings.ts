@@ -18,6 +18,11 @@ export const settings = z
     exclude: oneLine.optional(),
     /** whole nodes for every test: nobody else's job disturbs a benchmark */
     exclusive: z.boolean().default(true),
+    /**
+     * CPUs each rank gets (sbatch and srun --cpus-per-task); absent: the batch node's CPUs
+     * (SLURM_CPUS_ON_NODE) over the ranks per node, worked out when the job starts
+     */
+    cpusPerTask: z.number().int().positive().optional(),
     /** extra #SBATCH lines, verbatim, e.g. ["--mem=0", "--switches=1"] */
     sbatch: z.array(oneLine.refine((s) => s.startsWith("-"), { message: 'must be an sbatch option starting with "-", e.g. "--mem=0"' })).default([]),
     /** extra options for every rank step, one argument each, e.g. ["--mpi=pmix", "--cpu-bind=none"] */

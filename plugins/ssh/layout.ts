@@ -46,6 +46,9 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
   const R = u.ranksPerNode;
   const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
   const base = { ...launch.env, ...extraEnv };
+  // ranks started side by side on a host each bind to their own CPUs (workload affinity.py); the
+  // workload's launcher sets it itself, mpirun binds on its own, a suite's env may say "none"
+  const split = { GPUCHECK_CPU_BIND: "split", ...base };
   if (launcher === "mpirun") {
     // one mpirun on the first host starts every rank over its own remote shell (Open MPI's plm_rsh)
     const hostArg = u.hosts.map((h) => `${h.host}:${R}`).join(",");
@@ -66,13 +69,13 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
   }
   if (launcher === "torchrun") {
     const flags = [`--nnodes=${u.hosts.length}`, `--nproc_per_node=${R}`, `--master_addr=${master.addr}`, `--master_port=${master.port}`];
-    return perHost((i) => [python, "-m", "torch.distributed.run", ...flags, `--node_rank=${i}`, ...launch.args], (host) => ({ ...base, GPUCHECK_NODE: host.name }));
+    return perHost((i) => [python, "-m", "torch.distributed.run", ...flags, `--node_rank=${i}`, ...launch.args], (host) => ({ ...split, GPUCHECK_NODE: host.name }));
   }
   return u.hosts.flatMap((host, i) =>
     range(0, R).map((local) => {
       const rank = i * R + local;
       const env = {
-        ...base,
+        ...split,
         ...rankEnv({ rank, worldSize: u.worldSize, localRank: local, localWorldSize: R, masterAddr: master.addr, masterPort: 0, node: host.name }),
         MASTER_PORT: master.port,
       };

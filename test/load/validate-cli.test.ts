@@ -48,7 +48,7 @@ test("a site suite extending a built-in is valid", () => {
   expect(r).toEqual({
     code: 0,
     stderr: "",
-    stdout: 'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 5 tests (1 inventory, 2 collective, 2 train), platform ssh, extends builtin:h100-8x.yaml\n',
+    stdout: 'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 6 tests (1 inventory, 3 collective, 2 train), platform ssh, extends builtin:h100-8x.yaml\n',
   });
 }, SLOW);
 

@@ -61,6 +61,7 @@ describe("settings", () => {
     expect(problems({ sbatch: ["mem=0"] })).toEqual(['sbatch.0: must be an sbatch option starting with "-", e.g. "--mem=0"']);
     expect(problems({ stageDir: "shared/x" })).toEqual(["stageDir: must be an absolute path"]);
     expect(problems({ partition: "a\nb" })).toEqual(["partition: must be a single line"]);
+    expect(problems({ cpusPerTask: 0 })).toEqual(["cpusPerTask: Too small: expected number to be >0"]);
     expect(problems({ container: { image: "x", mounts: ["/a:/a,/b:/b"] } })).toEqual(["container.mounts.0: must not contain a comma (pyxis separates mounts with commas)"]);
     expect(problems({ partiton: "gpu" })).toEqual([': Unrecognized key: "partiton"']);
   });
@@ -89,7 +90,8 @@ const SHAPES: Record<string, [RenderContext<SlurmSettings>, string[]?]> = {
   "two-nodes-sbcast": [ctx({}, { partition: "gpu" })],
   "per-node-plan": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { nodelist: "gpu[001-004]", exclude: "gpu003" })],
   "per-node-sweep-shared": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { stageDir: "/shared/gpucheck", nodelist: "gpu[001-004]" }), ["gpu001", "gpu002", "gpu004"]],
-  "pyxis": [ctx({}, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3", mounts: ["/data:/data:ro"] }, stageDir: "/shared/stage" })],
+  // cpusPerTask: the suite's own count, in #SBATCH and on the step
+  "pyxis": [ctx({}, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3", mounts: ["/data:/data:ro"] }, stageDir: "/shared/stage", cpusPerTask: 24 })],
   "apptainer-cpu": [ctx({ gpusPerNode: 0, ranksPerNode: 2, worldSize: 4 }, { container: { image: "/images/torch.sif", runtime: "apptainer" } })],
   "everything": [
     ctx(

@@ -168,7 +168,8 @@ describe("rank placement", () => {
       [2, "gpu02", "2", "0", "gpu02"],
       [3, "gpu02", "3", "1", "gpu02"],
     ]);
-    expect(procs[3]!.env).toEqual({ NCCL_DEBUG: "WARN", GPUCHECK_RUN_ID: "r1", RANK: "3", WORLD_SIZE: "4", LOCAL_RANK: "1", LOCAL_WORLD_SIZE: "2", MASTER_ADDR: "10.0.0.1", MASTER_PORT: "29500", GPUCHECK_NODE: "gpu02" });
+    // GPUCHECK_CPU_BIND: ranks side by side on a host each bind to their own CPUs (workload affinity.py)
+    expect(procs[3]!.env).toEqual({ GPUCHECK_CPU_BIND: "split", NCCL_DEBUG: "WARN", GPUCHECK_RUN_ID: "r1", RANK: "3", WORLD_SIZE: "4", LOCAL_RANK: "1", LOCAL_WORLD_SIZE: "2", MASTER_ADDR: "10.0.0.1", MASTER_PORT: "29500", GPUCHECK_NODE: "gpu02" });
     expect(procs[0]!.argv).toEqual(["/opt/py/bin/python", "-m", "gpucheck_workload", "collective"]);
   });
 
@@ -186,7 +187,10 @@ describe("rank placement", () => {
     const tr = procsOf(u!, launch, "python3", "torchrun", master, {});
     expect(tr.map((p) => [p.id, p.host.name, p.ranks.length])).toEqual([[0, "gpu01", 8], [8, "gpu02", 8]]);
     expect(tr[1]!.argv).toEqual(["python3", "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=8", "--master_addr=10.0.0.1", "--master_port=29500", "--node_rank=1", "-m", "gpucheck_workload", "collective"]);
-    expect(tr[1]!.env).toEqual({ NCCL_DEBUG: "WARN", GPUCHECK_NODE: "gpu02" });
+    expect(tr[1]!.env).toEqual({ GPUCHECK_CPU_BIND: "split", NCCL_DEBUG: "WARN", GPUCHECK_NODE: "gpu02" });
+    // a suite's env wins: GPUCHECK_CPU_BIND=none leaves the ranks where the scheduler puts them
+    const keep = procsOf(u!, { ...launch, env: { GPUCHECK_CPU_BIND: "none" } }, "python3", "direct", master, {});
+    expect(keep[0]!.env.GPUCHECK_CPU_BIND).toBe("none");
     const own = procsOf(u!, launch, "python3", "gpucheck", master, {});
     expect(own[1]!.argv).toEqual(["python3", "-m", "gpucheck_workload.launch", "--nprocs", "8", "--node-rank", "1", "--", "-m", "gpucheck_workload", "collective"]);
     expect(own[1]!.env).toEqual({ NCCL_DEBUG: "WARN", WORLD_SIZE: "16", MASTER_ADDR: "10.0.0.1", MASTER_PORT: "29500", GPUCHECK_NODE: "gpu02" });

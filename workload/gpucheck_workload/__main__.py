@@ -94,7 +94,9 @@ def _command(args):
     ranks = ranks_mod.detect()
     if args.command == "collective" and args.impl == "nccl-tests":
         from . import nccl_tests
-        return nccl_tests.run(args, ranks)
+        return nccl_tests.run(args, ranks)  # unbound: in node mode one process drives every GPU
+    from . import affinity
+    affinity.bind(ranks)  # before torch starts its thread pools, which inherit the mask
     if args.command == "collective":
         from . import collective
         return collective.run(args, ranks)

@@ -1,8 +1,9 @@
 """The collective benchmark: nccl-tests' method and layout on torch.distributed.
 
 Method (src/common.cu TimeTest/BenchTime): warm up every size first; then per size and per
-placement (out-of-place, then in-place) run one call, barrier, time `iters` calls with the clock
-read only after the device is drained, average the time over ranks, and check one more call's
+placement (out-of-place, then in-place) run one call, barrier, time `iters` calls (the collective
+alone: ops.Collective.stage copies outside the clock) with the clock read only after the device is
+drained, average the time over ranks, and check one more call's
 result against the exactly known expected values, the wrong elements summed over ranks.
 """
 import math
@@ -37,14 +38,42 @@ def _memory_limit(torch, ctx, max_bytes, check):
     """nccl-tests' rule: keep 1 GiB per 16 GiB (at most 4) plus 1 GiB free, the rest split over buffers.
 
     nccl-tests splits it 3 ways with the check on (send, receive, expected); the check here also
-    holds a boolean mask while it compares, so 4 shares rather than 3.
+    holds a boolean mask while it compares, so 4 shares rather than 3. On a CPU the buffers live in
+    host memory shared by the node's ranks: half of what the kernel calls available, per local rank.
     """
+    shares = 4 if check else 2
     if ctx.device.type != "cuda":
-        return max_bytes
+        available = _host_available()
+        if available is None:
+            return max_bytes
+        return min(max_bytes, available // 2 // max(1, ctx.ranks.local_world_size) // shares)
     total = torch.cuda.get_device_properties(ctx.device).total_memory
     gib = 1 << 30
     reserve = min(-(-total // (16 * gib)) * gib, 4 * gib)
-    return min(max_bytes, (total - reserve - gib) // (4 if check else 2))
+    return min(max_bytes, (total - reserve - gib) // shares)
+
+
+def _host_available(path="/proc/meminfo"):
+    """MemAvailable in bytes, None where the kernel does not say (no /proc, a kernel before 3.14)."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def agreed_limit(torch, dist, ctx, local):
+    """The smallest rank's limit, on every rank (nccl-tests: MPI_Allreduce MPI_MIN of maxBytes).
+
+    A rank with less memory (a smaller GPU, a MIG slice, another job's allocation) would otherwise
+    sweep fewer sizes than its peers, and they would wait forever in a collective it never joins.
+    """
+    t = torch.tensor([local], dtype=torch.int64, device=ctx.device)
+    dist.all_reduce(t, op=dist.ReduceOp.MIN)
+    return int(t.item())
 
 
 class Bench:
@@ -63,6 +92,7 @@ class Bench:
         for size in sizes:
             self.coll.resize(size)
             fn = self.coll.runner(False)
+            self.coll.stage(False)
             for _ in range(self.args.warmup):
                 fn()
             pg.sync(self.ctx)
@@ -73,6 +103,7 @@ class Bench:
         # filled even without the check: uninitialised CPU memory may hold denormals, which slow
         # gloo's reductions and would be timed
         coll.fill(in_place, 99)
+        coll.stage(in_place)  # outside the timed region: only the collective is timed
         fn()
         pg.sync(self.ctx)
         pg.barrier(self.ctx)
@@ -87,6 +118,7 @@ class Bench:
         if args.check and not (coll.op == "alltoall" and in_place):  # nccl-tests: alltoall in place is N/A
             self.rep += 1
             coll.fill(in_place, self.rep)
+            coll.stage(in_place)
             fn()
             pg.sync(self.ctx)
             local = coll.wrong(in_place, self.rep)
@@ -135,7 +167,7 @@ def _sweep(torch, dist, ctx, args):
     _check_dtype(torch, dist, ctx, args.dtype)
     lines = [None] * ctx.ranks.world_size
     dist.all_gather_object(lines, _device_line(torch, ctx))
-    max_bytes = _memory_limit(torch, ctx, args.max_bytes, args.check)
+    max_bytes = agreed_limit(torch, dist, ctx, _memory_limit(torch, ctx, args.max_bytes, args.check))
     coll = Collective(torch, dist, args.op, args.dtype, ctx.device, ctx.ranks.rank, ctx.ranks.world_size, max_bytes)
     note = "gpucheck-workload %s: torch %s, backend %s (nccl-tests %s text layout)" % (
         __version__, torch.__version__, ctx.backend, report.NCCL_TESTS_LAYOUT)

@@ -49,7 +49,9 @@ def _limit_cpu_threads(torch, ranks):
     if "OMP_NUM_THREADS" in os.environ:
         return
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    torch.set_num_threads(max(1, cores // max(1, ranks.local_world_size)))
+    # a rank bound to its own share (affinity.bind, srun --cpu-bind) already holds only its cores
+    own = os.environ.get("GPUCHECK_CPU_BIND") == "split" or "SLURM_CPU_BIND_TYPE" in os.environ
+    torch.set_num_threads(max(1, cores if own else cores // max(1, ranks.local_world_size)))
 
 
 def init(ranks, backend="auto"):

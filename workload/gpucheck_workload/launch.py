@@ -2,8 +2,9 @@
 ssh session per host): `python3 -m gpucheck_workload.launch --nprocs R [--node-rank N] -- ARGS...`.
 
 Each rank is `sys.executable ARGS...` with RANK = node_rank * R + local_rank, LOCAL_RANK,
-LOCAL_WORLD_SIZE and WORLD_SIZE (from the environment, default nnodes * R). Every output line is
-prefixed `[rank N] ` so one stream carries all ranks. A rank that fails ends its peers after a grace
+LOCAL_WORLD_SIZE and WORLD_SIZE (from the environment, default nnodes * R), and
+GPUCHECK_CPU_BIND=split unless set (each rank binds itself to its own CPUs: affinity.py). Every
+output line is prefixed `[rank N] ` so one stream carries all ranks. A rank that fails ends its peers after a grace
 period (they would otherwise wait in a collective forever); SIGTERM/SIGINT are passed on. The exit
 code is the first failing rank's. No torchrun: Debian's torch 1.13 torchrun crashes on Python 3.11.
 """
@@ -53,6 +54,7 @@ def main(argv=None):
         rank = node_rank * a.nprocs + local
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(local),
                    LOCAL_WORLD_SIZE=str(a.nprocs), WORLD_SIZE=str(world))
+        env.setdefault("GPUCHECK_CPU_BIND", "split")  # each rank takes its own CPUs (affinity.py)
         proc = subprocess.Popen([sys.executable] + args, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         t = threading.Thread(target=_pump, args=(rank, proc.stdout, lock), daemon=True)

@@ -76,3 +76,16 @@ def matmul_params(model):
     """
     pos = model.pos.weight.numel() if hasattr(model, "pos") else 0
     return sum(p.numel() for p in model.parameters()) - pos
+
+
+def train_flops_per_token(model, layers, seq_len, width):
+    """Training FLOPs per token: 6·N for the weight matmuls plus 12·L·T·d for attention.
+
+    The attention-score matmuls (Q·Kᵀ and scores·V, 2·T·d multiply-adds each per token and layer,
+    forward 4·T·d FLOPs, backward twice that) hold no parameters, so 6·N alone reads low by
+    12·L·T·d / 6·N: 7-13 % for the suites' configurations. This is the convention of PaLM's MFU
+    (Chowdhery et al. 2022, appendix B) and Megatron-LM (Narayanan et al. 2021, eq. 3, which also
+    counts the logit layer, as N does here): the full T×T product is counted even though a causal
+    kernel may skip the masked half, so the figure compares with published TFLOP/s.
+    """
+    return 6 * matmul_params(model) + 12 * layers * seq_len * width

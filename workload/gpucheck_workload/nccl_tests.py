@@ -7,6 +7,10 @@ How ranks map onto the binary (it takes its world from MPI, not from RANK/WORLD_
     node> (one process driving every GPU, nccl-tests' single-node mode) and the other local ranks
     exit 0 at once;
   * several nodes without MPI cannot form one nccl-tests world: that is an input error.
+In MPI mode nccl-tests picks device localRank·nThreads·nGpus (its local rank from MPI's host
+hashes), right when every rank sees all the node's GPUs and out of range when the launcher gives
+each rank one GPU (srun --gpus-per-task=1, a per-rank CUDA_VISIBLE_DEVICES): child_env then sets
+NCCL_TESTS_DEVICE=0 (nccl-tests >= 2.13.9 reads it as the first device to use).
 A subprocess (not exec) so the telemetry sampler of this process keeps running beside it.
 """
 import os
@@ -51,17 +55,34 @@ def argv(binary, args, gpus):
             "-g", str(gpus)]
 
 
+def visible_devices(env):
+    """The CUDA_VISIBLE_DEVICES entries, None when it is unset (then every GPU is visible)."""
+    value = env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return None
+    return [d for d in (part.strip() for part in value.split(",")) if d]
+
+
+def child_env(env, mode):
+    """The binary's environment: the rank's own, plus the device choice in MPI mode (see above)."""
+    child = dict(env)
+    visible = visible_devices(env)
+    if mode == "mpi" and visible is not None and len(visible) == 1 and "NCCL_TESTS_DEVICE" not in env:
+        child["NCCL_TESTS_DEVICE"] = "0"
+    return child
+
+
 def run(args, ranks, env=None):
     env = os.environ if env is None else env
     binary = find_binary(args.op, args.nccl_tests_dir)
     mode, gpus = launch_mode(ranks, env)
     if mode == "idle":
         return 0
-    child_env = dict(env)
-    capture = nccl_debug.Capture(env=child_env, rank=ranks.rank).start()
+    environment = child_env(env, mode)
+    capture = nccl_debug.Capture(env=environment, rank=ranks.rank).start()
     child = None
     try:
-        child = subprocess.Popen(argv(binary, args, gpus), stdin=subprocess.DEVNULL, env=child_env)
+        child = subprocess.Popen(argv(binary, args, gpus), stdin=subprocess.DEVNULL, env=environment)
         forward = lambda signum, _frame: child.send_signal(signum)
         previous = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
         try:

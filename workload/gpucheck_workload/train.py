@@ -1,9 +1,8 @@
 """The training benchmark: DDP over gloo (CPU) or NCCL (GPU), timed after warm-up.
 
 Reports samples/s (global and per rank), tokens/s and achieved TFLOP/s for the transformer
-(6 · N · tokens, N from models.matmul_params: the usual training-FLOPs estimate, which leaves out
-the attention-score matmuls, 12 · layers · seq_len · width per token, so it understates long
-sequences slightly), step time mean/p50/p95, the share of step time with a gradient all-reduce in
+((6 · N + 12 · layers · seq_len · width) · tokens: models.train_flops_per_token, weights and
+attention-score matmuls), step time mean/p50/p95, the share of step time with a gradient all-reduce in
 flight (commhook.py), loss at start and end, and accuracy on the real test split.
 """
 import contextlib
@@ -196,7 +195,8 @@ def _result(torch, args, ctx, precision, model, window, step_s, inflight_s, loss
     world = ctx.ranks.world_size
     samples_per_s = args.batch_size * world * len(step_s) / window
     tokens_per_s = samples_per_s * args.seq_len if args.model == "transformer" else None
-    tflops = 6.0 * models.matmul_params(model) * tokens_per_s / 1e12 if tokens_per_s else None
+    flops = models.train_flops_per_token(model, args.layers, args.seq_len, args.width) if tokens_per_s else None
+    tflops = flops * tokens_per_s / 1e12 if tokens_per_s else None
     device_name = torch.cuda.get_device_name(ctx.device) if ctx.device.type == "cuda" else "cpu"
     return {
         "model": args.model, "data": args.data, "world_size": world, "device": device_name,

@@ -117,6 +117,30 @@ def test_nccl_tests_gets_the_same_sweep_and_its_output_is_untouched(tmp_path):
     assert untagged(mpi.stdout).endswith(" -g 1\n")
 
 
+def test_nccl_tests_under_mpi_with_one_visible_gpu_uses_device_0(tmp_path):
+    # nccl-tests would pick device localRank (5 here) of the one this rank can see
+    d = fake_nccl_tests(tmp_path, 'echo "device=${NCCL_TESTS_DEVICE-unset} $*"')
+    mpi = dict(OMPI_COMM_WORLD_RANK=5, OMPI_COMM_WORLD_SIZE=16, OMPI_COMM_WORLD_LOCAL_RANK=5,
+               OMPI_COMM_WORLD_LOCAL_SIZE=8, MASTER_ADDR="n1")
+    args = ["collective", "--impl", "nccl-tests", "--nccl-tests-dir", d, "--max-bytes", "1M"]
+    one = run_cli(args, CUDA_VISIBLE_DEVICES="5", **mpi)
+    assert untagged(one.stdout) == "device=0 -b 8 -e 1048576 -f 2 -n 20 -w 5 -d float -c 1 -g 1\n", one.stderr
+    # every GPU visible (or unset): nccl-tests' own local rank picks the device
+    for visible in ({"CUDA_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7"}, {}):
+        every = run_cli(args, **dict(mpi, **visible))
+        assert untagged(every.stdout).startswith("device=unset -b 8 "), every.stderr
+
+
+def test_nccl_tests_device_env():
+    from gpucheck_workload import nccl_tests
+    assert nccl_tests.child_env({"CUDA_VISIBLE_DEVICES": "GPU-8f3e"}, "mpi")["NCCL_TESTS_DEVICE"] == "0"
+    assert nccl_tests.child_env({"CUDA_VISIBLE_DEVICES": " 3 ,"}, "mpi")["NCCL_TESTS_DEVICE"] == "0"
+    # one process driving the node's GPUs starts at device 0 anyway; a user's choice stands
+    assert "NCCL_TESTS_DEVICE" not in nccl_tests.child_env({"CUDA_VISIBLE_DEVICES": "3"}, "node")
+    assert nccl_tests.child_env({"CUDA_VISIBLE_DEVICES": "3", "NCCL_TESTS_DEVICE": "0"}, "mpi")["NCCL_TESTS_DEVICE"] == "0"
+    assert "NCCL_TESTS_DEVICE" not in nccl_tests.child_env({"CUDA_VISIBLE_DEVICES": ""}, "mpi")
+
+
 def test_nccl_tests_exit_code_passes_through_and_multi_node_needs_mpi(tmp_path):
     d = fake_nccl_tests(tmp_path, "echo '# Out of bounds values : 3 FAILED'; exit 7")
     done = run_cli(["collective", "--impl", "nccl-tests", "--nccl-tests-dir", d])

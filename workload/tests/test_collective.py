@@ -6,6 +6,7 @@ import re
 import pytest
 
 from conftest import run_ranks
+from test_cli import untagged
 
 HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers", "corrupt_check.py")
 
@@ -47,8 +48,8 @@ def test_two_gloo_ranks_print_the_nccl_tests_layout(op, redop, root):
     args = ["collective", "--op", op, "--min-bytes", "64", "--max-bytes", "1M", "--factor", "8", "--iters", "3", "--warmup", "1"]
     (rc0, out0, err0), (rc1, out1, err1) = run_ranks(2, args)
     assert (rc0, rc1) == (0, 0), err0 + err1
-    assert out1 == "", "only rank 0 prints"
-    lines = out0.splitlines()
+    assert untagged(out1) == "", "only rank 0 prints"
+    lines = untagged(out0).splitlines()
     assert lines[1] == "# Collective test starting: %s_perf" % op
     assert lines[2].startswith("# nThread 1 nGpus 1 minBytes 64 maxBytes 1048576 step: 8(factor) warmup iters: 1 iters: 3 ")
     assert len([l for l in lines if re.match(r"^#  Rank  [01] Group  0 Pid +\d+ on +\S+ device -1 \[0000:00:00\] CPU ", l)]) == 2
@@ -77,8 +78,32 @@ def test_unsupported_dtype_on_gloo_is_one_line():
     import torch
     if torch.__version__.startswith("1."):
         for rc, out, err in results:
-            assert rc == 2 and out == ""
+            assert rc == 2 and untagged(out) == ""
             assert err.startswith("gpucheck-workload: error: --dtype bfloat16 is not supported by the gloo backend of torch ")
             assert len(err.splitlines()) == 1
     else:  # newer gloo reduces bfloat16
         assert [rc for rc, _, _ in results] == [0, 0]
+
+
+LESS_MEMORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers", "less_memory.py")
+
+
+def test_ranks_agree_on_the_smallest_memory_limit():
+    # rank 1: 64 KiB available, half of it over 2 local ranks, 4 buffers with the check → 4096 bytes.
+    # Each rank sweeping its own limit would leave rank 0 waiting in a 16 KiB call rank 1 never makes.
+    args = ["collective", "--min-bytes", "64", "--max-bytes", "16K", "--factor", "4", "--iters", "2", "--warmup", "1"]
+    (rc0, out0, err0), (rc1, out1, err1) = run_ranks(2, args, script=LESS_MEMORY, timeout=60)
+    assert (rc0, rc1) == (0, 0), err0 + err1
+    assert "#\n# Reducing maxBytes to 4096 due to memory limitation\n" in out0
+    rows, _, oob = parse(out0)
+    assert [int(r[0]) for r in rows] == [64, 256, 1024, 4096] and oob == 0
+
+
+def test_host_memory_is_read_from_meminfo(tmp_path):
+    from gpucheck_workload import collective
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    8192000 kB\n")
+    assert collective._host_available(str(meminfo)) == 8192000 * 1024
+    meminfo.write_text("MemTotal:       16384000 kB\nMemFree:         1000 kB\n")  # kernels before 3.14
+    assert collective._host_available(str(meminfo)) is None
+    assert collective._host_available(str(tmp_path / "absent")) is None

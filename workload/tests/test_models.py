@@ -41,3 +41,10 @@ def test_gpt_forward_shape_causality_and_params():
     tok, pos, final_ln = 50 * 32, 16 * 32, 2 * 32
     assert sum(p.numel() for p in model.parameters()) == 2 * block + tok + pos + final_ln  # head tied to tok
     assert models.matmul_params(model) == 2 * block + tok + final_ln
+
+
+def test_training_flops_per_token_count_attention():
+    model = models.gpt(torch, layers=2, width=32, heads=4, seq_len=16, vocab=50)
+    # N = 2 blocks of 12704 (as above) + tied token table 50*32 = 1600 + final LayerNorm 64 = 27072;
+    # 6 * 27072 = 162432 for the weights, 12 * 2 layers * 16 tokens * 32 wide = 12288 for attention
+    assert models.train_flops_per_token(model, 2, 16, 32) == 162432 + 12288 == 174720

@@ -17,6 +17,7 @@ coll.resize(4096)
 report = {}
 for in_place in ((False,) if op == "alltoall" else (False, True)):
     coll.fill(in_place, 5)
+    coll.stage(in_place)
     coll.runner(in_place)()
     clean = coll.wrong(in_place, 5)
     _, recv = coll.views(in_place)
