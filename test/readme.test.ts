@@ -22,9 +22,9 @@ test("the results table lists every file and directory a run writes", () => {
 test("the introduction's example thresholds are h100-8x's", async () => {
   const suite = await loadSuite("h100-8x");
   const min = (test: string, metric: string) => suite.tests.find((t) => t.name === test)!.expect.find((e) => e.metric === metric)!.min;
-  expect(min("nvlink-allreduce", "busbw")).toBe(350);
+  expect(min("nvlink-allreduce", "busbw")).toBe(460);
   expect(min("resnet50-synthetic", "samples_per_s")).toBe(15400);
-  expect(readme).toContain("measured metrics (`busbw ≥ 350 GB/s at 8 GiB`, `wrong = 0`, `samples_per_s ≥ 15400 img/s` on 8 H100s:");
+  expect(readme).toContain("measured metrics (`busbw ≥ 460 GB/s at 8 GiB`, `wrong = 0`, `samples_per_s ≥ 15400 img/s` on 8 H100s:");
   // the reference's 2-node example doubles the 8-GPU total, as validate's warning asks
   expect(readme).toContain("samples_per_s: { min: 30800 img/s, baseline: 95% }   # a total: h100-8x's 15400 for 8 GPUs × 2 nodes");
 });
