@@ -64,6 +64,7 @@ export const ssh: Platform<SshSettings> = {
   summary: "bare-metal hosts over the system OpenSSH client (ControlMaster), one process per rank",
   flags: ["hosts"],
   settings: sshSettings,
+  hosts: (ctx) => ({ names: resolveHosts(ctx.settings, ctx.cli, ctx.suite).map((h) => h.name), separate: true }),
   render,
   run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx),
 };
