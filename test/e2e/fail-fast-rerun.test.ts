@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { assertJunitValid } from "../report/xsd.ts";
 import { fixture, gpucheck, tempDir } from "./cli.ts";
@@ -68,7 +69,27 @@ describe("--fail-fast and --rerun-failed", () => {
     expect(r4.status).toBe(0);
     expect(r4.stdout).toBe(`nothing to rerun: every test of ${third} passed\n`);
     expect(r4.stderr).toBe("");
+
+    // hosts a one-node test leaves idle are said on stderr when the suite starts (here it stops at the
+    // occupied --out before anything connects: no sshd needed)
+    const idle = gpucheck(["suite", fixture("fail-fast.yaml"), "--platform", "ssh", "--hosts", "gpu01,gpu02", "--out", first]);
+    expect(idle.status).toBe(2);
+    expect(idle.stderr).toStartWith(
+      'gpucheck: warning: test "allreduce-gloo" runs on gpu01; gpu02 unused: pass --each-node to run it on every host\n' +
+        'gpucheck: warning: test "allreduce-small" runs on gpu01; gpu02 unused: pass --each-node to run it on every host\n',
+    );
   }, 300_000);
+
+  test("--each-node on local: the one host is the test's unit, with its own verdict in results.json, junit and the summary", () => {
+    const out = tempDir("eachnode");
+    const r = gpucheck(["suite", fixture("fail-fast.yaml"), "--each-node", "--only", "allreduce-small", "--out", out, "--progress", "none"]);
+    expect(r.status).toBe(0);
+    const test = results(out).tests[0];
+    expect(test.perNode).toBe(true);
+    expect(test.units.map((u: { unit: string; verdict: { outcome: string } }) => `${u.unit} ${u.verdict.outcome}`)).toEqual([`${hostname()} passed`]);
+    expect(readFileSync(join(out, "junit.xml"), "utf8")).toContain(`<testcase name="allreduce-small [${hostname()}]"`);
+    expect(r.stdout).toMatch(new RegExp(`\\nallreduce-small  ${hostname()} +PASSED `));
+  }, 120_000);
 });
 
 describe("--rerun-failed refuses, exit 2, nothing run", () => {
