@@ -90,8 +90,12 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   }
   // a test that never started is still accounted for: skipped, with why, in every output
   const ran = results.tests.length;
-  if (ran < plan.tests.length && opts.signal.aborted) stopped = "the run was interrupted (Ctrl-C or SIGTERM)";
-  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, stopped ? `${NOT_STARTED}: ${stopped}` : NOT_STARTED));
+  let notStarted = stopped ? `${NOT_STARTED}: ${stopped}` : NOT_STARTED;
+  if (ran < plan.tests.length && opts.signal.aborted) {
+    stopped = "interrupted by Ctrl-C or SIGTERM";
+    notStarted = `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)`;
+  }
+  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, notStarted));
   if (stopped) results.stopped = stopped;
   results.endedAt = new Date().toISOString();
   results.complete = !opts.signal.aborted && ran === plan.tests.length;

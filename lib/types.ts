@@ -337,6 +337,6 @@ export interface ResultsFile {
   judgedFrom?: { path: string; sha256: string };
   /** set by `gpucheck suite --rerun-failed`: the run whose failed, errored and skipped tests this one reran */
   rerunOf?: { path: string; sha256: string };
-  /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted (Ctrl-C or SIGTERM)") */
+  /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */
   stopped?: string;
 }
