@@ -13,8 +13,11 @@ export interface Rerun {
   sha256: string;
   /** the platform it ran on: the rerun's default */
   platform: string;
-  /** the tests to run again, in the earlier run's order; empty when every test passed */
+  /** the tests to run again; empty when every test passed */
   tests: string[];
+  /** the tests results.json lists: a run killed outright (no endedAt) never listed those it did not reach */
+  recorded: string[];
+  ended: boolean;
 }
 
 export function readRerun(dir: string, flags: { only?: string }): Rerun {
@@ -27,10 +30,21 @@ export function readRerun(dir: string, flags: { only?: string }): Rerun {
     throw e;
   }
   const tests = read.results.tests.filter((t) => t.outcome !== "passed").map((t) => t.name);
-  if (read.results.tests.length === 0 && read.results.endedAt === null) {
-    throw new SuiteError(`gpucheck: --rerun-failed: ${dir}: the run finished no test and did not end (still going, or killed): rerun the suite itself`);
-  }
-  return { dir: read.dir, sha256: createHash("sha256").update(readFileSync(read.path)).digest("hex"), platform: read.results.platform, tests };
+  return {
+    dir: read.dir,
+    sha256: createHash("sha256").update(readFileSync(read.path)).digest("hex"),
+    platform: read.results.platform,
+    tests,
+    recorded: read.results.tests.map((t) => t.name),
+    ended: read.results.endedAt !== null,
+  };
+}
+
+/** A killed run's suite tests it never reached count as not passed: they are rerun too. */
+export function withUnreached(rerun: Rerun, suite: Suite): Rerun {
+  if (rerun.ended) return rerun;
+  const seen = new Set(rerun.recorded);
+  return { ...rerun, tests: [...rerun.tests, ...suite.tests.map((t) => t.name).filter((n) => !seen.has(n))] };
 }
 
 /** The suite given instead of the run's own must still have the tests being rerun. */

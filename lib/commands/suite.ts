@@ -14,7 +14,7 @@ import { writeFinalFiles } from "../report/write.ts";
 import type { ResultsFile } from "../types.ts";
 import { parseDuration } from "../units.ts";
 import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
-import { checkRerunTests, readRerun } from "./rerun.ts";
+import { checkRerunTests, readRerun, withUnreached } from "./rerun.ts";
 import { suiteText } from "./suite-source.ts";
 import { useColor } from "./color.ts";
 
@@ -32,14 +32,15 @@ interface SuiteFlags extends HostFlags, NodeFlags {
 }
 
 export async function main(given: string | undefined, flags: SuiteFlags): Promise<number> {
-  const rerun = flags.rerunFailed === undefined ? undefined : readRerun(flags.rerunFailed, flags);
+  const read = flags.rerunFailed === undefined ? undefined : readRerun(flags.rerunFailed, flags);
+  const ref = given ?? read?.dir;
+  if (ref === undefined) throw new SuiteError("gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>");
+  const suite = await loadSuite(ref);
+  const rerun = read && withUnreached(read, suite);
   if (rerun?.tests.length === 0) {
     out(`nothing to rerun: every test of ${flags.rerunFailed} passed\n`);
     return 0;
   }
-  const ref = given ?? rerun?.dir;
-  if (ref === undefined) throw new SuiteError("gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>");
-  const suite = await loadSuite(ref);
   if (rerun) checkRerunTests(rerun, suite);
   const cli = cliOverrides(flags);
   const timeoutMs = flags.timeout === undefined ? undefined : durationFlag(flags.timeout);

@@ -2,7 +2,7 @@
 // short collectives whose first misses an impossible threshold (fixtures/e2e/fail-fast.yaml).
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { assertJunitValid } from "../report/xsd.ts";
@@ -69,6 +69,15 @@ describe("--fail-fast and --rerun-failed", () => {
     expect(r4.status).toBe(0);
     expect(r4.stdout).toBe(`nothing to rerun: every test of ${third} passed\n`);
     expect(r4.stderr).toBe("");
+
+    // a run killed outright (no endedAt) never listed the tests it did not reach: they are rerun too
+    const killed = join(root, "killed");
+    mkdirSync(killed);
+    copyFileSync(join(third, "suite.resolved.yaml"), join(killed, "suite.resolved.yaml"));
+    writeFileSync(join(killed, "results.json"), JSON.stringify({ ...results(third), endedAt: null, complete: false }));
+    const r5 = gpucheck(["suite", "--rerun-failed", killed, "--out", join(root, "fifth"), "--progress", "none"]);
+    expect(r5.status).toBe(0);
+    expect(outcomes(join(root, "fifth"))).toEqual(["allreduce-small passed"]);
 
     // hosts a one-node test leaves idle are said on stderr when the suite starts (here it stops at the
     // occupied --out before anything connects: no sshd needed)
