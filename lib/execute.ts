@@ -32,6 +32,10 @@ export interface ExecuteOptions {
   baselinePath?: string;
   /** aborted by Ctrl-C/SIGTERM with reason "cancelled" */
   signal: AbortSignal;
+  /** --fail-fast: the first failed or errored test ends the run */
+  failFast?: boolean;
+  /** --rerun-failed: the run whose failed, errored and skipped tests these are */
+  rerunOf?: { path: string; sha256: string };
 }
 
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
@@ -54,8 +58,10 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     tests: [],
     inventory: [],
     ...(opts.baselinePath ? { baseline: opts.baselinePath } : {}),
+    ...(opts.rerunOf ? { rerunOf: opts.rerunOf } : {}),
   };
   writeRunFiles(outDir, results);
+  let stopped: string | undefined;
 
   for (const [i, test] of plan.tests.entries()) {
     if (opts.signal.aborted) break;
@@ -76,10 +82,21 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
     writeRunFiles(outDir, results);
     opts.progress.testFinished(result);
+    if (opts.failFast && (result.outcome === "failed" || result.outcome === "error") && i < plan.tests.length - 1) {
+      stopped = `--fail-fast: ${test.name} ${result.outcome === "failed" ? "failed" : "ended in an error"}`;
+      opts.progress.note(`${stopped}: skipping the ${plan.tests.length - i - 1} test(s) after it`);
+      break;
+    }
   }
   // a test that never started is still accounted for: skipped, with why, in every output
   const ran = results.tests.length;
-  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, opts.signal.aborted ? `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)` : NOT_STARTED));
+  let notStarted = stopped ? `${NOT_STARTED}: ${stopped}` : NOT_STARTED;
+  if (ran < plan.tests.length && opts.signal.aborted) {
+    stopped = "interrupted by Ctrl-C or SIGTERM";
+    notStarted = `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)`;
+  }
+  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, notStarted));
+  if (stopped) results.stopped = stopped;
   results.endedAt = new Date().toISOString();
   results.complete = !opts.signal.aborted && ran === plan.tests.length;
   if (!results.complete && results.outcome === "passed") results.outcome = "error";

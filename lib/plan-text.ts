@@ -5,10 +5,14 @@ export function renderPlanText(plan: Plan): string {
   const out: string[] = [];
   out.push(`suite ${plan.suite.name}  (${plan.suite.path}, sha256 ${plan.suite.sha256.slice(0, 12)}…)`);
   if (plan.suite.cluster) out.push(`cluster ${plan.suite.cluster}`);
-  out.push(`platform ${plan.platform}`, "");
+  out.push(`platform ${plan.platform}`);
+  if (plan.hosts) out.push(`hosts ${plan.hosts.join(", ")}`);
+  for (const w of plan.warnings) out.push(`warning: ${w}`);
+  out.push("");
   for (const [i, t] of plan.tests.entries()) {
-    const where = t.perNode ? `per node on ${t.nodes} node(s)` : `${t.nodes} node(s)`;
+    const where = t.perNode ? (t.placement ? `per node on ${t.placement.hosts.length} host(s)` : "per node on every node") : `${t.nodes} node(s)`;
     out.push(`${i + 1}. ${t.name}  [${t.kind}]  ${where} × ${t.ranksPerNode} ranks (world ${t.worldSize}), ${t.gpusPerNode} GPU(s)/node, timeout ${Math.round(t.timeoutMs / 1000)}s`);
+    if (t.placement) out.push(`   runs on: ${t.placement.hosts.join(", ")}${t.placement.unused.length ? `; unused: ${t.placement.unused.join(", ")}` : ""}`);
     out.push(`   command: ${[t.launch.python, ...t.launch.args].join(" ")}`);
     const env = Object.entries(t.launch.env);
     if (env.length) out.push(`   env: ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);

@@ -1,6 +1,7 @@
 // Suite → Plan: pure. `gpucheck plan` prints it; `gpucheck suite` executes it.
 import { workloadFiles, workloadHash } from "./assets.ts";
 import { SuiteError } from "./errors.ts";
+import { checkNodesFit, placementOf } from "./placement.ts";
 import { suggest } from "./schema/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "./types.ts";
 import { workloadArgs } from "./workload-args.ts";
@@ -14,6 +15,10 @@ export interface PlanOptions {
   only?: string[];
   /** overrides every test's timeout */
   timeoutMs?: number;
+  /** `--nodes N`: the node count of every test that does not write `nodes:` itself */
+  nodes?: number;
+  /** `--each-node`: every one-node test runs on each host, a verdict per host */
+  eachNode?: boolean;
 }
 
 export function resolvePlatform(suite: Suite, name?: string): { platform: Platform<unknown>; settings: unknown } {
@@ -53,17 +58,24 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     }
     tests = tests.filter((t) => opts.only!.includes(t.name));
   }
-  const planned: PlannedTest[] = tests.map((spec) => {
+  const hosts = platform.hosts?.({ suite, settings, cli: opts.cli });
+  if (opts.nodes !== undefined) checkNodesFit(opts.nodes, platform.name, hosts);
+  const eachNode = opts.eachNode === true || suite.eachNode === true;
+  const planned: PlannedTest[] = tests.map((written) => {
+    const nodes = opts.nodes !== undefined && !written.nodesSet ? opts.nodes : written.nodes;
+    // each-node: the per-node mechanism inventory uses, for any test that needs one node
+    const perNode = written.perNode || (eachNode && nodes === 1);
+    const spec = { ...written, nodes, perNode };
     // inventory describes a node: one process per node, however many ranks the suite's defaults say
     const ranksPerNode = spec.kind === "inventory" ? 1 : spec.ranksPerNode;
     const test = {
       name: spec.name,
       kind: spec.kind,
-      nodes: spec.nodes,
+      nodes,
       gpusPerNode: spec.gpusPerNode,
       ranksPerNode,
-      worldSize: spec.perNode ? ranksPerNode : spec.nodes * ranksPerNode,
-      perNode: spec.perNode,
+      worldSize: perNode ? ranksPerNode : nodes * ranksPerNode,
+      perNode,
       timeoutMs: opts.timeoutMs ?? spec.timeoutMs,
       launch: {
         python: opts.cli.python ?? spec.python,
@@ -75,7 +87,7 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
       spec,
     };
     const ctx: RenderContext<unknown> = { suite, settings, cli: opts.cli, test, launch: test.launch, workloadHash: hash };
-    return { ...test, rendered: platform.render(ctx) };
+    return { ...test, ...(hosts && { placement: placementOf(spec, hosts) }), rendered: platform.render(ctx) };
   });
   return {
     suite: {
@@ -87,6 +99,8 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     },
     platform: platform.name,
     settings: settings as Record<string, unknown>,
+    ...(hosts && { hosts: hosts.names }),
+    warnings: planned.flatMap((t) => (t.placement?.warning ? [t.placement.warning] : [])),
     tests: planned,
   };
 }

@@ -87,6 +87,8 @@ export interface TestSpec {
   ranksPerNode: number;
   /** run the test on every node separately, one verdict per node */
   perNode: boolean;
+  /** the test wrote `nodes:` itself: `--nodes` changes only the others */
+  nodesSet?: boolean;
   timeoutMs: number;
   env: Record<string, string>;
   python: string;
@@ -104,6 +106,8 @@ export interface Suite {
   platform: { type: string; settings: Record<string, unknown> };
   /** queue/pending timeout for schedulers, ms */
   queueTimeoutMs: number;
+  /** `defaults.eachNode`: every one-node test runs on each host of the run, a verdict per host (as --each-node) */
+  eachNode?: boolean;
   tests: TestSpec[];
   source: {
     path: string;
@@ -136,14 +140,29 @@ export interface PlannedTest {
   launch: Launch;
   expect: Expectation[];
   spec: TestSpec;
+  /** which of the run's hosts the test uses; absent when the platform learns its nodes only at run time (k8s, slurm without a node list) */
+  placement?: Placement;
   /** the platform's rendering (ssh argv, sbatch script, container options, manifests): pure data */
   rendered: unknown;
+}
+
+export interface Placement {
+  /** the hosts the test runs on (every host in per-node mode) */
+  hosts: string[];
+  /** the run's hosts it leaves idle */
+  unused: string[];
+  /** said on stderr when the suite starts: "test "x" runs on gpu01; gpu02 unused: …" */
+  warning?: string;
 }
 
 export interface Plan {
   suite: { name: string; description: string; cluster?: string; path: string; sha256: string };
   platform: string;
   settings: Record<string, unknown>;
+  /** the run's hosts, when known before it starts */
+  hosts?: string[];
+  /** hosts some test leaves unused, one line per test */
+  warnings: string[];
   tests: PlannedTest[];
 }
 
@@ -322,4 +341,8 @@ export interface ResultsFile {
   judgedWith?: { path: string; sha256: string; at: string };
   /** set by `gpucheck judge`: the run whose measurements these are (its directory and results.json's sha256) */
   judgedFrom?: { path: string; sha256: string };
+  /** set by `gpucheck suite --rerun-failed`: the run whose failed, errored and skipped tests this one reran */
+  rerunOf?: { path: string; sha256: string };
+  /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */
+  stopped?: string;
 }

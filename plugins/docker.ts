@@ -4,7 +4,7 @@
 // client running `docker system dial-stdio`. Works with podman's Docker-compatible API too.
 // The run-time half (dockerode, child processes) is loaded only when a test runs.
 import { createHash } from "node:crypto";
-import { DIAL_COMMAND, engineList, sshBlock } from "./docker/engines.ts";
+import { DIAL_COMMAND, engineList, nodeName, sshBlock } from "./docker/engines.ts";
 import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
 import { settings, type DockerSettings } from "./docker/spec.ts";
 import { planText } from "./docker/text.ts";
@@ -41,6 +41,11 @@ export const docker: Platform<DockerSettings> = {
   summary: "one container per node via the Docker Engine API (also podman's), remote engines over ssh; GPUs by device request",
   flags: ["hosts", "image", "keep"],
   settings,
+  // one engine runs every node's container side by side; several engines are one node each
+  hosts: (ctx) => {
+    const engines = engineList(ctx.settings, ctx.cli, ctx.suite);
+    return { names: engines.map(nodeName), separate: engines.length > 1 };
+  },
   render,
   run: async (ctx: RunContext<DockerSettings>) => (await import("./docker/run.ts")).runDocker(ctx, runLabel(ctx.outDir)),
 };

@@ -156,6 +156,7 @@ export const local: Platform<Settings> = {
   summary: "ranks as subprocesses on this host",
   flags: [],
   settings,
+  hosts: () => ({ names: [hostname()], separate: false }),
   render: (ctx) => ({
     host: hostname(),
     stageDir: ctx.settings.stageDir ?? "<results>/workload",

@@ -4,6 +4,7 @@
 // follow, cancel), follow.ts (polling), outcome.ts (verdict per unit), stage.ts (workload).
 import type { Platform } from "./types.ts";
 import { renderSbatch } from "./slurm/sbatch.ts";
+import { expandHostlist } from "./slurm/hostlist.ts";
 import { settings, type SlurmSettings } from "./slurm/settings.ts";
 
 export const slurm: Platform<SlurmSettings> = {
@@ -11,6 +12,16 @@ export const slurm: Platform<SlurmSettings> = {
   summary: "each test one sbatch job, one srun task per rank; per-node sweeps in one job",
   flags: ["hosts", "image"],
   settings,
+  // without a node list the scheduler picks the nodes when the job starts
+  hosts: (ctx) => {
+    const list = ctx.cli.hosts?.length ? ctx.cli.hosts.join(",") : ctx.settings.nodelist;
+    if (list === undefined) return undefined;
+    try {
+      return { names: expandHostlist(list), separate: true };
+    } catch {
+      return undefined; // a list slurm cannot read is sbatch's to refuse, with its own message
+    }
+  },
   // plan shows the exact script; in per-node mode sinfo decides --nodes/--nodelist at submission
   render: (ctx) => renderSbatch(ctx),
   run: async (ctx) => {

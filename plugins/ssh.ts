@@ -21,7 +21,9 @@ function render(ctx: RenderContext<SshSettings>) {
   const stage = { base: s.stageDir, hash: ctx.workloadHash };
   const python = ctx.cli.python ?? s.python ?? ctx.launch.python;
   const rendezvousHosts = new Set(units.map((u) => u.hosts[0]!));
-  const prepared = hosts.map((h) => ({
+  // as the run does: only the hosts a unit uses are connected to
+  const used = [...new Set(units.flatMap((u) => u.hosts))];
+  const prepared = used.map((h) => ({
     host: h.name,
     prepare: sshArgv(target, h, "master", remoteCommand(prepareScript(stage, python, rendezvousHosts.has(h) && !s.masterPort), `gpucheck-${RUN}-prepare`)),
     stageIfMissing: sshArgv(target, h, "mux", remoteCommand(stageScript(stage), `gpucheck-${RUN}-stage`)),
@@ -39,7 +41,7 @@ function render(ctx: RenderContext<SshSettings>) {
   });
   const example = launched[0]?.procs[0];
   const text = [
-    `ssh to ${hosts.length} host(s), launcher ${s.launcher}, stage ${stageOf(stage)}, at most ${s.maxParallel} connections at a time`,
+    `ssh to ${used.length === hosts.length ? `${hosts.length} host(s)` : `${used.length} of the ${hosts.length} hosts (${used.map((h) => h.name).join(", ")})`}, launcher ${s.launcher}, stage ${stageOf(stage)}, at most ${s.maxParallel} connections at a time`,
     `ssh options: ${shJoin(prepared[0]!.prepare.slice(1, prepared[0]!.prepare.indexOf("--")))}`,
     "  (later commands on a host: ControlMaster=no over the same ControlPath; exact argv of every command: gpucheck plan --json)",
     "first ssh to each host (opens its ControlMaster; <run-id> and <control-dir> are made at run time):",
@@ -64,6 +66,7 @@ export const ssh: Platform<SshSettings> = {
   summary: "bare-metal hosts over the system OpenSSH client (ControlMaster), one process per rank",
   flags: ["hosts"],
   settings: sshSettings,
+  hosts: (ctx) => ({ names: resolveHosts(ctx.settings, ctx.cli, ctx.suite).map((h) => h.name), separate: true }),
   render,
   run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx),
 };

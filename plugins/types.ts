@@ -13,6 +13,16 @@ export interface CliOverrides {
   keep?: boolean;
 }
 
+/**
+ * The run's hosts as far as they are known before it starts. `separate`: each node needs a host of
+ * its own (ssh, several docker engines, a slurm node list), so hosts beyond a test's nodes sit idle;
+ * otherwise every node shares the one host (local, a single docker engine).
+ */
+export interface RunHosts {
+  names: string[];
+  separate: boolean;
+}
+
 export interface RenderContext<S> {
   suite: Suite;
   /** this platform's settings from the suite (`platform.<name>:`), validated by `settings` */
@@ -50,6 +60,8 @@ export interface Platform<S = unknown> {
   settings: z.ZodType<S>;
   /** the command-line overrides it reads besides --python: any other given flag is an error, never silently ignored */
   flags: ReadonlyArray<Exclude<keyof CliOverrides, "python">>;
+  /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */
+  hosts?(ctx: Pick<RenderContext<S>, "suite" | "settings" | "cli">): RunHosts | undefined;
   /** pure: the exact commands/scripts/manifests this test becomes; shown by `gpucheck plan` */
   render(ctx: RenderContext<S>): unknown;
   /** launch, follow and clean up; one UnitRun per unit (one, or one per node in per-node mode) */

@@ -1,6 +1,7 @@
 // Command-line flags shared by `suite` and `plan` → CliOverrides for the platforms.
 import { readFileSync } from "node:fs";
 import { SuiteError } from "../errors.ts";
+import { nodesFlag } from "../placement.ts";
 import type { CliOverrides } from "../../plugins/types.ts";
 
 export interface HostFlags {
@@ -10,6 +11,19 @@ export interface HostFlags {
   image?: string;
   context?: string;
   keep?: boolean;
+}
+
+/** How many nodes and where: read by the plan itself, on every platform. */
+export interface NodeFlags {
+  nodes?: string;
+  eachNode?: boolean;
+}
+
+export function nodeOptions(flags: NodeFlags): { nodes?: number; eachNode?: boolean } {
+  return {
+    ...(flags.nodes !== undefined && { nodes: nodesFlag(flags.nodes) }),
+    ...(flags.eachNode && { eachNode: true }),
+  };
 }
 
 export function cliOverrides(flags: HostFlags): CliOverrides {

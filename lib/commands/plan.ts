@@ -4,9 +4,9 @@ import { formatWarning } from "../errors.ts";
 import { loadSuiteWarnings } from "../load.ts";
 import { buildPlan } from "../plan.ts";
 import { renderPlanText } from "../plan-text.ts";
-import { cliOverrides, type HostFlags } from "./cli-overrides.ts";
+import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
 
-interface PlanFlags extends HostFlags {
+interface PlanFlags extends HostFlags, NodeFlags {
   platform?: string;
   json?: boolean;
 }
@@ -14,8 +14,9 @@ interface PlanFlags extends HostFlags {
 export async function main(ref: string, flags: PlanFlags): Promise<number> {
   const { suite, warnings } = await loadSuiteWarnings(ref);
   // on stderr, so `plan --json` stays one JSON document
-  for (const w of warnings) err(`${formatWarning(w)}\n`);
-  const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags) });
+  for (const w of warnings) err(`${formatWarning(w)}
+`);
+  const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags) });
   out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
   return 0;
 }

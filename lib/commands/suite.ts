@@ -1,7 +1,7 @@
 // `gpucheck suite <file|name>`: load → plan → execute → report (→ sign).
 import { err, out, syncStderr } from "../output.ts";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { SuiteError } from "../errors.ts";
 import { executePlan } from "../execute.ts";
 import { exitCodeFor } from "../judge.ts";
@@ -13,30 +13,44 @@ import { claimRunDir, utcStamp } from "../report/run-dir.ts";
 import { writeFinalFiles } from "../report/write.ts";
 import type { ResultsFile } from "../types.ts";
 import { parseDuration } from "../units.ts";
-import { cliOverrides, type HostFlags } from "./cli-overrides.ts";
+import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
+import { checkRerunTests, readRerun, withUnreached } from "./rerun.ts";
 import { suiteText } from "./suite-source.ts";
 import { useColor } from "./color.ts";
 
-interface SuiteFlags extends HostFlags {
+interface SuiteFlags extends HostFlags, NodeFlags {
   platform?: string;
   out?: string;
   timeout?: string;
   only?: string;
+  failFast?: boolean;
+  rerunFailed?: string;
   baseline?: string;
   signKey?: string;
   force?: boolean;
   progress: "auto" | "tty" | "plain" | "none";
 }
 
-export async function main(ref: string, flags: SuiteFlags): Promise<number> {
+export async function main(given: string | undefined, flags: SuiteFlags): Promise<number> {
+  const read = flags.rerunFailed === undefined ? undefined : readRerun(flags.rerunFailed, flags);
+  const ref = given ?? read?.dir;
+  if (ref === undefined) throw new SuiteError("gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>");
   const suite = await loadSuite(ref);
+  const rerun = read && withUnreached(read, suite);
+  if (rerun?.tests.length === 0) {
+    out(`nothing to rerun: every test of ${flags.rerunFailed} passed\n`);
+    return 0;
+  }
+  if (rerun) checkRerunTests(rerun, suite);
   const cli = cliOverrides(flags);
   const timeoutMs = flags.timeout === undefined ? undefined : durationFlag(flags.timeout);
   const plan = buildPlan(suite, {
-    platform: flags.platform,
+    // a rerun goes where the run went unless told otherwise
+    platform: flags.platform ?? rerun?.platform,
     cli,
-    only: flags.only?.split(",").map((s) => s.trim()).filter(Boolean),
+    only: rerun?.tests ?? flags.only?.split(",").map((s) => s.trim()).filter(Boolean),
     timeoutMs,
+    ...nodeOptions(flags),
   });
   const baseline = flags.baseline ? readBaseline(flags.baseline) : undefined;
   // a relative threshold without a baseline could only end as an error after every test ran
@@ -50,6 +64,11 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
     checkSigningKey(flags.signKey);
   }
   const outDir = flags.out ?? join("gpucheck-results", `${suite.name}-${utcStamp(new Date())}`);
+  if (rerun && resolve(outDir) === resolve(rerun.dir)) {
+    throw new SuiteError(`gpucheck: --out "${outDir}" is the run being rerun: --rerun-failed writes a new directory and never changes a run (its certificate would stop verifying)`);
+  }
+  // hosts left idle are said whatever the progress mode: a user who gave them expects them used
+  for (const w of plan.warnings) err(`gpucheck: warning: ${w}\n`);
   const mode = flags.progress === "auto" ? (process.stderr.isTTY ? "tty" : "plain") : flags.progress;
   const progress = createProgress({ mode, total: plan.tests.length, stream: syncStderr() });
 
@@ -70,6 +89,7 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
 
   const claim = claimRunDir(outDir, { force: flags.force });
   if (claim.movedTo) progress.note(`--force: the run that was in ${outDir} is now in ${claim.movedTo}`);
+  if (rerun) progress.note(`rerunning ${rerun.tests.join(", ")} of ${rerun.dir} (failed, errored or skipped there)`);
   progress.note(`suite ${suite.name} (${plan.tests.length} tests) on ${plan.platform}; results in ${outDir}`);
   let results: ResultsFile;
   try {
@@ -83,6 +103,8 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
       baseline: baseline?.results,
       baselinePath: baseline?.path,
       signal: cancel.signal,
+      failFast: flags.failFast,
+      ...(rerun && { rerunOf: { path: rerun.dir, sha256: rerun.sha256 } }),
     });
     writeFinalFiles(outDir, results);
   } finally {

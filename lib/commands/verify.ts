@@ -44,7 +44,7 @@ function summary(st: Statement, signer: string, files: string): string {
     `cluster:  ${p.cluster ?? "(unnamed cluster)"} (${count(p.nodes.length, "node")}, ${count(gpus, "GPU")})`,
     `suite:    ${p.suite.name} (sha256 ${p.suite.sha256}) on ${p.platform}`,
     `run:      ${p.startedAt} → ${p.endedAt ?? "not finished"}, signed ${p.certifiedAt}`,
-    `verdict:  ${p.outcome.toUpperCase()}${p.complete ? "" : " (INCOMPLETE: the run was interrupted)"}`,
+    `verdict:  ${p.outcome.toUpperCase()}${p.complete ? "" : " (INCOMPLETE: the run stopped early: interrupted, or --fail-fast)"}`,
   ];
   for (const t of p.tests) {
     const values = t.units.map((u) => u.headline).filter((v): v is number => v !== null);

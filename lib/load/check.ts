@@ -43,6 +43,7 @@ export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, 
     ...(str(data.cluster) !== undefined && { cluster: str(data.cluster) }),
     platform: platform.block,
     queueTimeoutMs: (defaults?.data.queueTimeout as number | undefined) ?? SUITE_DEFAULTS.queueTimeoutMs,
+    ...(defaults?.data.eachNode === true && { eachNode: true }),
     tests,
   };
   return { suite, problems };

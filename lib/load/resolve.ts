@@ -40,6 +40,7 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
     kind: t.kind,
     ...(t.description !== undefined && { description: t.description }),
     nodes: t.nodes ?? d.nodes ?? SUITE_DEFAULTS.nodes,
+    ...(t.nodes !== undefined && { nodesSet: true }),
     gpusPerNode,
     ranksPerNode,
     perNode: t.perNode ?? t.kind === "inventory",

@@ -49,12 +49,13 @@ function header(r: ResultsFile): string {
     ["started", r.startedAt],
     ["ended", r.endedAt ?? undefined],
     ["duration", took],
-    ["complete", r.complete ? "yes" : "no: the run stopped before every test finished"],
+    ["complete", r.complete ? "yes" : `no: the run stopped before every test finished${r.stopped ? ` (${r.stopped})` : ""}`],
     ["suite file", `${r.suite.path} (sha256 ${r.suite.sha256})`],
     ["command", r.command.join(" ")],
     ["baseline", r.baseline],
     ["judged with", r.judgedWith ? `${r.judgedWith.path} (sha256 ${r.judgedWith.sha256}) at ${r.judgedWith.at}` : undefined],
     ["judged from", r.judgedFrom ? `${r.judgedFrom.path} (results.json sha256 ${r.judgedFrom.sha256})` : undefined],
+    ["rerun of", r.rerunOf ? `${r.rerunOf.path} (results.json sha256 ${r.rerunOf.sha256}): its failed, errored and skipped tests` : undefined],
     ["gpucheck", r.gpucheck],
   ];
   const dl = rows.filter((x) => x[1] !== undefined).map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`).join("");

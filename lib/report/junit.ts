@@ -27,7 +27,7 @@ export function renderJunit(results: ResultsFile): string {
   out.push("    </properties>");
   for (const c of cases) out.push(...renderCase(results, c));
   if (!results.complete) {
-    const why = results.endedAt === null ? "the run is still going or was killed" : "the run was interrupted";
+    const why = results.endedAt === null ? "the run is still going or was killed" : (results.stopped ?? "the run was interrupted");
     out.push(`    <system-out>${escapeText(`${why}: ${startedCount(results.tests)} of ${results.tests.length} tests started`)}</system-out>`);
   }
   out.push("  </testsuite>", "</testsuites>", "");

@@ -195,6 +195,11 @@ export const ResultsFileSchema = z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
       .optional()
       .describe("set by `gpucheck judge`: the run directory whose measurements were judged, and the sha256 of its results.json (that run is never changed)"),
+    rerunOf: z
+      .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
+      .optional()
+      .describe("set by `gpucheck suite --rerun-failed`: the run directory whose failed, errored and skipped tests this run reran, and the sha256 of its results.json"),
+    stopped: z.string().optional().describe("why the run stopped before every test started: \"--fail-fast: <test> failed\", \"interrupted by Ctrl-C or SIGTERM\""),
   })
   .meta({
     title: "gpucheck results.json",

@@ -28,13 +28,14 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
     return cells.join("  ").trimEnd();
   });
 
-  const out = [headerLine(results, paint), "", ...lines];
+  const out = [headerLine(results, paint), ...(results.rerunOf ? [`rerun of ${results.rerunOf.path} (its failed, errored and skipped tests)`] : []), "", ...lines];
   const failing = failingHosts(results);
   if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
   if (!results.complete) {
-    out.push("", `Run incomplete: ${plural(startedCount(results.tests), "test")} of ${results.tests.length} started before it stopped.`);
+    const why = results.stopped ? ` (${results.stopped})` : "";
+    out.push("", `Run incomplete: ${plural(startedCount(results.tests), "test")} of ${results.tests.length} started before it stopped${why}.`);
   }
   return `${out.join("\n")}\n`;
 }

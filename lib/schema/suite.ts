@@ -2,7 +2,7 @@
 // checked piece by piece (./test.ts, ./platform.ts) so that one bad test does not hide the
 // problems of the others.
 import { z } from "zod";
-import { duration, envMap, name, nonEmptyText, nonNegativeInt, positiveInt, strictMap, text } from "./fields.ts";
+import { bool, duration, envMap, name, nonEmptyText, nonNegativeInt, positiveInt, strictMap, text } from "./fields.ts";
 
 export const SUITE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -28,6 +28,8 @@ export const defaultsSchema = strictMap({
   nodes: positiveInt().optional(),
   gpusPerNode: nonNegativeInt().optional(),
   ranksPerNode: positiveInt().optional(),
+  // a one-node test meeting several hosts would leave all but one idle: run it on each (as --each-node)
+  eachNode: bool().optional(),
 });
 
 export type DefaultsInput = z.output<typeof defaultsSchema>;

@@ -86,7 +86,7 @@ const test = z.object({
 export const acceptancePredicate = z.object({
   cluster: z.string().nullable(),
   outcome,
-  /** false when the run was interrupted: the certificate then covers only the tests that finished */
+  /** false when the run stopped early (interrupted, --fail-fast): the certificate then covers only the tests that finished */
   complete: z.boolean(),
   suite: z.object({ name: z.string(), description: z.string(), file: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   platform: z.string(),

@@ -77,7 +77,9 @@ describe("local platform end to end", () => {
     expect(junit).toContain('tests="3"');
     expect(junit).toContain(`<skipped message="${why}"`);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("never-started");
-    expect(run.output()).toContain("Run incomplete: 1 test of 3 started before it stopped.");
+    expect(run.output()).toContain("Run incomplete: 1 test of 3 started before it stopped (interrupted by Ctrl-C or SIGTERM).");
+    expect(res.stopped).toBe("interrupted by Ctrl-C or SIGTERM");
+    expect(junit).toContain("<system-out>interrupted by Ctrl-C or SIGTERM: 1 of 3 tests started</system-out>");
     expect(await processesWithEnv(out)).toEqual([]);
   }, 120_000);
 

@@ -472,3 +472,40 @@ suite.yaml:5:45: "maxBytes" (2MiB) is not a size of the sweep from 1KiB by facto
     ],
   ]);
 });
+
+describe("defaults.eachNode", () => {
+  rejects([
+    [
+      "eachNode that is not true or false",
+      `
+name: s
+defaults:
+  eachNode: 1
+tests:
+  - name: a
+    kind: collective
+`,
+      `
+suite.yaml:3:13: "eachNode" must be true or false, got 1
+    eachNode: 1
+              ^
+`,
+    ],
+    [
+      "eachNode misspelt",
+      `
+name: s
+defaults:
+  eachnode: true
+tests:
+  - name: a
+    kind: collective
+`,
+      `
+suite.yaml:3:3: unknown key "eachnode": did you mean "eachNode"?
+    eachnode: true
+    ^
+`,
+    ],
+  ]);
+});

@@ -33,7 +33,14 @@ test("gpucheck plan --platform ssh --hosts: every rank's exact ssh argv as JSON,
   expect(second.argv.at(-1)).toContain("setsid /opt/py/bin/python3 -m gpucheck_workload inventory");
   const allreduce = plan.tests.find((x: { name: string }) => x.name === "allreduce-gloo").rendered;
   expect(allreduce.units[0].ranks.map((x: { rank: number; host: string }) => [x.rank, x.host])).toEqual([[0, "gpu01"], [1, "gpu01"]]);
-  expect(allreduce.hosts.map((h: { host: string }) => h.host)).toEqual(["gpu01", "ops@gpu02:2222"]);
+  // a one-node test connects to the one host it runs on, as the run does, and the plan names the idle one
+  expect(allreduce.hosts.map((h: { host: string }) => h.host)).toEqual(["gpu01"]);
+  expect(allreduce.text).toStartWith("ssh to 1 of the 2 hosts (gpu01), launcher direct");
+  expect(plan.tests.find((x: { name: string }) => x.name === "allreduce-gloo").placement).toEqual({
+    hosts: ["gpu01"],
+    unused: ["ops@gpu02:2222"],
+    warning: 'test "allreduce-gloo" runs on gpu01; ops@gpu02:2222 unused: pass --each-node to run it on every host',
+  });
 });
 
 describe("gpucheck suite --platform ssh", () => {

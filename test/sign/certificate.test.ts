@@ -64,7 +64,7 @@ describe("what the certificate says", () => {
     r.complete = false;
     r.endedAt = null;
     const w = view(r);
-    expect(w.caveat).toBe("INCOMPLETE: the run was interrupted; only the tests listed here finished");
+    expect(w.caveat).toBe("INCOMPLETE: the run stopped early (interrupted, or --fail-fast); only the tests listed here finished");
     expect(w.run).toBe("2025-03-04 09:00:00 UTC → not finished");
   });
 
