@@ -58,7 +58,7 @@ test("fish: one complete line per command and option; loaded by fish when instal
   const lines = r.stdout.split("\n");
   expect(lines).toContain("complete -c gpucheck -n '__fish_use_subcommand' -a validate -d 'check a suite file; every problem is reported with its position'");
   expect(lines).toContain(
-    "complete -c gpucheck -n '__fish_seen_subcommand_from suite' -s p -l platform -r -a 'local ssh slurm docker k8s' -d 'platform to run on (default: the suite'\\''s platform.type)'",
+    "complete -c gpucheck -n '__fish_seen_subcommand_from suite' -s p -l platform -r -a 'local ssh slurm docker k8s' -d 'platform to run on (default: the suite'\\''s platform.type; with --rerun-failed, that run'\\''s)'",
   );
   expect(lines).toContain("complete -c gpucheck -n '__fish_seen_subcommand_from validate' -F -a 'cpu-smoke h100-8x h100-multinode h200-8x'");
   if (has("fish")) {

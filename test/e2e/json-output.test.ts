@@ -56,7 +56,22 @@ test("list --json: each metric's unit, direction and description, and the teleme
     total: "job",
   });
   expect(doc.kinds[0].metrics[0]).toMatchObject({ name: "busbw", unit: "GB/s", better: "higher", perSize: true });
-  expect(doc.telemetry.map((m: { name: string }) => m.name)).toEqual(["gpu_temp_max", "gpu_power_max", "gpu_util_mean", "xid_events", "throttle_events"]);
+  expect(doc.telemetry.map((m: { name: string }) => m.name)).toEqual([
+    "gpu_temp_max",
+    "gpu_power_max",
+    "gpu_util_mean",
+    "xid_hardware",
+    "xid_application",
+    "xid_events",
+    "throttle_hw",
+    "throttle_sw_thermal",
+    "throttle_sw_power_cap",
+    "throttle_events",
+    "sm_clock_min_mhz",
+    "ib_link_downed",
+    "ib_port_errors",
+    "nvlink_errors",
+  ]);
   expect(doc.telemetry[0]).toEqual({ name: "gpu_temp_max", unit: "C", better: "lower", description: "highest GPU temperature seen" });
 }, SLOW);
 
