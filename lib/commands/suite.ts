@@ -25,6 +25,7 @@ interface SuiteFlags extends HostFlags {
   baseline?: string;
   signKey?: string;
   force?: boolean;
+  preflightOnly?: boolean;
   progress: "auto" | "tty" | "plain" | "none";
 }
 
@@ -83,6 +84,7 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
       baseline: baseline?.results,
       baselinePath: baseline?.path,
       signal: cancel.signal,
+      preflightOnly: flags.preflightOnly,
     });
     writeFinalFiles(outDir, results);
   } finally {
@@ -92,7 +94,10 @@ export async function main(ref: string, flags: SuiteFlags): Promise<number> {
   }
   progress.close();
   out(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
-  if (flags.signKey) {
+  // a certificate vouches for measurements: a run that stopped at preflight has none
+  const unsigned = !flags.signKey ? undefined : flags.preflightOnly ? "--preflight-only runs no test" : results.preflight && !results.preflight.passed ? "preflight failed, no test ran" : undefined;
+  if (unsigned) err(`gpucheck: not signed: ${unsigned}\n`);
+  else if (flags.signKey) {
     const { certifyResults } = await import("../sign/certify.ts");
     const cert = await certifyResults(outDir, flags.signKey);
     out(`signed: ${cert}\n`);
