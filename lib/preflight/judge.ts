@@ -46,7 +46,8 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
   const interpreters = obj(raw.interpreters);
   const smi = obj(raw.nvidia_smi);
   const smiGpus = strings(smi.gpus);
-  const smiText = smiGpus ? (smiGpus.length ? `nvidia-smi lists ${models(smiGpus)}` : "nvidia-smi lists no GPU") : `nvidia-smi: ${str(smi.error) ?? "no answer"}`;
+  const smiError = str(smi.error) ?? "no answer";
+  const smiText = smiGpus ? (smiGpus.length ? `nvidia-smi lists ${models(smiGpus)}` : "nvidia-smi lists no GPU") : smiError.startsWith("nvidia-smi") ? smiError : `nvidia-smi: ${smiError}`;
 
   const byPython = new Map<string, TestNeeds[]>();
   for (const n of needs) byPython.set(n.python, [...(byPython.get(n.python) ?? []), n]);
@@ -87,7 +88,7 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
       const seen = count === null
         ? `the GPUs torch ${torch} sees could not be counted (${str(p.cuda_error) ?? "not reported"})`
         : `${plural(count, "GPU")} visible to torch ${torch}${count ? ` (${models(devices)})` : cudaBuild ? "" : " (built without CUDA)"}`;
-      problem(`${seen}; ${smiText}: ${gpuDemand(short)}`, short);
+      problem(`${seen}, ${smiText}: ${gpuDemand(short)}`, short);
     }
     const needNccl = users.filter((n) => n.nccl);
     if (needNccl.length && p.nccl_available !== true) {
@@ -101,7 +102,7 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
   // nccl-tests needs no torch: its GPUs are what nvidia-smi lists
   const binaryShort = needs.filter((n) => n.gpuSource === "nvidia-smi" && n.gpus > 0 && (smiGpus === null || smiGpus.length < n.gpus));
   if (binaryShort.length) {
-    const seen = smiGpus ? `${plural(smiGpus.length, "GPU")} listed by nvidia-smi${smiGpus.length ? ` (${models(smiGpus)})` : ""}` : `the GPUs could not be counted (nvidia-smi: ${str(smi.error) ?? "no answer"})`;
+    const seen = smiGpus ? `${plural(smiGpus.length, "GPU")} listed by nvidia-smi${smiGpus.length ? ` (${models(smiGpus)})` : ""}` : `the GPUs could not be counted (${smiText})`;
     problem(`${seen}: ${gpuDemand(binaryShort)}`, binaryShort);
   }
 
@@ -115,7 +116,8 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
     if (path) probes.push({ probe: `tool ${name}`, value: true, detail: path });
     else {
       const why = str(t.error) ?? `${name} was not looked for`;
-      probes.push({ probe: `tool ${name}`, value: null, reason: why });
+      // looked for and absent: a measured "no", with where it was looked for
+      probes.push({ probe: `tool ${name}`, value: false, detail: why });
       problem(`${why}, needed by ${list(users.map((n) => n.test))}`, users);
     }
   }

@@ -2,7 +2,7 @@
 import json
 import stat
 
-from conftest import PYTHON, run_cli
+from conftest import PYTHON, fixture_text, run_cli
 
 from gpucheck_workload import preflight
 
@@ -54,9 +54,11 @@ def test_an_interpreter_printing_nonsense_or_hanging_is_a_reason(tmp_path):
 def test_nvidia_smi_names_or_reason(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert preflight._nvidia_smi() == {"gpus": None, "error": "nvidia-smi not found"}
-    script(tmp_path, "nvidia-smi", 'echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-2b6f0bd2-4a3c-0bd9-5b1b-7b7a3c6c9b5e)"\n'
-                                   'echo "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-8a1d8d8e-d5b6-3d3b-0f4c-9a4f5d8f4a11)"\n')
-    assert preflight._nvidia_smi() == {"gpus": ["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"]}
+    # the GPU lines of `nvlink -s` are `nvidia-smi -L`'s own format (real 8 × A100 capture)
+    lines = [l for l in fixture_text("nvlink-s-a100-8gpu-space-indent.txt").splitlines() if l.startswith("GPU ")]
+    (tmp_path / "L.txt").write_text("\n".join(lines) + "\n")
+    script(tmp_path, "nvidia-smi", 'exec /bin/cat "%s"\n' % (tmp_path / "L.txt"))
+    assert preflight._nvidia_smi() == {"gpus": ["NVIDIA A100-SXM4-80GB"] * 8}
     script(tmp_path, "nvidia-smi", 'echo "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver."\n')
     assert preflight._nvidia_smi() == {"gpus": None, "error": "nvidia-smi -L printed no GPU line: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver."}
 
