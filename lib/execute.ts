@@ -14,6 +14,7 @@ import { RESOLVED_SUITE } from "./load/read.ts";
 import { NOT_STARTED, PREFLIGHT_ONLY } from "./report/not-started.ts";
 import { needsOf } from "./preflight/needs.ts";
 import { preflightSkipReason, runPreflight } from "./preflight/run.ts";
+import { preflightHeadline } from "./report/preflight-text.ts";
 import { writeRunFiles } from "./report/write.ts";
 import type { Measurement, NodeInventory, Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult, UnitResult, UnitRun } from "./types.ts";
 import { VERSION } from "./version.ts";
@@ -113,9 +114,8 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
 async function preflight(plan: Plan, env: TestEnv): Promise<PreflightResult> {
   env.progress.note("preflight: checking every node for the interpreter, torch, GPUs, NCCL and tools the tests need");
   const pre = await runPreflight(plan.tests, plan.tests.map(needsOf), env);
-  if (pre.passed) env.progress.note(`preflight passed on ${pre.nodes.map((n) => n.node).join(", ")}`);
+  env.progress.note(`preflight: ${preflightHeadline(pre)}`);
   for (const n of pre.nodes.filter((n) => !n.passed)) env.progress.note(`preflight failed on ${n.node}: ${n.problems.map((p) => p.message).join("; ")}`);
-  if (!pre.nodes.length) env.progress.note("preflight failed: the platform reported no node");
   return pre;
 }
 

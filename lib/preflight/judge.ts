@@ -33,6 +33,8 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): PreflightNode {
   const base = { node: u.unit, hosts: u.hosts, status: u.status, ...(u.message ? { message: u.message } : {}), logs: u.logs };
+  // a node the platform set aside (drained, down, cordoned) gets no test either: it holds nothing up
+  if (u.status === "skipped") return { ...base, probes: [], passed: true, problems: [] };
   const raw = [u.output, ...u.texts].flatMap((t) => taggedLines(t, "RESULT")).pop();
   if (u.status !== "completed" || !raw) {
     const why = u.status === "completed" ? "the preflight printed no GPUCHECK_RESULT line" : (u.message ?? u.status);

@@ -62,13 +62,18 @@ export async function runPreflight(tests: PlannedTest[], needs: TestNeeds[], env
       needs,
     ),
   );
-  return { passed: nodes.length > 0 && nodes.every((n) => n.passed), startedAt, endedAt: new Date().toISOString(), nodes };
+  return { passed: preflightPassed(nodes), startedAt, endedAt: new Date().toISOString(), nodes };
+}
+
+/** Every node passed, and at least one was looked at: a sweep of only drained nodes checked nothing. */
+export function preflightPassed(nodes: PreflightNode[]): boolean {
+  return nodes.some((n) => n.status !== "skipped") && nodes.every((n) => n.passed);
 }
 
 /** "preflight failed on gpu-03: 0 GPUs visible …" for one test: the first problem that concerns it, else the first of all. */
 export function preflightSkipReason(pre: PreflightResult, test: string): string {
   const failed = pre.nodes.filter((n) => !n.passed);
   const own = failed.flatMap((n) => n.problems.filter((p) => p.tests.includes(test)).map((p) => [n.node, p.message] as const));
-  const [node, why] = own[0] ?? [failed[0]?.node ?? "every node", failed[0]?.problems[0]?.message ?? "the platform reported no node"];
+  const [node, why] = own[0] ?? [failed[0]?.node ?? "every node", failed[0]?.problems[0]?.message ?? "the platform offered no usable node"];
   return `${PREFLIGHT_FAILED} ${node}: ${why}`;
 }

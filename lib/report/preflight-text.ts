@@ -17,8 +17,10 @@ export function probeText(p: PreflightProbe, showPython = false): string {
 /** "PASSED on gpu-1, gpu-2" or "FAILED on gpu-2 (1 of 2 nodes): no test ran" */
 export function preflightHeadline(pre: PreflightResult): string {
   const failed = pre.nodes.filter((n) => !n.passed);
-  if (pre.passed) return `PASSED on ${pre.nodes.map((n) => n.node).join(", ")}`;
-  if (!pre.nodes.length) return "FAILED: the platform reported no node: no test ran";
+  const aside = pre.nodes.filter((n) => n.status === "skipped").length;
+  const asideText = aside ? ` (${aside} node${aside === 1 ? "" : "s"} set aside by the platform)` : "";
+  if (pre.passed) return `PASSED on ${pre.nodes.filter((n) => n.status !== "skipped").map((n) => n.node).join(", ")}${asideText}`;
+  if (!failed.length) return `FAILED: the platform offered no usable node${asideText}: no test ran`;
   return `FAILED on ${failed.map((n) => n.node).join(", ")} (${failed.length} of ${pre.nodes.length} node${pre.nodes.length === 1 ? "" : "s"}): no test ran`;
 }
 
@@ -32,7 +34,8 @@ export function nodeProbes(n: PreflightNode): string {
 export function preflightLines(pre: PreflightResult): string[] {
   const out = [`Preflight: ${preflightHeadline(pre)}`];
   for (const n of pre.nodes) {
-    out.push(`  ${n.node}: ${n.passed ? "passed" : "FAILED"}: ${oneLine(nodeProbes(n))}`);
+    if (n.status === "skipped") out.push(`  ${n.node}: skipped: ${oneLine(n.message ?? "set aside by the platform")}`);
+    else out.push(`  ${n.node}: ${n.passed ? "passed" : "FAILED"}: ${oneLine(nodeProbes(n))}`);
     for (const p of n.problems) out.push(`    - ${oneLine(p.message)}`);
   }
   return out;

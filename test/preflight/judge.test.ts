@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { judgePreflightUnit, type PreflightUnit } from "../../lib/preflight/judge.ts";
 import { needsOf, preflightInputs, type TestNeeds } from "../../lib/preflight/needs.ts";
-import { preflightSkipReason, preflightTest } from "../../lib/preflight/run.ts";
+import { preflightPassed, preflightSkipReason, preflightTest } from "../../lib/preflight/run.ts";
+import { preflightLines } from "../../lib/report/preflight-text.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import type { PlannedTest } from "../../lib/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
@@ -118,6 +119,17 @@ describe("judgePreflightUnit", () => {
     expect(timeout.problems[0]!.message).toBe("preflight could not run: timed out after 300s: killed rank 0 (pid 12)");
   });
 
+  test("a node the platform set aside (drained) holds nothing up; a sweep of only such nodes checked nothing", () => {
+    const drained = { unit: "gpu-09", hosts: ["gpu-09"], status: "skipped" as const, message: "gpu-09 is drained: bad DIMM", output: "", texts: [], logs: [] };
+    const n = judgePreflightUnit(drained, [need({ test: "a" })]);
+    expect(n).toMatchObject({ passed: true, problems: [], probes: [] });
+    const good = judgePreflightUnit(unit(answer(gpuNode(8))), [need({ test: "a" })]);
+    const pre = (nodes: typeof n[]) => ({ passed: preflightPassed(nodes), startedAt: "", endedAt: "", nodes });
+    expect(preflightLines(pre([good, n]))).toEqual(["Preflight: PASSED on gpu-07 (1 node set aside by the platform)", expect.stringMatching(/^ {2}gpu-07: passed: python 3\.10\.12/), "  gpu-09: skipped: gpu-09 is drained: bad DIMM"]);
+    expect(preflightLines(pre([n]))).toEqual(["Preflight: FAILED: the platform offered no usable node (1 node set aside by the platform): no test ran", "  gpu-09: skipped: gpu-09 is drained: bad DIMM"]);
+    expect(preflightSkipReason(pre([n]), "a")).toBe("preflight failed on every node: the platform offered no usable node");
+  });
+
   test("unexpected shapes in the answer are reasons, never a crash or a pass", () => {
     const u = unit({ hostname: 7, interpreters: { [PY]: { version: 3, torch: ["2.5"], cuda_device_count: "8", cuda_devices: "H100" } }, nvidia_smi: "x", tools: null });
     const n = judgePreflightUnit(u, [need({ test: "allreduce", tools: ["dcgmi"] })]);
@@ -130,7 +142,7 @@ describe("judgePreflightUnit", () => {
 });
 
 describe("needs and the skip reason", () => {
-  const planned = (over: Partial<PlannedTest> & { spec?: Partial<PlannedTest["spec"]> }): PlannedTest =>
+  const planned = (over: Omit<Partial<PlannedTest>, "spec"> & { spec?: Partial<PlannedTest["spec"]> }): PlannedTest =>
     ({ name: "t", kind: "collective", nodes: 1, gpusPerNode: 8, ranksPerNode: 8, worldSize: 8, perNode: false, timeoutMs: 1, launch: { python: PY, args: [], env: {}, files: ["gpucheck_workload/__main__.py"] }, expect: [], rendered: null, ...over, spec: { collective: { op: "all_reduce", backend: "auto", impl: "workload" }, ...over.spec } }) as PlannedTest;
 
   test("what each kind needs", () => {
@@ -157,7 +169,6 @@ describe("needs and the skip reason", () => {
     const why = `7 GPUs visible to torch 2.5.1+cu124 (7 × ${H100}), nvidia-smi lists 7 × ${H100}: gpusPerNode 8 needed by nvlink-allreduce`;
     expect(preflightSkipReason(pre, "nvlink-allreduce")).toBe(`preflight failed on gpu-02: ${why}`);
     expect(preflightSkipReason(pre, "inventory")).toBe(`preflight failed on gpu-02: ${why}`);
-    expect(preflightSkipReason({ passed: false, startedAt: "", endedAt: "", nodes: [] }, "x")).toBe("preflight failed on every node: the platform reported no node");
   });
 
   test("the summary shows each node's probes and problems above the tests", () => {
