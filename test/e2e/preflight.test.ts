@@ -105,6 +105,10 @@ describe("preflight through the binary alone in an empty directory", () => {
       gpus,
       `NCCL is not available in torch ${torch} (torch.distributed.is_nccl_available() is False), needed by allreduce-8gpu (backend nccl)`,
     ]);
+    // judged again, a run its preflight stopped is still an error: nothing was measured
+    const again = run(["judge", "gpus", "--suite", "gpus", "--out", "gpus-judged"]);
+    expect(again.status).toBe(3);
+    expect(results("gpus-judged").outcome).toBe("error");
   }, 60_000);
 
   test("--preflight-only on a failing node exits 3 with the reason", () => {
