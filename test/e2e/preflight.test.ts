@@ -28,7 +28,7 @@ for (const f of ["needs-8-gpus.yaml", "nccl-tests-missing.yaml", "impossible.yam
 
 function run(args: string[], path = "/usr/bin:/bin") {
   const t0 = Date.now();
-  const r = spawnSync(argv[0]!, [...argv.slice(1), ...args, "--progress", "none"], { cwd: dir, env: { PATH: path, HOME: dir, NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(argv[0]!, [...argv.slice(1), ...args, ...(args[0] === "suite" ? ["--progress", "none"] : [])], { cwd: dir, env: { PATH: path, HOME: dir, NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 });
   return { ...r, seconds: (Date.now() - t0) / 1000 };
 }
 
