@@ -58,12 +58,13 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
     const names = list(users.map((n) => n.test));
     const error = str(p.error);
     if (error || !(python in interpreters)) {
-      const why = error ?? "the node did not report it";
+      const why = error ?? `the preflight did not report ${python}`;
       probes.push({ probe: "python", python, value: null, reason: why });
       problem(`${why} (needed by ${names}): ${PYTHON_HINT}`, users);
       continue;
     }
-    probes.push({ probe: "python", python, value: str(p.version), detail: str(p.executable) ?? python });
+    const version = str(p.version);
+    probes.push({ probe: "python", python, value: version, detail: str(p.executable) ?? python, ...(version ? {} : { reason: "not reported" }) });
     const torch = str(p.torch);
     const torchErr = str(p.torch_error);
     const cudaBuild = str(p.torch_cuda);

@@ -59,7 +59,7 @@ describe("judgePreflightUnit", () => {
   test("an interpreter that could not be run is named with the fix", () => {
     const u = unit(answer({ error: "/opt/venv/bin/python3 could not be run: No such file or directory" }));
     expect(problems(u, [need({ test: "allreduce" })])).toEqual([`/opt/venv/bin/python3 could not be run: No such file or directory (needed by allreduce): ${HINT}`]);
-    expect(problems(unit({ hostname: "gpu-07", interpreters: {}, nvidia_smi: {}, tools: {} }), [need({ test: "allreduce" })])).toEqual([`the node did not report it (needed by allreduce): ${HINT}`]);
+    expect(problems(unit({ hostname: "gpu-07", interpreters: {}, nvidia_smi: {}, tools: {} }), [need({ test: "allreduce" })])).toEqual([`the preflight did not report ${PY} (needed by allreduce): ${HINT}`]);
   });
 
   test("fewer GPUs than gpusPerNode names the count, the model, what nvidia-smi lists and each test's need", () => {
