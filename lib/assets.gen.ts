@@ -31,13 +31,14 @@ import w24 from "../workload/gpucheck_workload/nvml.py" with { type: "text" };
 import w25 from "../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
 import w26 from "../workload/gpucheck_workload/ops.py" with { type: "text" };
 import w27 from "../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w28 from "../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w29 from "../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w30 from "../workload/gpucheck_workload/report.py" with { type: "text" };
-import w31 from "../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w32 from "../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w33 from "../workload/gpucheck_workload/train.py" with { type: "text" };
-import w34 from "../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w28 from "../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w29 from "../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w30 from "../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w31 from "../workload/gpucheck_workload/report.py" with { type: "text" };
+import w32 from "../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w33 from "../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w34 from "../workload/gpucheck_workload/train.py" with { type: "text" };
+import w35 from "../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "cpu-smoke.yaml": s0,
@@ -75,11 +76,12 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/nvsmi.py": w25,
   "gpucheck_workload/ops.py": w26,
   "gpucheck_workload/patterns.py": w27,
-  "gpucheck_workload/probe.py": w28,
-  "gpucheck_workload/ranks.py": w29,
-  "gpucheck_workload/report.py": w30,
-  "gpucheck_workload/stats.py": w31,
-  "gpucheck_workload/telemetry.py": w32,
-  "gpucheck_workload/train.py": w33,
-  "gpucheck_workload/xid.py": w34,
+  "gpucheck_workload/preflight.py": w28,
+  "gpucheck_workload/probe.py": w29,
+  "gpucheck_workload/ranks.py": w30,
+  "gpucheck_workload/report.py": w31,
+  "gpucheck_workload/stats.py": w32,
+  "gpucheck_workload/telemetry.py": w33,
+  "gpucheck_workload/train.py": w34,
+  "gpucheck_workload/xid.py": w35,
 };

@@ -11,9 +11,12 @@ import { addFleetConfigFindings, collectInventories } from "./parsers/inventory.
 import { summariseTelemetry } from "./parsers/telemetry.ts";
 import type { Progress } from "./progress.ts";
 import { RESOLVED_SUITE } from "./load/read.ts";
-import { NOT_STARTED } from "./report/not-started.ts";
+import { NOT_STARTED, PREFLIGHT_ONLY } from "./report/not-started.ts";
+import { needsOf } from "./preflight/needs.ts";
+import { preflightSkipReason, runPreflight } from "./preflight/run.ts";
+import { preflightHeadline } from "./report/preflight-text.ts";
 import { writeRunFiles } from "./report/write.ts";
-import type { Measurement, NodeInventory, Plan, PlannedTest, ResultsFile, Suite, TestResult, UnitResult, UnitRun } from "./types.ts";
+import type { Measurement, NodeInventory, Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult, UnitResult, UnitRun } from "./types.ts";
 import { VERSION } from "./version.ts";
 import { resolvePlatform } from "./plan.ts";
 import type { CliOverrides, RunContext } from "../plugins/types.ts";
@@ -36,6 +39,8 @@ export interface ExecuteOptions {
   failFast?: boolean;
   /** --rerun-failed: the run whose failed, errored and skipped tests these are */
   rerunOf?: { path: string; sha256: string };
+  /** run the preflight and no test */
+  preflightOnly?: boolean;
 }
 
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
@@ -62,20 +67,33 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   };
   writeRunFiles(outDir, results);
   let stopped: string | undefined;
+  const env: TestEnv = {
+    suite,
+    settings,
+    outDir,
+    workload,
+    platformRun: (ctx) => platform.run(ctx),
+    cli: opts.cli,
+    progress: opts.progress,
+    signal: opts.signal,
+  };
+
+  // every node is checked against what the tests need before any test spends its time finding out
+  let blocked: ((test: string) => string) | undefined;
+  if (plan.tests.length && !opts.signal.aborted) {
+    const pre = await preflight(plan, env);
+    results.preflight = pre;
+    if (!opts.signal.aborted) {
+      if (!pre.passed) blocked = (name) => `${opts.preflightOnly ? `${PREFLIGHT_ONLY}: ` : ""}${preflightSkipReason(pre, name)}`;
+      else if (opts.preflightOnly) blocked = () => `${PREFLIGHT_ONLY}: preflight passed, no test was run`;
+    }
+    writeRunFiles(outDir, results);
+  }
 
   for (const [i, test] of plan.tests.entries()) {
-    if (opts.signal.aborted) break;
+    if (opts.signal.aborted || blocked) break;
     opts.progress.testStarted(test.name, i, test.kind, test.perNode === true);
-    const units = await runTest(test, {
-      suite,
-      settings,
-      outDir,
-      workload,
-      platformRun: (ctx) => platform.run(ctx),
-      cli: opts.cli,
-      progress: opts.progress,
-      signal: opts.signal,
-    });
+    const units = await runTest(test, env);
     const result = judgeUnits(test, units, outDir, opts.baseline);
     results.tests.push(result);
     results.inventory = mergeInventory(results.inventory, units.flatMap((u) => u.inventory));
@@ -95,16 +113,28 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     stopped = "interrupted by Ctrl-C or SIGTERM";
     notStarted = `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)`;
   }
-  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, notStarted));
+  for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, !opts.signal.aborted && blocked ? blocked(test.name) : notStarted));
   if (stopped) results.stopped = stopped;
+  // a failed preflight is the run's verdict: nothing was measured
+  if (blocked && !results.preflight?.passed) results.outcome = "error";
   results.endedAt = new Date().toISOString();
-  results.complete = !opts.signal.aborted && ran === plan.tests.length;
+  // a run that stopped at preflight did all it meant to: complete, with the tests skipped and why
+  results.complete = !opts.signal.aborted && (ran === plan.tests.length || blocked !== undefined);
   if (!results.complete && results.outcome === "passed") results.outcome = "error";
   writeRunFiles(outDir, results);
   return results;
 }
 
-interface TestEnv {
+/** Preflight on every node, with one line of progress per node that failed. */
+async function preflight(plan: Plan, env: TestEnv): Promise<PreflightResult> {
+  env.progress.note("preflight: checking every node for the interpreter, torch, GPUs, NCCL and tools the tests need");
+  const pre = await runPreflight(plan.tests, plan.tests.map(needsOf), env);
+  env.progress.note(`preflight: ${preflightHeadline(pre)}`);
+  for (const n of pre.nodes.filter((n) => !n.passed)) env.progress.note(`preflight failed on ${n.node}: ${n.problems.map((p) => p.message).join("; ")}`);
+  return pre;
+}
+
+export interface TestEnv {
   suite: Suite;
   settings: unknown;
   outDir: string;
@@ -115,10 +145,10 @@ interface TestEnv {
   signal: AbortSignal;
 }
 
-type RunWithData = UnitRun & { texts: string[]; inventory: NodeInventory[] };
+export type RunWithData = UnitRun & { texts: string[]; inventory: NodeInventory[] };
 
-async function runTest(test: PlannedTest, env: TestEnv): Promise<RunWithData[]> {
-  const logDir = join(env.outDir, "logs", safeName(test.name));
+/** One test through its platform, bounded by its timeout; its rank logs go to logDir (default logs/<test>/). */
+export async function runTest(test: PlannedTest, env: TestEnv, logDir = join(env.outDir, "logs", safeName(test.name))): Promise<RunWithData[]> {
   mkdirSync(logDir, { recursive: true });
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort("timeout"), test.timeoutMs);

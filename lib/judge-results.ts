@@ -54,6 +54,8 @@ export function rejudgeResults(
   let outcome = aggregateOutcome(tests.flatMap((t) => t.units.map((u) => u.verdict.outcome)));
   // as when the run itself ended early: a run that stopped before its last test is not a pass
   if (!saved.complete && (outcome === "passed" || outcome === "skipped")) outcome = "error";
+  // a run its preflight stopped measured nothing: no suite can make that a pass
+  if (saved.preflight && !saved.preflight.passed) outcome = "error";
   const results: ResultsFile = {
     ...saved,
     tests,

@@ -49,6 +49,7 @@ program
   .option("--keep", "keep containers/pods after the run for debugging")
   .option("--baseline <results.json>", "judge relative thresholds against an earlier run")
   .option("--sign-key <pem>", "sign the results: writes certificate.intoto.json")
+  .option("--preflight-only", "check every node for the interpreter, torch, GPUs, NCCL and tools the tests need; run no test")
   .option("--force", "with --out: move a run already in that directory aside (<dir>.replaced-<time>) instead of refusing")
   .addOption(new Option("--progress <mode>", "progress display").choices(["auto", "tty", "plain", "none"]).default("auto"))
   .action(lazy(() => import("./commands/suite.ts")));

@@ -323,6 +323,46 @@ export interface NodeInventory {
   [k: string]: unknown;
 }
 
+/** One thing preflight looked at on a node: its value, or null with why it could not be read. */
+export interface PreflightProbe {
+  /** "python", "torch", "torch.cuda.device_count", "NCCL", "nvidia-smi -L", "tool all_reduce_perf" */
+  probe: string;
+  /** the interpreter the probe ran under (probes of python, torch, CUDA and NCCL) */
+  python?: string;
+  /** false = looked and absent (NCCL not built in); null = could not look, see reason */
+  value: string | number | boolean | null;
+  /** the parts behind the value: GPU models, the path of a tool */
+  detail?: string;
+  reason?: string;
+}
+
+/** Preflight on one node: what it offers and whether that is what the suite's tests need. */
+export interface PreflightNode {
+  node: string;
+  hosts: string[];
+  /** how the preflight process ended, as the platform saw it */
+  status: UnitStatus;
+  message?: string;
+  probes: PreflightProbe[];
+  passed: boolean;
+  problems: PreflightProblem[];
+  logs: string[];
+}
+
+export interface PreflightProblem {
+  /** one line naming what is missing, what was found and the tests that need it */
+  message: string;
+  /** the tests it keeps from running */
+  tests: string[];
+}
+
+export interface PreflightResult {
+  passed: boolean;
+  startedAt: string;
+  endedAt: string;
+  nodes: PreflightNode[];
+}
+
 export interface ResultsFile {
   schemaVersion: 1;
   gpucheck: string;
@@ -336,6 +376,8 @@ export interface ResultsFile {
   outcome: Outcome;
   tests: TestResult[];
   inventory: NodeInventory[];
+  /** every node checked against what the tests need before the first test ran */
+  preflight?: PreflightResult;
   baseline?: string;
   /** set by `gpucheck judge`: the suite whose thresholds gave these verdicts, when not the one that ran */
   judgedWith?: { path: string; sha256: string; at: string };

@@ -28,6 +28,7 @@ interface SuiteFlags extends HostFlags, NodeFlags {
   baseline?: string;
   signKey?: string;
   force?: boolean;
+  preflightOnly?: boolean;
   progress: "auto" | "tty" | "plain" | "none";
 }
 
@@ -105,6 +106,7 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
       signal: cancel.signal,
       failFast: flags.failFast,
       ...(rerun && { rerunOf: { path: rerun.dir, sha256: rerun.sha256 } }),
+      preflightOnly: flags.preflightOnly,
     });
     writeFinalFiles(outDir, results);
   } finally {
@@ -114,7 +116,10 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   }
   progress.close();
   out(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
-  if (flags.signKey) {
+  // a certificate vouches for measurements: a run that stopped at preflight has none
+  const unsigned = !flags.signKey ? undefined : flags.preflightOnly ? "--preflight-only runs no test" : results.preflight && !results.preflight.passed ? "preflight failed, no test ran" : undefined;
+  if (unsigned) err(`gpucheck: not signed: ${unsigned}\n`);
+  else if (flags.signKey) {
     const { certifyResults } = await import("../sign/certify.ts");
     const cert = await certifyResults(outDir, flags.signKey);
     out(`signed: ${cert}\n`);

@@ -1,7 +1,7 @@
 // report.html: one self-contained page (inline style, inline SVG, one small inline script, a CSP
 // that forbids fetching anything) with the verdicts, the plots, each unit's checks and log tail, and
 // the node inventory.
-import type { NodeInventory, Outcome, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
+import type { NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
 import { escapeAttr, escapeText } from "./xml.ts";
 import { formatDuration, withUnit } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
@@ -10,6 +10,7 @@ import { plotsForTest } from "./html-plots.ts";
 import { checkMark, humanTail, sharedLogDir } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";
+import { nodeProbes, preflightHeadline } from "./preflight-text.ts";
 
 const h = escapeText;
 const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
@@ -28,6 +29,7 @@ export function renderHtml(r: ResultsFile): string {
     "</head>",
     `<body data-outcome="${r.outcome}">`,
     header(r),
+    ...(r.preflight ? [preflightSection(r.preflight)] : []),
     verdictTable(r),
     ...r.tests.map(testSection),
     inventory(r.inventory),
@@ -60,6 +62,16 @@ function header(r: ResultsFile): string {
   ];
   const dl = rows.filter((x) => x[1] !== undefined).map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`).join("");
   return `<header><h1>gpucheck · ${h(r.suite.name)} ${badge(r.outcome)}</h1><dl class="meta">${dl}</dl></header>`;
+}
+
+/** Each node's preflight: what it offers, and what keeps the tests from it. */
+function preflightSection(pre: PreflightResult): string {
+  const rows = pre.nodes.map((n) => {
+    const problems = n.problems.length ? `<ul class="checks">${n.problems.map((p) => `<li class="unjudged">${h(p.message)}</li>`).join("")}</ul>` : "";
+    const logs = logLinks(n.logs);
+    return `<tr data-outcome="${n.passed ? "passed" : "error"}"><td>${h(n.node)}</td><td>${badge(n.passed ? "passed" : "error")}</td><td>${h(nodeProbes(n))}${problems}${logs ? `<p class="muted">logs: ${logs}</p>` : ""}</td></tr>`;
+  });
+  return `<section id="preflight"><h2>Preflight</h2><p>${h(preflightHeadline(pre))}</p><table class="verdicts"><tr><th>node</th><th>verdict</th><th>found</th></tr>${rows.join("")}</table></section>`;
 }
 
 function verdictTable(r: ResultsFile): string {

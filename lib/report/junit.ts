@@ -2,6 +2,7 @@
 // Hand-written like vitest's junit reporter: the format is small and an XML library would not know
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
 import { startedCount } from "./not-started.ts";
+import { preflightLines } from "./preflight-text.ts";
 import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
 import { attrs, cdata, escapeText } from "./xml.ts";
 import { humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
@@ -26,10 +27,13 @@ export function renderJunit(results: ResultsFile): string {
   for (const [name, value] of properties(results)) out.push(`      <property${attrs({ name, value })}/>`);
   out.push("    </properties>");
   for (const c of cases) out.push(...renderCase(results, c));
+  // Jenkins shows the suite's output beside its cases: the preflight says why none ran
+  const notes: string[] = results.preflight ? preflightLines(results.preflight) : [];
   if (!results.complete) {
     const why = results.endedAt === null ? "the run is still going or was killed" : (results.stopped ?? "the run was interrupted");
-    out.push(`    <system-out>${escapeText(`${why}: ${startedCount(results.tests)} of ${results.tests.length} tests started`)}</system-out>`);
+    notes.push(`${why}: ${startedCount(results.tests)} of ${results.tests.length} tests started`);
   }
+  if (notes.length) out.push(`    <system-out>${escapeText(notes.join("\n"))}</system-out>`);
   out.push("  </testsuite>", "</testsuites>", "");
   return out.join("\n");
 }

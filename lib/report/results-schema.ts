@@ -165,6 +165,45 @@ const NodeInventory = z
   })
   .meta({ id: "NodeInventory" });
 
+const PreflightProbe = z
+  .object({
+    probe: z.string().describe('"python", "torch", "torch.cuda.device_count", "NCCL", "nvidia-smi -L", "tool <name>"'),
+    python: z.string().optional().describe("the interpreter the probe ran under"),
+    value: z.union([z.string(), num, z.boolean()]).nullable().describe("false: looked and absent; null: could not look (see reason)"),
+    detail: z.string().optional().describe("the parts behind the value: GPU models, a tool's path"),
+    reason: z.string().optional(),
+  })
+  .meta({ id: "PreflightProbe" });
+
+const PreflightProblem = z
+  .object({
+    message: z.string().describe("what is missing, what was found, and the tests that need it"),
+    tests: z.array(z.string()).describe("the tests it kept from running"),
+  })
+  .meta({ id: "PreflightProblem" });
+
+const PreflightNode = z
+  .object({
+    node: z.string(),
+    hosts: z.array(z.string()),
+    status: UnitStatus,
+    message: z.string().optional(),
+    probes: z.array(PreflightProbe),
+    passed: z.boolean(),
+    problems: z.array(PreflightProblem),
+    logs: z.array(z.string()),
+  })
+  .meta({ id: "PreflightNode" });
+
+const Preflight = z
+  .object({
+    passed: z.boolean().describe("every node offers every test what it needs; when false no test ran"),
+    startedAt: Timestamp,
+    endedAt: Timestamp,
+    nodes: z.array(PreflightNode),
+  })
+  .meta({ id: "Preflight" });
+
 const SuiteRef = z.object({
   name: z.string(),
   description: z.string(),
@@ -186,6 +225,7 @@ export const ResultsFileSchema = z
     outcome: Outcome,
     tests: z.array(TestResult),
     inventory: z.array(NodeInventory),
+    preflight: Preflight.optional().describe("each node checked, before the first test, for the interpreter, torch, GPUs, NCCL and tools the tests need"),
     baseline: z.string().optional().describe("path of the results.json relative thresholds were judged against"),
     judgedWith: z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: Timestamp })
@@ -231,5 +271,9 @@ const drift: [
   SameKeys<T.TransportSummary, Z<typeof TransportSummary>>,
   SameKeys<T.Expectation, Z<typeof Expectation>>,
   SameKeys<T.TelemetrySummary, Z<typeof TelemetrySummary>>,
-] = [true, true, true, true, true, true, true, true, true, true, true];
+  SameKeys<T.PreflightResult, Z<typeof Preflight>>,
+  SameKeys<T.PreflightNode, Z<typeof PreflightNode>>,
+  SameKeys<T.PreflightProbe, Z<typeof PreflightProbe>>,
+  SameKeys<T.PreflightProblem, Z<typeof PreflightProblem>>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 void drift;

@@ -5,6 +5,7 @@ import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
 import { xmlSafe } from "./xml.ts";
 import { formatDuration } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
+import { preflightLines } from "./preflight-text.ts";
 
 const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m" };
 const RESET = "\x1b[0m";
@@ -28,7 +29,9 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
     return cells.join("  ").trimEnd();
   });
 
-  const out = [headerLine(results, paint), ...(results.rerunOf ? [`rerun of ${results.rerunOf.path} (its failed, errored and skipped tests)`] : []), "", ...lines];
+  const out = [headerLine(results, paint), ...(results.rerunOf ? [`rerun of ${results.rerunOf.path} (its failed, errored and skipped tests)`] : []), ""];
+  if (results.preflight) out.push(...preflightLines(results.preflight), "");
+  out.push(...lines);
   const failing = failingHosts(results);
   if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
   const skipped = unitsWith(results, ["skipped"]);

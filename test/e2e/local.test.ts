@@ -1,6 +1,7 @@
 // cpu-smoke and its failure modes end to end on the local platform, as a user runs them.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { processesWithEnv } from "../platforms/leftovers.ts";
 import { assertJunitValid } from "../report/xsd.ts";
@@ -31,6 +32,7 @@ describe("local platform end to end", () => {
     expect(train.units[0].logs).toEqual(["logs/" + train.name + "/all/rank-0.log", "logs/" + train.name + "/all/rank-1.log"]);
     for (const f of ["junit.xml", "report.html", "suite.yaml", train.units[0].logs[1]]) expect(existsSync(join(out, f))).toBe(true);
     expect(res.inventory.length).toBeGreaterThan(0);
+    expect(res.preflight).toMatchObject({ passed: true, nodes: [{ node: hostname(), passed: true, problems: [] }] });
     expect(await processesWithEnv(out)).toEqual([]);
   }, 600_000);
 
@@ -94,7 +96,7 @@ describe("local platform end to end", () => {
     expect(unit.message.split("\n")).toHaveLength(1);
   }, 120_000);
 
-  test("a Python without torch is one line naming the interpreter", () => {
+  test("a Python without torch stops at preflight: one line naming the node, the interpreter and the fix", () => {
     const venv = tempDir("notorch");
     const mk = Bun.spawnSync(["/usr/bin/python3", "-m", "venv", "--without-pip", venv]);
     expect(mk.exitCode).toBe(0);
@@ -102,8 +104,10 @@ describe("local platform end to end", () => {
     const r = gpucheck(["suite", fixture("impossible.yaml"), "--python", `${venv}/bin/python3`, "--out", out, "--progress", "none"]);
     expect(r.status).toBe(3);
     const unit = readResults(out).tests[0].units[0];
-    expect(unit.message).toContain(`PyTorch is not installed for ${venv}/bin/python3`);
-    expect(unit.message.split("\n")).toHaveLength(1);
+    expect(unit.status).toBe("skipped");
+    expect(unit.message).toBe(
+      `preflight failed on ${hostname()}: PyTorch is not installed for ${venv}/bin/python3 (ModuleNotFoundError: No module named 'torch'), needed by allreduce-small: pass --python /path/to/python3 or set defaults.python in the suite`,
+    );
   }, 120_000);
 
   test("a rank killed mid-run (kill -9) is an error with the log tail in junit.xml, exit 3", async () => {

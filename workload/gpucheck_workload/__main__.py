@@ -67,6 +67,11 @@ def parser():
     _collective(sub)
     _train(sub)
     sub.add_parser("inventory", help="GPUs, drivers, links, ports, Xid events of this node")
+    pf = sub.add_parser("preflight", help="interpreters, torch, GPUs, NCCL and tools this node offers the suite")
+    pf.add_argument("--python", dest="interpreters", action="append", default=[], metavar="PATH",
+                    help="an interpreter the tests use (repeatable; default: this one)")
+    pf.add_argument("--tool", dest="tools", action="append", default=[], metavar="NAME",
+                    help="a tool a test needs: a name on PATH, or nccl-tests:<op>[:<dir>] (repeatable)")
     t = sub.add_parser("telemetry", help="GPUCHECK_TELEMETRY lines until SIGTERM")
     t.add_argument("--interval", type=float, default=0.5)
     t.add_argument("--duration", type=float, help="stop after S seconds")
@@ -82,6 +87,10 @@ def _command(args):
     if args.command == "inventory":
         from . import inventory, emit
         emit.tagged("RESULT", inventory.collect())
+        return 0
+    if args.command == "preflight":
+        from . import preflight, emit
+        emit.tagged("RESULT", preflight.collect(args.interpreters, args.tools))
         return 0
     if args.command == "telemetry":
         from . import telemetry

@@ -1,0 +1,79 @@
+// Preflight: before the first test, one process on every node the platform would use (a per-node
+// unit, the way a per-node inventory test runs: every ssh host, every usable Slurm node of the
+// partition, every k8s node the selector picks), all nodes at once, through the platform's own
+// run(). Its verdict decides whether any test starts.
+import { join } from "node:path";
+import type { PlannedTest, PreflightNode, PreflightResult } from "../types.ts";
+import type { Progress } from "../progress.ts";
+import { runTest, type TestEnv } from "../execute.ts";
+import { judgePreflightUnit } from "./judge.ts";
+import { preflightInputs, type TestNeeds } from "./needs.ts";
+import { PREFLIGHT_FAILED } from "../report/not-started.ts";
+
+/**
+ * The preflight unit's time limit. The probes bound themselves (torch import and CUDA 120 s,
+ * nvidia-smi 20 s); the rest is the platform's start-up: a queued Slurm job, a pulled image.
+ */
+export const PREFLIGHT_TIMEOUT_MS = 5 * 60_000;
+
+/** Where the preflight's logs go: beside logs/, so no test name can collide with them. */
+export const PREFLIGHT_DIR = "preflight";
+
+/** The preflight as a planned test: one rank per node on every node, with the most GPUs any test asks for so the platform exposes them. */
+export function preflightTest(tests: PlannedTest[], needs: TestNeeds[]): PlannedTest {
+  const { interpreters, tools } = preflightInputs(needs);
+  const first = tests[0]!;
+  const nodes = Math.max(...tests.map((t) => t.nodes));
+  const gpusPerNode = Math.max(...tests.map((t) => t.gpusPerNode));
+  // the suite's environment reaches the probes (CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH change what torch sees)
+  const env = Object.assign({}, ...tests.map((t) => t.launch.env)) as Record<string, string>;
+  const launch = {
+    python: interpreters[0]!,
+    args: ["-m", "gpucheck_workload", "preflight", ...interpreters.flatMap((p) => ["--python", p]), ...tools.flatMap((t) => ["--tool", t])],
+    env,
+    files: first.launch.files,
+  };
+  return {
+    name: "preflight",
+    // platforms run it like an inventory test: one process per node that describes the node
+    kind: "inventory",
+    nodes,
+    gpusPerNode,
+    ranksPerNode: 1,
+    worldSize: 1,
+    perNode: true,
+    timeoutMs: PREFLIGHT_TIMEOUT_MS,
+    launch,
+    expect: [],
+    spec: { ...first.spec, name: "preflight", kind: "inventory", nodes, gpusPerNode, ranksPerNode: 1, perNode: true, timeoutMs: PREFLIGHT_TIMEOUT_MS, env, python: launch.python, expect: [] },
+    rendered: null,
+  };
+}
+
+export async function runPreflight(tests: PlannedTest[], needs: TestNeeds[], env: TestEnv): Promise<PreflightResult> {
+  const startedAt = new Date().toISOString();
+  const test = preflightTest(tests, needs);
+  // rank lines of the probe are not a test's progress: only its verdict is shown
+  const quiet: Progress = { ...env.progress, line: () => {}, ranksReporting: () => {}, phase: () => {}, metric: () => {} };
+  const units = await runTest(test, { ...env, progress: quiet }, join(env.outDir, PREFLIGHT_DIR));
+  const nodes: PreflightNode[] = units.map((u) =>
+    judgePreflightUnit(
+      { ...u, logs: u.ranks.map((r) => (r.path.startsWith(env.outDir) ? r.path.slice(env.outDir.length + 1) : r.path)) },
+      needs,
+    ),
+  );
+  return { passed: preflightPassed(nodes), startedAt, endedAt: new Date().toISOString(), nodes };
+}
+
+/** Every node passed, and at least one was looked at: a sweep of only drained nodes checked nothing. */
+export function preflightPassed(nodes: PreflightNode[]): boolean {
+  return nodes.some((n) => n.status !== "skipped") && nodes.every((n) => n.passed);
+}
+
+/** "preflight failed on gpu-03: 0 GPUs visible …" for one test: the first problem that concerns it, else the first of all. */
+export function preflightSkipReason(pre: PreflightResult, test: string): string {
+  const failed = pre.nodes.filter((n) => !n.passed);
+  const own = failed.flatMap((n) => n.problems.filter((p) => p.tests.includes(test)).map((p) => [n.node, p.message] as const));
+  const [node, why] = own[0] ?? [failed[0]?.node ?? "every node", failed[0]?.problems[0]?.message ?? "the platform offered no usable node"];
+  return `${PREFLIGHT_FAILED} ${node}: ${why}`;
+}
