@@ -31,7 +31,7 @@ describe("--fail-fast and --rerun-failed", () => {
     expect(res.tests[1].units[0].verdict.reason).toBe(why);
     const junit = readFileSync(join(first, "junit.xml"), "utf8");
     expect(junit).toContain(`<skipped message="${why}"/>`);
-    expect(junit).toContain("<system-out>--fail-fast: allreduce-gloo failed: 1 of 2 tests started</system-out>");
+    expect(junit).toContain("\n--fail-fast: allreduce-gloo failed: 1 of 2 tests started</system-out>");
     const html = readFileSync(join(first, "report.html"), "utf8");
     expect(html).toContain(why);
     expect(html).toContain("no: the run stopped before every test finished (--fail-fast: allreduce-gloo failed)");

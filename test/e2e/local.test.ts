@@ -81,7 +81,7 @@ describe("local platform end to end", () => {
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("never-started");
     expect(run.output()).toContain("Run incomplete: 1 test of 3 started before it stopped (interrupted by Ctrl-C or SIGTERM).");
     expect(res.stopped).toBe("interrupted by Ctrl-C or SIGTERM");
-    expect(junit).toContain("<system-out>interrupted by Ctrl-C or SIGTERM: 1 of 3 tests started</system-out>");
+    expect(junit).toContain("\ninterrupted by Ctrl-C or SIGTERM: 1 of 3 tests started</system-out>");
     expect(await processesWithEnv(out)).toEqual([]);
   }, 120_000);
 

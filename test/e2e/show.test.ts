@@ -16,14 +16,15 @@ test("a built-in: each threshold with the comment its suite wrote, each value wi
     "# gpucheck show: the suite as it runs, every extends merged in; after each value, the file:line that set it;\n# above each threshold, the comment its file wrote for it (its source).\n# builtin:h100-8x.yaml (sha256 ",
   );
   expect(r.stdout).toContain(`    expect:
-      # NCCL Ring on NVLink4 reaches ≈370 GB/s busbw (sjeaugey, nccl-tests #212; 368.76 GB/s with
-      # NCCL_NVLS_ENABLE=0 in #309), NVLS ≈480 (476.5 in #290, 482.12 in #309). 350 = Ring − 5 %,
-      # so the floor holds with or without NVLS.
+      # 8× H100 with NVLS reaches 476–483 GB/s busbw at 4–16 GiB (476.5 in nccl-tests #290, 478.87 on
+      # Azure ND H100 v5, 482.12 in #309, 483.05 on AWS p5; performance.md 5.2). 460 is Azure's health
+      # check floor for the same node (Azure/azurehpc-health-checks conf/nd96isr_h100_v5.conf:
+      # \`check_nccl_allreduce 460.0 1 16G\`), 4 % under the lowest healthy figure.
       busbw:
-        min: 350 GB/s # builtin:h100-8x.yaml:44
+        min: 460 GB/s # builtin:h100-8x.yaml:45
       # nccl-tests data check: a wrong value is silent corruption
       wrong:
-        max: 0 # builtin:h100-8x.yaml:45
+        max: 0 # builtin:h100-8x.yaml:46
 `);
   // every threshold of every built-in has a source
   for (const name of ["cpu-smoke", "h100-8x", "h200-8x", "h100-multinode"]) {
@@ -47,7 +48,7 @@ test("a file extending a built-in: the child's thresholds with its own comments,
         min: 460 GB/s # site.yaml:8
       # nccl-tests data check: a wrong value is silent corruption
       wrong:
-        max: 0 # builtin:h100-8x.yaml:45
+        max: 0 # builtin:h100-8x.yaml:46
       # (no source comment in the file that set it)
       out_of_bounds:
         max: 0 # site.yaml:9
