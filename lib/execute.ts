@@ -233,6 +233,11 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
       telemetry,
     };
   });
+  return testResult(test, unitResults, judgeTest(unitResults));
+}
+
+/** A test's result around its units: what was planned, how it was launched, and the verdict. */
+function testResult(test: PlannedTest, units: UnitResult[], outcome: TestResult["outcome"]): TestResult {
   return {
     name: test.name,
     kind: test.kind,
@@ -243,8 +248,8 @@ function judgeUnits(test: PlannedTest, units: RunWithData[], outDir: string, bas
     launch: launchOf(test),
     expect: test.expect,
     headline: headlineOf(test.kind, test.expect),
-    units: unitResults,
-    outcome: judgeTest(unitResults),
+    units,
+    outcome,
   };
 }
 
@@ -268,19 +273,7 @@ function skippedTest(test: PlannedTest, reason: string): TestResult {
     logs: [],
     tail: "",
   };
-  return {
-    name: test.name,
-    kind: test.kind,
-    perNode: test.perNode,
-    nodes: test.nodes,
-    gpusPerNode: test.gpusPerNode,
-    worldSize: test.worldSize,
-    launch: launchOf(test),
-    expect: test.expect,
-    headline: headlineOf(test.kind, test.expect),
-    units: [unit],
-    outcome: "skipped",
-  };
+  return testResult(test, [unit], "skipped");
 }
 
 function mergeInventory(have: NodeInventory[], found: NodeInventory[]): NodeInventory[] {

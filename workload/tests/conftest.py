@@ -17,6 +17,14 @@ def fixture_text(name):
         return f.read()
 
 
+def tool(bin_dir, name, body):
+    """A fake command for a test node: a shell script named NAME in bin_dir."""
+    path = os.path.join(str(bin_dir), name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -5,22 +5,14 @@ fail the way the real tools fail for an unprivileged user), so collect() runs it
 """
 import errno
 import os
-import stat
 
 import pytest
 
-from conftest import FIXTURES, fixture_text
+from conftest import FIXTURES, fixture_text, tool
 from gpucheck_workload import inventory, nvsmi, xid
 
 H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt"
 IBSTAT = "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt"
-
-
-def tool(bin_dir, name, body):
-    path = os.path.join(str(bin_dir), name)
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + body + "\n")
-    os.chmod(path, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
 
 
 @pytest.fixture

@@ -6,21 +6,13 @@ are shell scripts that print the real capture, hang, fail or print something els
 """
 import errno
 import os
-import stat
 
 import pytest
 
-from conftest import fixture_text
+from conftest import fixture_text, tool
 from gpucheck_workload import counters, probe, telemetry, xid
 
 NVLINK_E = "nvlink-e-h100-abridged-stas00.txt"
-
-
-def tool(bin_dir, name, body):
-    path = os.path.join(str(bin_dir), name)
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + body + "\n")
-    os.chmod(path, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
 
 
 @pytest.fixture
