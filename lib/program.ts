@@ -10,6 +10,10 @@ type Main = (...args: never[]) => Promise<number>;
 
 function lazy(load: () => Promise<{ main: Main }>) {
   return async (...args: unknown[]) => {
+    // A command parses each schema once or twice: zod's JIT (a `new Function` per object schema, built
+    // on first parse) costs more than it saves there; jitless halved the first suite parse
+    // (BENCHMARKS.md, start-up). Long runs parse no more often, so they lose nothing.
+    (await import("zod")).config({ jitless: true });
     const { main } = await load();
     process.exitCode = await (main as (...a: unknown[]) => Promise<number>)(...args);
   };

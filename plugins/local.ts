@@ -8,16 +8,18 @@ import type { RankLog, UnitRun } from "../lib/types.ts";
 import { runProc } from "./_proc.ts";
 import { rankEnv, type Platform, type RenderContext, type RunContext } from "./types.ts";
 
-const settings = z
-  .object({
-    /** where the workload is staged; default <results dir>/workload */
-    stageDir: z.string().min(1).optional(),
-    /** rendezvous port for rank 0; default: a free port */
-    masterPort: z.number().int().min(1).max(65535).optional(),
-    /** ms a rank may outlive a failed peer before it is killed (a gloo/NCCL peer never returns alone) */
-    peerFailureGraceMs: z.number().int().min(0).default(5000),
-  })
-  .strict();
+const settings = z.lazy(() =>
+  z
+    .object({
+      /** where the workload is staged; default <results dir>/workload */
+      stageDir: z.string().min(1).optional(),
+      /** rendezvous port for rank 0; default: a free port */
+      masterPort: z.number().int().min(1).max(65535).optional(),
+      /** ms a rank may outlive a failed peer before it is killed (a gloo/NCCL peer never returns alone) */
+      peerFailureGraceMs: z.number().int().min(0).default(5000),
+    })
+    .strict(),
+);
 
 type Settings = z.infer<typeof settings>;
 

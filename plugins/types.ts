@@ -56,7 +56,11 @@ export interface RunContext<S> extends RenderContext<S> {
 export interface Platform<S = unknown> {
   name: string;
   summary: string;
-  /** zod schema of `platform.<name>:` in a suite; unknown keys must be rejected (strict) */
+  /**
+   * zod schema of `platform.<name>:` in a suite; unknown keys must be rejected (strict). Wrapped in
+   * z.lazy so that a command never reading `platform.<name>:` does not build it: zod objects cost
+   * about a millisecond each to build, most of a platform module's load time (BENCHMARKS.md, start-up).
+   */
   settings: z.ZodType<S>;
   /** the command-line overrides it reads besides --python: any other given flag is an error, never silently ignored */
   flags: ReadonlyArray<Exclude<keyof CliOverrides, "python">>;

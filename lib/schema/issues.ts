@@ -96,11 +96,11 @@ function bound(word: string, origin: string, n: number, inclusive: boolean | und
   return `must be ${op} ${n}, got ${show(input)}`;
 }
 
-/** The keys of the object schema at `path` inside `schema`, looking through optional, default, pipe … */
+/** The keys of the object schema at `path` inside `schema`, looking through optional, default, pipe, lazy … */
 function knownKeysAt(schema: z.ZodType | undefined, path: readonly PathKey[]): string[] {
   let def = (schema as { _zod?: { def: Def } } | undefined)?._zod?.def;
   for (let i = 0; def && i <= path.length; ) {
-    const inner = def.innerType ?? def.in;
+    const inner = def.innerType ?? def.in ?? def.getter?.();
     if (inner) def = inner._zod.def;
     else if (i === path.length) return def.shape ? Object.keys(def.shape) : [];
     else {
@@ -115,6 +115,8 @@ function knownKeysAt(schema: z.ZodType | undefined, path: readonly PathKey[]): s
 interface Def {
   innerType?: { _zod: { def: Def } };
   in?: { _zod: { def: Def } };
+  /** z.lazy */
+  getter?: () => { _zod: { def: Def } };
   shape?: Record<string, { _zod: { def: Def } }>;
   element?: { _zod: { def: Def } };
   valueType?: { _zod: { def: Def } };

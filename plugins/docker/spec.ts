@@ -6,33 +6,35 @@ import type { Launch } from "../../lib/types.ts";
 export const DEFAULT_IMAGE = "nvcr.io/nvidia/pytorch:24.10-py3";
 export const STAGE = "/opt/gpucheck";
 
-export const settings = z
-  .object({
-    /** image with python and torch; the workload is injected, no custom image needed */
-    image: z.string().min(1).optional(),
-    /**
-     * engines, one per node: unix:///…, tcp://host:2376, or ssh hosts (ssh://[user@]host[:port] or
-     * just [user@]host[:port]) reached with the system ssh client and platform.ssh's options;
-     * default: platform.ssh's hosts, else DOCKER_HOST, else the local socket. --hosts wins
-     */
-    hosts: z.array(z.string().min(1)).optional(),
-    /** GPUs per container: "all", a count, or device IDs; default: the test's gpusPerNode */
-    gpus: z.union([z.literal("all"), z.number().int().min(0), z.array(z.string().min(1)).min(1)]).optional(),
-    ipc: z.enum(["host", "private"]).default("host"),
-    /** /dev/shm size when ipc is private, e.g. 16g */
-    shmSize: z.string().regex(/^\d+[kmg]?$/i, "expected a size like 16g or 512m").optional(),
-    /** host networking is what multi-node NCCL needs; "none" for single-node runs in a sandbox */
-    network: z.enum(["host", "none", "bridge"]).default("host"),
-    /** memlock=-1 and stack=64 MiB as NVIDIA's containers recommend; false where the engine may not raise limits */
-    ulimits: z.boolean().default(true),
-    /** /dev/infiniband and IPC_LOCK for RDMA */
-    infiniband: z.boolean().default(false),
-    mounts: z.array(z.string().regex(/^[^:]+:[^:]+(:ro|:rw)?$/, 'expected "host-path:container-path[:ro]"')).default([]),
-    pull: z.enum(["missing", "always", "never"]).default("missing"),
-    /** seconds between SIGTERM and SIGKILL when stopping a container */
-    stopGraceS: z.number().int().min(0).default(5),
-  })
-  .strict();
+export const settings = z.lazy(() =>
+  z
+    .object({
+      /** image with python and torch; the workload is injected, no custom image needed */
+      image: z.string().min(1).optional(),
+      /**
+       * engines, one per node: unix:///…, tcp://host:2376, or ssh hosts (ssh://[user@]host[:port] or
+       * just [user@]host[:port]) reached with the system ssh client and platform.ssh's options;
+       * default: platform.ssh's hosts, else DOCKER_HOST, else the local socket. --hosts wins
+       */
+      hosts: z.array(z.string().min(1)).optional(),
+      /** GPUs per container: "all", a count, or device IDs; default: the test's gpusPerNode */
+      gpus: z.union([z.literal("all"), z.number().int().min(0), z.array(z.string().min(1)).min(1)]).optional(),
+      ipc: z.enum(["host", "private"]).default("host"),
+      /** /dev/shm size when ipc is private, e.g. 16g */
+      shmSize: z.string().regex(/^\d+[kmg]?$/i, "expected a size like 16g or 512m").optional(),
+      /** host networking is what multi-node NCCL needs; "none" for single-node runs in a sandbox */
+      network: z.enum(["host", "none", "bridge"]).default("host"),
+      /** memlock=-1 and stack=64 MiB as NVIDIA's containers recommend; false where the engine may not raise limits */
+      ulimits: z.boolean().default(true),
+      /** /dev/infiniband and IPC_LOCK for RDMA */
+      infiniband: z.boolean().default(false),
+      mounts: z.array(z.string().regex(/^[^:]+:[^:]+(:ro|:rw)?$/, 'expected "host-path:container-path[:ro]"')).default([]),
+      pull: z.enum(["missing", "always", "never"]).default("missing"),
+      /** seconds between SIGTERM and SIGKILL when stopping a container */
+      stopGraceS: z.number().int().min(0).default(5),
+    })
+    .strict(),
+);
 
 export type DockerSettings = z.infer<typeof settings>;
 

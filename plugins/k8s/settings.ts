@@ -24,50 +24,52 @@ const toleration = z
 
 export const MODES = ["indexed-job", "pytorchjob", "mpijob"] as const;
 
-export const settings = z
-  .object({
-    /** kubeconfig context; `--context` wins */
-    context: z.string().min(1).optional(),
-    /** default: the context's namespace, else "default" */
-    namespace: dnsLabel.optional(),
-    /** an image with Python (and torch for GPU tests); `--image` wins */
-    image: z.string().min(1).optional(),
-    imagePullPolicy: z.enum(["Always", "IfNotPresent", "Never"]).default("IfNotPresent"),
-    imagePullSecrets: z.array(dnsLabel).default([]),
-    /** indexed-job: batch/v1 only; pytorchjob/mpijob: Kubeflow operators, used only when their CRD is served */
-    mode: z.enum(MODES).default("indexed-job"),
-    resources: z
-      .object({
-        /** requests; GPUs are always limits = the test's gpusPerNode */
-        cpu: quantity.optional(),
-        memory: quantity.optional(),
-        /** the GPU resource name (amd.com/gpu on ROCm clusters) */
-        gpu: z.string().min(1).default("nvidia.com/gpu"),
-        /** extra extended resources per pod, e.g. {"rdma/ib": 1} or {"nvidia.com/hostdev": 8} */
-        extra: z.record(z.string().min(1), quantity).default({}),
-      })
-      .strict()
-      .default({ gpu: "nvidia.com/gpu", extra: {} }),
-    /** size of the memory-backed /dev/shm (NCCL and dataloaders need far more than the runtime's 64 MiB) */
-    shmSize: quantity.default("16Gi"),
-    /** rlimits raised for the ranks, e.g. {memlock: unlimited} for RDMA; adds CAP_SYS_RESOURCE only then */
-    ulimits: z.partialRecord(z.enum(RLIMITS), rlimit).default({}),
-    /** CAP_IPC_LOCK, for RDMA memory registration */
-    ipcLock: z.boolean().default(false),
-    nodeSelector: z.record(z.string().min(1), z.string()).default({}),
-    /** default: tolerate the GPU Operator's nvidia.com/gpu NoSchedule taint */
-    tolerations: z.array(toleration).default([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]),
-    /** the API server deletes finished Jobs after this even if gpucheck could not */
-    ttlSecondsAfterFinished: z.number().int().nonnegative().default(3600),
-    serviceAccountName: dnsLabel.optional(),
-    priorityClassName: z.string().min(1).optional(),
-    /** extra labels on every object and pod (gpucheck.dev/* are reserved) */
-    labels: z.record(z.string().min(1), z.string().max(63)).default({}),
-    /** rendezvous port of rank 0 */
-    masterPort: z.number().int().min(1).max(65535).default(29500),
-    /** hostNetwork pods see the node's IB/RoCE interfaces without a CNI plugin for RDMA */
-    hostNetwork: z.boolean().default(false),
-  })
-  .strict();
+export const settings = z.lazy(() =>
+  z
+    .object({
+      /** kubeconfig context; `--context` wins */
+      context: z.string().min(1).optional(),
+      /** default: the context's namespace, else "default" */
+      namespace: dnsLabel.optional(),
+      /** an image with Python (and torch for GPU tests); `--image` wins */
+      image: z.string().min(1).optional(),
+      imagePullPolicy: z.enum(["Always", "IfNotPresent", "Never"]).default("IfNotPresent"),
+      imagePullSecrets: z.array(dnsLabel).default([]),
+      /** indexed-job: batch/v1 only; pytorchjob/mpijob: Kubeflow operators, used only when their CRD is served */
+      mode: z.enum(MODES).default("indexed-job"),
+      resources: z
+        .object({
+          /** requests; GPUs are always limits = the test's gpusPerNode */
+          cpu: quantity.optional(),
+          memory: quantity.optional(),
+          /** the GPU resource name (amd.com/gpu on ROCm clusters) */
+          gpu: z.string().min(1).default("nvidia.com/gpu"),
+          /** extra extended resources per pod, e.g. {"rdma/ib": 1} or {"nvidia.com/hostdev": 8} */
+          extra: z.record(z.string().min(1), quantity).default({}),
+        })
+        .strict()
+        .default({ gpu: "nvidia.com/gpu", extra: {} }),
+      /** size of the memory-backed /dev/shm (NCCL and dataloaders need far more than the runtime's 64 MiB) */
+      shmSize: quantity.default("16Gi"),
+      /** rlimits raised for the ranks, e.g. {memlock: unlimited} for RDMA; adds CAP_SYS_RESOURCE only then */
+      ulimits: z.partialRecord(z.enum(RLIMITS), rlimit).default({}),
+      /** CAP_IPC_LOCK, for RDMA memory registration */
+      ipcLock: z.boolean().default(false),
+      nodeSelector: z.record(z.string().min(1), z.string()).default({}),
+      /** default: tolerate the GPU Operator's nvidia.com/gpu NoSchedule taint */
+      tolerations: z.array(toleration).default([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]),
+      /** the API server deletes finished Jobs after this even if gpucheck could not */
+      ttlSecondsAfterFinished: z.number().int().nonnegative().default(3600),
+      serviceAccountName: dnsLabel.optional(),
+      priorityClassName: z.string().min(1).optional(),
+      /** extra labels on every object and pod (gpucheck.dev/* are reserved) */
+      labels: z.record(z.string().min(1), z.string().max(63)).default({}),
+      /** rendezvous port of rank 0 */
+      masterPort: z.number().int().min(1).max(65535).default(29500),
+      /** hostNetwork pods see the node's IB/RoCE interfaces without a CNI plugin for RDMA */
+      hostNetwork: z.boolean().default(false),
+    })
+    .strict(),
+);
 
 export type K8sSettings = z.infer<typeof settings>;
