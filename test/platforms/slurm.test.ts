@@ -185,8 +185,10 @@ describe("slurm on a real Slurm", () => {
       ].join("\n"),
     );
     const run = gpucheckAsync(["suite", join(dir, "suite.yaml"), "--python", PY, "-o", join(dir, "out"), "--progress", "plain"]);
-    for (let i = 0; i < 300 && !/job \d+ RUNNING/.test(run.output()); i++) await Bun.sleep(100);
-    expect(run.output()).toMatch(/job \d+ RUNNING/);
+    // the test's own job, not the preflight's before it
+    const ofTest = () => run.output().split("long-train (train): started")[1] ?? "";
+    for (let i = 0; i < 600 && !/job \d+ RUNNING/.test(ofTest()); i++) await Bun.sleep(100);
+    expect(ofTest()).toMatch(/job \d+ RUNNING/);
     // the ranks are up on the (local) nodes before the interrupt
     for (let i = 0; i < 100 && (await processesWithEnv(marker)).length < 4; i++) await Bun.sleep(100);
     expect((await processesWithEnv(marker)).length).toBeGreaterThanOrEqual(4);
