@@ -115,12 +115,14 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   }
   for (const test of plan.tests.slice(ran)) results.tests.push(skippedTest(test, !opts.signal.aborted && blocked ? blocked(test.name) : notStarted));
   if (stopped) results.stopped = stopped;
+  // a run where no test ran (--preflight-only, Ctrl-C during preflight) did not pass: nothing was judged
+  results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
   // a failed preflight is the run's verdict: nothing was measured
   if (blocked && !results.preflight?.passed) results.outcome = "error";
   results.endedAt = new Date().toISOString();
   // a run that stopped at preflight did all it meant to: complete, with the tests skipped and why
   results.complete = !opts.signal.aborted && (ran === plan.tests.length || blocked !== undefined);
-  if (!results.complete && results.outcome === "passed") results.outcome = "error";
+  if (!results.complete && (results.outcome === "passed" || results.outcome === "skipped")) results.outcome = "error";
   writeRunFiles(outDir, results);
   return results;
 }

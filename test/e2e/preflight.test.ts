@@ -56,7 +56,9 @@ describe("preflight through the binary alone in an empty directory", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const res = results("only");
-    expect(res.outcome).toBe("passed");
+    // nothing was judged: the run is skipped (exit 0), never "passed"; the preflight itself passed
+    expect(res.outcome).toBe("skipped");
+    expect(r.stdout).toStartWith("gpucheck cpu-smoke (local): SKIPPED: 3 skipped\n");
     expect(res.preflight.passed).toBe(true);
     const [n] = res.preflight.nodes;
     expect(n).toMatchObject({ node, hosts: [node], status: "completed", passed: true, problems: [], logs: [`preflight/${node}/rank-0.log`] });

@@ -31,23 +31,17 @@ def ib_counters(root=None):
     """({"mlx5_0:1": {counter: value}}, None), or (None, why) when there is no sysfs tree to read."""
     root = root or ib.SYSFS
     try:
-        devices = sorted(os.listdir(root))
+        dirs = ib.port_dirs(root)
     except OSError as e:
         return None, "%s: %s (no RDMA driver loaded, or hidden in this container)" % (root, e.strerror)
     out, unreadable = {}, []
-    for dev in devices:
-        ports_dir = os.path.join(root, dev, "ports")
-        try:
-            ports = sorted(os.listdir(ports_dir), key=lambda p: int(p) if p.isdigit() else 0)
-        except OSError:
+    for dev, port, port_dir in dirs:
+        base = os.path.join(port_dir, "counters")
+        values = {c: _int_file(os.path.join(base, c)) for c in IB_COUNTERS}
+        if values["link_downed"] is None and all(v is None for v in values.values()):
+            unreadable.append("%s port %s" % (dev, port))
             continue
-        for port in ports:
-            base = os.path.join(ports_dir, port, "counters")
-            values = {c: _int_file(os.path.join(base, c)) for c in IB_COUNTERS}
-            if values["link_downed"] is None and all(v is None for v in values.values()):
-                unreadable.append("%s port %s" % (dev, port))
-                continue
-            out["%s:%s" % (dev, port)] = {c: v for c, v in values.items() if v is not None}
+        out["%s:%s" % (dev, port)] = {c: v for c, v in values.items() if v is not None}
     if unreadable and not out:
         return None, "no port counters under %s (%s)" % (root, ", ".join(unreadable))
     return out, None

@@ -31,33 +31,39 @@ def _rate(value):
     return int(rate) if rate.is_integer() else rate
 
 
+def port_dirs(root=SYSFS):
+    """[(device, port, its sysfs directory)] in device and port order; OSError when root cannot be listed."""
+    found = []
+    for dev in sorted(os.listdir(root)):
+        port_dir = os.path.join(root, dev, "ports")
+        try:
+            names = sorted(os.listdir(port_dir), key=lambda p: int(p) if p.isdigit() else 0)
+        except OSError:
+            continue
+        found.extend((dev, port, os.path.join(port_dir, port)) for port in names)
+    return found
+
+
 def read_sysfs(root=SYSFS):
     ports = []
     try:
-        devices = sorted(os.listdir(root))
+        dirs = port_dirs(root)
     except OSError:
         return ports
-    for dev in devices:
-        port_dir = os.path.join(root, dev, "ports")
-        try:
-            port_names = sorted(os.listdir(port_dir), key=lambda p: int(p) if p.isdigit() else 0)
-        except OSError:
-            continue
-        for port in port_names:
-            base = os.path.join(port_dir, port)
-            state = _after_colon(_read(os.path.join(base, "state")))
-            ports.append({
-                "device": dev,
-                "port": int(port) if port.isdigit() else port,
-                "state": state.upper() if state else None,
-                "phys_state": _after_colon(_read(os.path.join(base, "phys_state"))),
-                "rate_gbps": _rate(_read(os.path.join(base, "rate"))),
-                "link_layer": _read(os.path.join(base, "link_layer")),
-                "firmware": _read(os.path.join(root, dev, "fw_ver")),
-                # the PCIe link the NIC trained to: a Gen5 x16 NIC at Gen4 halves its 400G port
-                "pcie_speed": _read(os.path.join(root, dev, "device", "current_link_speed")),
-                "pcie_width": _read(os.path.join(root, dev, "device", "current_link_width")),
-            })
+    for dev, port, base in dirs:
+        state = _after_colon(_read(os.path.join(base, "state")))
+        ports.append({
+            "device": dev,
+            "port": int(port) if port.isdigit() else port,
+            "state": state.upper() if state else None,
+            "phys_state": _after_colon(_read(os.path.join(base, "phys_state"))),
+            "rate_gbps": _rate(_read(os.path.join(base, "rate"))),
+            "link_layer": _read(os.path.join(base, "link_layer")),
+            "firmware": _read(os.path.join(root, dev, "fw_ver")),
+            # the PCIe link the NIC trained to: a Gen5 x16 NIC at Gen4 halves its 400G port
+            "pcie_speed": _read(os.path.join(root, dev, "device", "current_link_speed")),
+            "pcie_width": _read(os.path.join(root, dev, "device", "current_link_width")),
+        })
     return ports
 
 

@@ -25,6 +25,14 @@ def tool(bin_dir, name, body):
     os.chmod(path, 0o755)
 
 
+def tools_on_path(tmp_path, monkeypatch):
+    """tmp_path/bin, ahead of the system's tools on PATH: where a test node's fake commands go."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bin_dir)
+    return bin_dir
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

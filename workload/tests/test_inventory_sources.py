@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import FIXTURES, fixture_text, tool
+from conftest import FIXTURES, fixture_text, tool, tools_on_path
 from gpucheck_workload import inventory, nvsmi, xid
 
 H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt"
@@ -18,9 +18,7 @@ IBSTAT = "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt"
 @pytest.fixture
 def node(tmp_path, monkeypatch):
     """A node whose tools are shell scripts in tmp_path/bin, ahead of everything else on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bin_dir)
+    bin_dir = tools_on_path(tmp_path, monkeypatch)
     monkeypatch.setattr(inventory.ib, "SYSFS", str(tmp_path / "no-sysfs"))
 
     def kmsg_denied(*_a, **_k):

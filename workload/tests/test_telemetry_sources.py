@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import fixture_text, tool
+from conftest import fixture_text, tool, tools_on_path
 from gpucheck_workload import counters, probe, telemetry, xid
 
 NVLINK_E = "nvlink-e-h100-abridged-stas00.txt"
@@ -18,9 +18,7 @@ NVLINK_E = "nvlink-e-h100-abridged-stas00.txt"
 @pytest.fixture
 def node(tmp_path, monkeypatch):
     """No NVML, no GPU tools, no sysfs: each test adds what it needs to tmp_path/bin."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bin_dir)
+    bin_dir = tools_on_path(tmp_path, monkeypatch)
     monkeypatch.setattr(counters.ib, "SYSFS", str(tmp_path / "no-sysfs"))
 
     def no_nvml(*_a, **_k):
