@@ -1,12 +1,13 @@
 // `gpucheck judge <results-dir> --suite <file> [--out <dir>] [--baseline <results.json>]`: the saved
-// measurements against another suite's thresholds, without rerunning anything. The judged run is
+// rank logs parsed again and judged against another suite's thresholds, without rerunning anything. The judged run is
 // never changed (its certificate must keep verifying): the verdicts go into a new run directory that
 // records the run and the suite it was judged from; exits as a run would (0, 1 or 3).
 import { createHash } from "node:crypto";
 import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { exitCodeFor } from "../judge.ts";
-import { rejudgeResults } from "../judge-results.ts";
+import { rejudgeResults } from "../assess/rejudge.ts";
+import { readSavedRuns } from "../execute/saved-runs.ts";
 import { addTransportFromLogs } from "../parsers/nccl-transport.ts";
 import { loadSuite } from "../load.ts";
 import { err, out } from "../output.ts";
@@ -37,7 +38,9 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
     const { SuiteError } = await import("../errors.ts");
     throw new SuiteError(`--out "${outDir}" is the run being judged: judge writes a new directory and never changes a run (its certificate would stop verifying)`);
   }
-  const { results, notes } = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path });
+  // the saved rank logs are parsed again, so a parser fixed since the run applies to it
+  const runs = readSavedRuns(sourceDir, saved);
+  const { results, notes } = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path, runs });
   results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
   const claim = claimRunDir(outDir, { force: flags.force });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);

@@ -3,7 +3,7 @@ import { err, out, syncStderr } from "../output.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SuiteError } from "../errors.ts";
-import { executePlan } from "../execute.ts";
+import { executePlan } from "../run-suite.ts";
 import { exitCodeFor } from "../judge.ts";
 import { loadSuite, resolvedSuiteYaml } from "../load.ts";
 import { buildPlan } from "../plan.ts";

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import type { PlannedTest, PreflightNode, PreflightResult } from "../types.ts";
 import type { Progress } from "../progress.ts";
-import { runTest, type TestEnv } from "../execute.ts";
+import { runUnits, type TestEnv } from "../execute/run-test.ts";
 import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";
 import { PREFLIGHT_FAILED } from "../report/not-started.ts";
@@ -55,13 +55,8 @@ export async function runPreflight(tests: PlannedTest[], needs: TestNeeds[], env
   const test = preflightTest(tests, needs);
   // rank lines of the probe are not a test's progress: only its verdict is shown
   const quiet: Progress = { ...env.progress, line: () => {}, ranksReporting: () => {}, phase: () => {}, metric: () => {} };
-  const units = await runTest(test, { ...env, progress: quiet }, join(env.outDir, PREFLIGHT_DIR));
-  const nodes: PreflightNode[] = units.map((u) =>
-    judgePreflightUnit(
-      { ...u, logs: u.ranks.map((r) => (r.path.startsWith(env.outDir) ? r.path.slice(env.outDir.length + 1) : r.path)) },
-      needs,
-    ),
-  );
+  const records = await runUnits(test, { ...env, progress: quiet }, join(env.outDir, PREFLIGHT_DIR));
+  const nodes: PreflightNode[] = records.map((r) => judgePreflightUnit({ ...r, logs: r.ranks.map((x) => x.log) }, needs));
   return { passed: preflightPassed(nodes), startedAt, endedAt: new Date().toISOString(), nodes };
 }
 

@@ -9,6 +9,13 @@ import { renderJunit } from "./junit.ts";
 import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";
 import { renderSummary } from "./summary.ts";
 
+/** Where the pipeline puts results.json and junit.xml after every test. */
+export type Sink = (results: ResultsFile) => void;
+
+export function runFilesSink(outDir: string): Sink {
+  return (results) => writeRunFiles(outDir, results);
+}
+
 export function writeRunFiles(outDir: string, results: ResultsFile): void {
   mkdirSync(outDir, { recursive: true });
   writeFileAtomic(join(outDir, RESULT_FILES.results), serialiseResults(results));

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { judgeUnit } from "../../lib/judge.ts";
 import { measure } from "../../lib/measure.ts";
-import { rejudgeResults } from "../../lib/judge-results.ts";
+import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { ResultsFileSchema } from "../../lib/report/results-schema.ts";
 import type { Expectation, Measurement } from "../../lib/types.ts";
 

@@ -1,7 +1,7 @@
 // `gpucheck judge` recounts an inventory against the judging suite's idea of a node (its compute
 // HCAs, link count, pins): the saved raw inventory is enough, nothing reruns.
 import { expect, test } from "bun:test";
-import { rejudgeResults } from "../../lib/judge-results.ts";
+import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { judgeUnit } from "../../lib/judge.ts";
 import { inventoryMeasurement } from "../../lib/parsers/inventory.ts";
 import type { ResultsFile } from "../../lib/types.ts";

@@ -1,33 +1,29 @@
-// Judging a whole saved run again: `gpucheck judge <dir> --suite other.yaml`. Nothing is rerun; the
-// measurements in results.json meet another suite's thresholds (and optionally a baseline).
-import { SuiteError } from "./errors.ts";
-import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "./judge.ts";
-import { addFleetConfigFindings, inventoryMetrics, toInventory } from "./parsers/inventory.ts";
-import type { InventoryParams, Measurement, NodeInventory, ResultsFile, Suite } from "./types.ts";
-
-/**
- * The same test (and node, in per-node mode) in an earlier run: undefined without a baseline, null
- * when the baseline has no measurement for it (the judge says which of the two).
- */
-export function baselineMeasurement(baseline: ResultsFile | undefined, test: string, unit: string): Measurement | null | undefined {
-  if (!baseline) return undefined;
-  const t = baseline.tests.find((x) => x.name === test);
-  const u = t?.units.find((x) => x.unit === unit) ?? (t?.units.length === 1 ? t.units[0] : undefined);
-  return u?.measurement ?? null;
-}
+// Judging a whole saved run again: `gpucheck judge <dir> --suite other.yaml`. Nothing is rerun: the
+// saved run records and rank logs are parsed again (so a parser fixed since applies to an old run)
+// and meet another suite's thresholds (and optionally a baseline). A test whose logs are not all
+// there keeps its saved measurements, and a note says so.
+import { SuiteError } from "../errors.ts";
+import type { SavedRun } from "../execute/saved-runs.ts";
+import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "../judge.ts";
+import { addFleetConfigFindings, inventoryMetrics, toInventory } from "../parsers/inventory.ts";
+import type { InventoryParams, Measurement, NodeInventory, ResultsFile, Suite } from "../types.ts";
+import { assessUnits, mergeInventory } from "./assess.ts";
+import { baselineMeasurement } from "./baseline.ts";
 
 export interface Rejudged {
   results: ResultsFile;
-  /** tests the suite and the results do not share: said out loud, never silently dropped */
+  /** tests the suite and the results do not share, tests not parsed again and why: said out loud, never silently dropped */
   notes: string[];
 }
 
 export function rejudgeResults(
   saved: ResultsFile,
   suite: Suite,
-  opts: { baseline?: ResultsFile; baselinePath?: string; now?: Date } = {},
+  opts: { baseline?: ResultsFile; baselinePath?: string; now?: Date; runs?: ReadonlyMap<string, SavedRun> } = {},
 ): Rejudged {
   const notes: string[] = [];
+  const reparse: string[] = [];
+  let inventory = saved.inventory;
   const specs = new Map(suite.tests.map((t) => [t.name, t]));
   const tests = saved.tests.map((t) => {
     const spec = specs.get(t.name);
@@ -37,6 +33,13 @@ export function rejudgeResults(
     }
     if (spec.kind !== t.kind) {
       throw new SuiteError(`${suite.source.path}: test "${t.name}" has kind "${spec.kind}" there but "${t.kind}" in the results: cannot judge one with the other's thresholds`);
+    }
+    const run = opts.runs?.get(t.name);
+    if (run?.note) reparse.push(run.note);
+    if (run?.records) {
+      const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, inventory: spec.inventory }, run.records, opts.baseline);
+      inventory = mergeInventory(inventory, run.records);
+      return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
     }
     // an inventory is counted against what the judging suite expects of a node (its HCAs, link
     // count, pinned settings), so its metrics are recounted from the saved raw inventory
@@ -59,11 +62,12 @@ export function rejudgeResults(
   const results: ResultsFile = {
     ...saved,
     tests,
+    inventory,
     outcome,
     judgedWith: { path: suite.source.path, sha256: suite.source.sha256, at: (opts.now ?? new Date()).toISOString() },
   };
   if (opts.baselinePath !== undefined) results.baseline = opts.baselinePath;
-  return { results, notes };
+  return { results, notes: [...notes, ...reparse] };
 }
 
 function recountInventories(measurements: Array<Measurement | null>, params: InventoryParams | undefined): Array<Measurement | null> {

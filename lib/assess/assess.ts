@@ -1,0 +1,65 @@
+// The assess stage: run records → verdicts. Pure (no files, no clock): the same records give the
+// same TestResult, whether they come straight from a run or back from disk (`gpucheck judge`).
+import { judgeTest, judgeUnit } from "../judge.ts";
+import { measure } from "../measure.ts";
+import { addFleetConfigFindings, collectInventories } from "../parsers/inventory.ts";
+import { summariseTelemetry } from "../parsers/telemetry.ts";
+import type { Expectation, InventoryParams, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
+import type { RunRecord } from "../execute/record.ts";
+import { baselineMeasurement } from "./baseline.ts";
+import { testResult } from "./test-result.ts";
+
+/** What assess needs of a test: the run's plan, or the judging suite's test for `gpucheck judge`. */
+export interface AssessedTest {
+  name: string;
+  kind: Kind;
+  expect: Expectation[];
+  inventory?: InventoryParams;
+}
+
+export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: ResultsFile): TestResult {
+  const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, inventory: test.spec.inventory }, records, baseline);
+  return testResult(test, units, judgeTest(units));
+}
+
+export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?: ResultsFile): UnitResult[] {
+  const measured = records.map((r) => ({ r, ...measureRecord(test, r) }));
+  // ── kind-specific: a node is only "consistent" next to the others, so compare them once all have reported
+  if (test.kind === "inventory") addFleetConfigFindings(measured.map((x) => x.measurement), test.inventory);
+  return measured.map(({ r, telemetry, measurement, parseProblem }) => {
+    const message = [r.message, r.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
+    const verdict = judgeUnit(test.expect, { status: r.status, message, measurement }, baselineMeasurement(baseline, test.name, r.unit));
+    return {
+      unit: r.unit,
+      hosts: r.hosts,
+      status: r.status,
+      ...(message ? { message } : {}),
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      durationS: (Date.parse(r.endedAt) - Date.parse(r.startedAt)) / 1000,
+      measurement,
+      verdict,
+      logs: r.ranks.map((x) => x.log),
+      tail: r.tail,
+      telemetry,
+    };
+  });
+}
+
+/** ── kind-specific: a unit's output → its Measurement (null when it never ran; parseProblem when unusable). */
+function measureRecord(test: AssessedTest, r: RunRecord): { telemetry: TelemetrySummary; measurement: Measurement | null; parseProblem?: string } {
+  const telemetry = summariseTelemetry(r.texts);
+  if (r.status === "skipped" || r.status === "infra") return { telemetry, measurement: null };
+  try {
+    return { telemetry, measurement: measure(test.kind, r.output, telemetry, r.texts, test.inventory) };
+  } catch (err) {
+    return { telemetry, measurement: null, parseProblem: (err as Error).message };
+  }
+}
+
+/** The nodes' inventories the records' logs carry, merged over what is known: the latest per host wins. */
+export function mergeInventory(have: NodeInventory[], records: RunRecord[]): NodeInventory[] {
+  const byHost = new Map(have.map((i) => [i.hostname, i]));
+  for (const inv of records.flatMap((r) => collectInventories(r.texts))) byHost.set(inv.hostname, inv);
+  return [...byHost.values()];
+}

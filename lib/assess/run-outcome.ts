@@ -1,0 +1,37 @@
+// The run's own verdict once its tests are over: the tests that never started accounted for
+// (skipped, with why, in every output) and what an incomplete run can never be. Pure: the caller
+// owns the clock.
+import { judgeTest } from "../judge.ts";
+import { NOT_STARTED } from "../report/not-started.ts";
+import type { PlannedTest, ResultsFile } from "../types.ts";
+import { skippedTest } from "./test-result.ts";
+
+export interface RunEnd {
+  /** why the run stopped before its last test (--fail-fast) */
+  stopped?: string;
+  /** the preflight's reason a test may not start (failed, or --preflight-only) */
+  blocked?: (test: string) => string;
+  /** Ctrl-C or SIGTERM */
+  interrupted: boolean;
+  now: string;
+}
+
+export function closeRun(results: ResultsFile, planned: PlannedTest[], end: RunEnd): void {
+  const ran = results.tests.length;
+  let stopped = end.stopped;
+  let notStarted = stopped ? `${NOT_STARTED}: ${stopped}` : NOT_STARTED;
+  if (ran < planned.length && end.interrupted) {
+    stopped = "interrupted by Ctrl-C or SIGTERM";
+    notStarted = `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)`;
+  }
+  for (const test of planned.slice(ran)) results.tests.push(skippedTest(test, !end.interrupted && end.blocked ? end.blocked(test.name) : notStarted, end.now));
+  if (stopped) results.stopped = stopped;
+  // a run where no test ran (--preflight-only, Ctrl-C during preflight) did not pass: nothing was judged
+  results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
+  // a failed preflight is the run's verdict: nothing was measured
+  if (end.blocked && !results.preflight?.passed) results.outcome = "error";
+  results.endedAt = end.now;
+  // a run that stopped at preflight did all it meant to: complete, with the tests skipped and why
+  results.complete = !end.interrupted && (ran === planned.length || end.blocked !== undefined);
+  if (!results.complete && (results.outcome === "passed" || results.outcome === "skipped")) results.outcome = "error";
+}

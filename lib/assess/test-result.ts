@@ -1,0 +1,42 @@
+// A test's result around its units: what was planned, how it was launched, and the verdict.
+import { headlineOf } from "../judge.ts";
+import type { PlannedTest, TestResult, UnitResult } from "../types.ts";
+
+export function testResult(test: PlannedTest, units: UnitResult[], outcome: TestResult["outcome"]): TestResult {
+  return {
+    name: test.name,
+    kind: test.kind,
+    perNode: test.perNode,
+    nodes: test.nodes,
+    gpusPerNode: test.gpusPerNode,
+    worldSize: test.worldSize,
+    launch: launchOf(test),
+    expect: test.expect,
+    headline: headlineOf(test.kind, test.expect),
+    units,
+    outcome,
+  };
+}
+
+/** What each rank ran and with which environment: enough to rerun one test by hand. */
+function launchOf(test: PlannedTest): { command: string[]; env: Record<string, string> } {
+  return { command: [test.launch.python, ...test.launch.args], env: test.launch.env };
+}
+
+/** A test that never started, with why; `now` stamps it (the caller owns the clock). */
+export function skippedTest(test: PlannedTest, reason: string, now: string): TestResult {
+  const unit: UnitResult = {
+    unit: "all",
+    hosts: [],
+    status: "skipped",
+    message: reason,
+    startedAt: now,
+    endedAt: now,
+    durationS: 0,
+    measurement: null,
+    verdict: { outcome: "skipped", reason, checks: [] },
+    logs: [],
+    tail: "",
+  };
+  return testResult(test, [unit], "skipped");
+}

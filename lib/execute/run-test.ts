@@ -1,0 +1,103 @@
+// The execute stage: one planned test through its platform, bounded by its timeout and by Ctrl-C,
+// and what it left behind as run records. Nothing here parses or judges (that is lib/assess).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { workloadHash } from "../assets.ts";
+import { PlatformError } from "../errors.ts";
+import type { Progress } from "../progress.ts";
+import type { PlannedTest, Suite, UnitRun } from "../types.ts";
+import type { CliOverrides, RunContext } from "../../plugins/types.ts";
+import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
+
+export interface TestEnv {
+  suite: Suite;
+  settings: unknown;
+  outDir: string;
+  workload: ReadonlyMap<string, string>;
+  platformRun: (ctx: RunContext<unknown>) => Promise<UnitRun[]>;
+  cli: CliOverrides;
+  progress: Progress;
+  signal: AbortSignal;
+}
+
+/** Test names become directory names under logs/. */
+export function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, "_");
+}
+
+/** A test's rank logs and records: logs/<test>/. */
+export function testLogDir(outDir: string, test: string): string {
+  return join(outDir, "logs", safeName(test));
+}
+
+/** Runs a test and saves its records beside its rank logs, for `gpucheck judge` to parse again. */
+export async function executeTest(test: PlannedTest, env: TestEnv): Promise<RunRecord[]> {
+  const logDir = testLogDir(env.outDir, test.name);
+  const records = await runUnits(test, env, logDir);
+  writeFileSync(join(logDir, RUN_RECORDS_FILE), `${JSON.stringify(records.map(savedRecord), null, 2)}\n`);
+  return records;
+}
+
+/** One test through its platform; its rank logs go to logDir. */
+export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string): Promise<RunRecord[]> {
+  mkdirSync(logDir, { recursive: true });
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort("timeout"), test.timeoutMs);
+  // a Ctrl-C reads as "cancelled", the timer as "timeout": platforms report which
+  const signal = AbortSignal.any([env.signal, timeout.signal]);
+  const startedAt = new Date().toISOString();
+  const alive = new Set<string>();
+  let units: UnitRun[];
+  try {
+    units = await env.platformRun({
+      suite: env.suite,
+      settings: env.settings,
+      cli: env.cli,
+      test,
+      launch: test.launch,
+      workloadHash: workloadHash(env.workload),
+      outDir: env.outDir,
+      logDir,
+      workload: env.workload,
+      signal,
+      deadline: Date.now() + test.timeoutMs,
+      onLine: (unit, rank, line) => {
+        const key = `${unit}/${rank}`;
+        if (!alive.has(key)) {
+          alive.add(key);
+          env.progress.ranksReporting(alive.size);
+        }
+        env.progress.line(unit, rank, line);
+      },
+      note: (m) => env.progress.note(m),
+    });
+  } catch (err) {
+    // a platform that cannot even start the test still yields a verdict: error, with the reason
+    const message = err instanceof PlatformError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
+    units = [
+      { unit: "all", hosts: [], status: signal.aborted ? statusOf(signal) : "infra", message, startedAt, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "" },
+    ];
+  } finally {
+    clearTimeout(timer);
+  }
+  return units.map((u) => recordOf(u, env.outDir));
+}
+
+function recordOf(u: UnitRun, outDir: string): RunRecord {
+  return {
+    unit: u.unit,
+    hosts: u.hosts,
+    status: u.status,
+    ...(u.message !== undefined ? { message: u.message } : {}),
+    startedAt: u.startedAt,
+    endedAt: u.endedAt,
+    ranks: u.ranks.map((r) => ({ rank: r.rank, host: r.host, log: r.path.startsWith(outDir) ? r.path.slice(outDir.length + 1) : r.path, exitCode: r.exitCode })),
+    output: u.output,
+    tail: u.tail,
+    texts: u.ranks.map((r) => (existsSync(r.path) ? readFileSync(r.path, "utf8") : "")),
+  };
+}
+
+function statusOf(signal: AbortSignal): "timeout" | "cancelled" {
+  return signal.reason === "timeout" ? "timeout" : "cancelled";
+}
