@@ -19,7 +19,7 @@ import { preflightHeadline } from "./report/preflight-text.ts";
 import { runFilesSink } from "./report/write.ts";
 import type { Plan, PreflightResult, ResultsFile, Suite } from "./types.ts";
 import { VERSION } from "./version.ts";
-import type { CliOverrides } from "../plugins/types.ts";
+import type { CliOverrides, Platform } from "../plugins/types.ts";
 
 export interface ExecuteOptions {
   outDir: string;
@@ -41,6 +41,8 @@ export interface ExecuteOptions {
   rerunOf?: { path: string; sha256: string };
   /** run the preflight and no test */
   preflightOnly?: boolean;
+  /** the platform to run on instead of the plan's from the registry (the in-process pipeline test's fake) */
+  platform?: Platform<unknown>;
 }
 
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
@@ -108,7 +110,9 @@ function openRun(outDir: string, plan: Plan, opts: ExecuteOptions): ResultsFile 
 }
 
 function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions): TestEnv {
-  const { platform, settings } = resolvePlatform(suite, plan.platform);
+  const { platform, settings } = opts.platform
+    ? { platform: opts.platform, settings: opts.platform.settings.parse(suite.platform.settings[opts.platform.name] ?? {}) }
+    : resolvePlatform(suite, plan.platform);
   return {
     suite,
     settings,

@@ -1,0 +1,99 @@
+// Runs a suite through the whole pipeline in-process on the fake platform and reads back what it
+// wrote, checking on the way that results.json and junit.xml are valid.
+import { expect } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSuite } from "../../lib/load.ts";
+import { buildPlan } from "../../lib/plan.ts";
+import type { Progress } from "../../lib/progress.ts";
+import { executePlan } from "../../lib/run-suite.ts";
+import type { ResultsFile } from "../../lib/types.ts";
+import { assertResultsValid } from "../report/json-schema.ts";
+import { assertJunitValid } from "../report/xsd.ts";
+import { type Behaviour, fakePlatform, PYTHON } from "./fake-platform.ts";
+
+const dirs: string[] = [];
+/** Removes every directory scratch() made; for afterAll. */
+export function removeScratch(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export function scratch(): string {
+  const d = mkdtempSync(join(tmpdir(), "gpucheck-pipeline-"));
+  dirs.push(d);
+  return d;
+}
+
+/** A suite of gloo collectives, one per named test, each with its own timeout. */
+async function planOf(dir: string, tests: Array<{ name: string; timeout?: string }>) {
+  const path = join(dir, "suite.yaml");
+  const yaml = [
+    "name: pipeline",
+    "platform: { type: local }",
+    `defaults: { python: ${PYTHON}, gpusPerNode: 0, ranksPerNode: 2 }`,
+    "tests:",
+    ...tests.flatMap((t) => [
+      `  - name: ${t.name}`,
+      "    kind: collective",
+      ...(t.timeout ? [`    timeout: ${t.timeout}`] : []),
+      "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
+      "    expect:",
+      "      busbw: { min: 50 GB/s }",
+    ]),
+    "",
+  ].join("\n");
+  writeFileSync(path, yaml);
+  const suite = await loadSuite(path);
+  return { suite, plan: buildPlan(suite, { cli: {} }), yaml };
+}
+
+interface Seen {
+  notes: string[];
+  finished: string[];
+}
+
+function quietProgress(seen: Seen): Progress {
+  const none = () => {};
+  return {
+    testStarted: none,
+    phase: none,
+    line: none,
+    metric: none,
+    ranksReporting: none,
+    testFinished: (r) => seen.finished.push(`${r.name}: ${r.outcome}`),
+    note: (m) => seen.notes.push(m),
+    close: none,
+  };
+}
+
+export async function runSuite(tests: Array<{ name: string; timeout?: string; behaviour: Behaviour }>, opts: { failFast?: boolean; cancelOn?: string } = {}) {
+  const dir = scratch();
+  const { suite, plan, yaml } = await planOf(dir, tests);
+  const cancel = new AbortController();
+  const platform = fakePlatform(Object.fromEntries(tests.map((t) => [t.name, t.behaviour])), {
+    waiting: (name) => {
+      if (name === opts.cancelOn) setTimeout(() => cancel.abort("cancelled"), 20);
+    },
+  });
+  const seen: Seen = { notes: [], finished: [] };
+  const outDir = join(dir, "run");
+  const returned = await executePlan(suite, plan, {
+    outDir,
+    cli: {},
+    progress: quietProgress(seen),
+    command: ["gpucheck", "suite", "suite.yaml"],
+    suiteText: yaml,
+    signal: cancel.signal,
+    failFast: opts.failFast,
+    platform,
+  });
+  // what Jenkins and `gpucheck report` read: the files, not the returned object
+  const results = JSON.parse(readFileSync(join(outDir, "results.json"), "utf8")) as ResultsFile;
+  expect(results).toEqual(JSON.parse(JSON.stringify(returned)));
+  assertResultsValid(join(outDir, "results.json"));
+  assertJunitValid(join(outDir, "junit.xml"));
+  const junit = readFileSync(join(outDir, "junit.xml"), "utf8");
+  return { outDir, results, junit, seen };
+}
+
