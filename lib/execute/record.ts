@@ -2,7 +2,7 @@
 // platforms) and assess (which parses and judges). Saved beside the rank logs as
 // logs/<test>/run-records.json so that `gpucheck judge` can hand assess the very same input again
 // after a parser fix.
-import type { UnitStatus } from "../types.ts";
+import type { UnitRun } from "../types.ts";
 
 export interface RecordRank {
   rank: number;
@@ -12,20 +12,9 @@ export interface RecordRank {
   exitCode: number | null;
 }
 
-export interface RunRecord {
-  /** "all" for a whole-cluster test; the node name in per-node mode */
-  unit: string;
-  hosts: string[];
-  /** how the unit ended as the platform saw it */
-  status: UnitStatus;
-  /** the platform's why; the parser's complaint is added by assess, never stored here */
-  message?: string;
-  startedAt: string;
-  endedAt: string;
+/** A platform's UnitRun with its ranks' logs relative to the results directory and read back. */
+export interface RunRecord extends Omit<UnitRun, "ranks"> {
   ranks: RecordRank[];
-  /** rank 0's output as the platform reported it: what the kind's parser reads */
-  output: string;
-  tail: string;
   /** every rank's log as read after the run (telemetry and inventory lines are in them), in `ranks` order */
   texts: string[];
 }
