@@ -23,10 +23,7 @@ export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: R
 }
 
 export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?: ResultsFile): UnitResult[] {
-  const measured = records.map((r) => ({ r, ...measureRecord(test, r) }));
-  // ── kind-specific: a node is only "consistent" next to the others, so compare them once all have reported
-  if (test.kind === "inventory") addFleetConfigFindings(measured.map((x) => x.measurement), test.inventory);
-  return measured.map(({ r, telemetry, measurement, parseProblem }) => {
+  return measureUnits(test, records).map(({ r, telemetry, measurement, parseProblem }) => {
     const message = [r.message, r.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
     const verdict = judgeUnit(test.expect, { status: r.status, message, measurement }, baselineMeasurement(baseline, test.name, r.unit));
     return {
@@ -46,15 +43,31 @@ export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?:
   });
 }
 
-/** ── kind-specific: a unit's output → its Measurement (null when it never ran; parseProblem when unusable). */
-function measureRecord(test: AssessedTest, r: RunRecord): { telemetry: TelemetrySummary; measurement: Measurement | null; parseProblem?: string } {
-  const telemetry = summariseTelemetry(r.texts);
-  if (r.status === "skipped" || r.status === "infra") return { telemetry, measurement: null };
-  try {
-    return { telemetry, measurement: measure(test.kind, r.output, telemetry, r.texts, test.inventory) };
-  } catch (err) {
-    return { telemetry, measurement: null, parseProblem: (err as Error).message };
-  }
+interface Measured {
+  r: RunRecord;
+  telemetry: TelemetrySummary;
+  /** null when the unit never ran or its output was unusable (parseProblem says why) */
+  measurement: Measurement | null;
+  parseProblem?: string;
+}
+
+/**
+ * ── The kind-specific part of assess, in one place (a registry of kinds takes it over): each unit's
+ * output → its Measurement, then what only the units together show.
+ */
+function measureUnits(test: AssessedTest, records: RunRecord[]): Measured[] {
+  const measured = records.map((r): Measured => {
+    const telemetry = summariseTelemetry(r.texts);
+    if (r.status === "skipped" || r.status === "infra") return { r, telemetry, measurement: null };
+    try {
+      return { r, telemetry, measurement: measure(test.kind, r.output, telemetry, r.texts, test.inventory) };
+    } catch (err) {
+      return { r, telemetry, measurement: null, parseProblem: (err as Error).message };
+    }
+  });
+  // a node is only "consistent" next to the others: compare them once all have reported
+  if (test.kind === "inventory") addFleetConfigFindings(measured.map((x) => x.measurement), test.inventory);
+  return measured;
 }
 
 /** The nodes' inventories the records' logs carry, merged over what is known: the latest per host wins. */

@@ -56,7 +56,7 @@ describe("the pipeline with a fake platform", () => {
     expect(u.status).toBe("timeout");
     expect(u.message).toBe("timed out after 1s: killed rank 0 (pid 101), rank 1 (pid 102)");
     expect(u.verdict.outcome).toBe("error");
-    // a unit that ended early is never judged on the output it left
+    // its output held no result: no measurement, and the parser's complaint stays out of the platform's message
     expect(u.measurement).toBeNull();
     expect(unit(results, "last")).toMatchObject({ status: "skipped", message: "not started: --fail-fast: stuck ended in an error" });
     expect(results.stopped).toBe("--fail-fast: stuck ended in an error");
