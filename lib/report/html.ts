@@ -5,8 +5,8 @@ import type { NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySum
 import { escapeAttr, escapeText } from "./xml.ts";
 import { formatDuration, withUnit } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
-import { renderPlot } from "./html-plot.ts";
-import { plotsForTest } from "./html-plots.ts";
+import { renderPlot } from "./plot-svg.ts";
+import { plotsForTest } from "./test-plots.ts";
 import { checkMark, humanTail, sharedLogDir } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";

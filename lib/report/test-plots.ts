@@ -2,7 +2,7 @@
 // per-node mode, the threshold as a line), throughput over steps for training, and GPU utilisation,
 // power and temperature over time from telemetry.
 import type { Expectation, TestResult, UnitResult } from "../types.ts";
-import type { PlotSeries, PlotSpec } from "./html-plot.ts";
+import type { PlotSeries, PlotSpec } from "./plot-svg.ts";
 import { thresholdText } from "./headline.ts";
 import { formatBytes } from "./quantity.ts";
 
