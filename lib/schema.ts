@@ -46,8 +46,6 @@
 //     transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }  (collective tests on NCCL):
 //     the transports NCCL must have used and must not have; names in TRANSPORT_TOKENS (lib/metrics.ts).
 // ─────────────────────────────────────────────────────────────────────────────────────────────
-import type { CollectiveParams, TrainParams } from "./types.ts";
-
 export const SUITE_DEFAULTS = {
   timeoutMs: 15 * 60_000,
   queueTimeoutMs: 30 * 60_000,
@@ -56,33 +54,7 @@ export const SUITE_DEFAULTS = {
   gpusPerNode: 8,
 };
 
-export const COLLECTIVE_DEFAULTS: Omit<CollectiveParams, "ncclTestsDir"> = {
-  op: "all_reduce",
-  minBytes: 8,
-  maxBytes: 8 * 1024 ** 3,
-  factor: 2,
-  iters: 20,
-  warmup: 5,
-  dtype: "float",
-  check: true,
-  backend: "auto",
-  impl: "workload",
-};
-
-/** gloo on CPU moves a few hundred MB/s: a 16 MiB sweep top keeps the smoke test to seconds */
-export const CPU_MAX_BYTES = 16 * 1024 ** 2;
-
-export const GENERATED_DATA = "@generated";
-
-type Shape = Pick<TrainParams, "batchSize" | "steps" | "warmupSteps">;
-export const TRAIN_DEFAULTS: { resnet: Shape; transformer: Shape & Required<Pick<TrainParams, "layers" | "width" | "heads" | "seqLen" | "vocab">> } = {
-  resnet: { batchSize: 256, steps: 100, warmupSteps: 10 },
-  transformer: { batchSize: 16, steps: 50, warmupSteps: 5, layers: 12, width: 768, heads: 12, seqLen: 1024, vocab: 50304 },
-};
-
-export const SYNTHETIC_IMAGE_SIZE = 224;
-
-export { KINDS, COLLECTIVE_OPS, DTYPES, MODELS, DATASETS, testSchema, type TestInput, type ThresholdInput } from "./schema/test.ts";
+export { testSchema, type TestInput, type ThresholdInput } from "./schema/test.ts";
 export { suiteSchema, defaultsSchema, type DefaultsInput, SUITE_NAME } from "./schema/suite.ts";
 export { checkPlatform, DEFAULT_PLATFORM } from "./schema/platform.ts";
 export { problemsFromIssues, type Problem, type PathKey } from "./schema/issues.ts";
