@@ -21,6 +21,7 @@ import { workloadFiles, workloadHash } from "../lib/assets.ts";
 import type { Launch, Suite, TestSpec } from "../lib/types.ts";
 import { ssh } from "../plugins/ssh.ts";
 import type { RunContext } from "../plugins/types.ts";
+import { COLLECTIVE_DEFAULTS } from "../lib/kinds/collective/params.ts";
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -49,7 +50,7 @@ interface Sample {
 
 async function gpucheck(hosts: string[]): Promise<Sample> {
   const launch: Launch = { python: PY, args: ["-c", CODE], env: {}, files: [...workloadFiles().keys()] };
-  const spec: TestSpec = { name: "fanout", kind: "collective", nodes: hosts.length, gpusPerNode: 0, ranksPerNode: 1, perNode: false, timeoutMs: 300_000, env: {}, python: PY, expect: [] };
+  const spec: TestSpec = { name: "fanout", kind: "collective", nodes: hosts.length, gpusPerNode: 0, ranksPerNode: 1, perNode: false, timeoutMs: 300_000, env: {}, python: PY, collective: { ...COLLECTIVE_DEFAULTS }, expect: [] };
   const suite: Suite = { name: "bench", description: "", platform: { type: "ssh", settings: {} }, queueTimeoutMs: 0, tests: [spec], source: { path: "bench.yaml", sha256: "", builtin: true } };
   const out = mkdtempSync(join(tmpdir(), "gpucheck-bench-ssh-"));
   const ups: number[] = [];

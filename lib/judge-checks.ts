@@ -1,7 +1,8 @@
 // One expectation against one measurement → checks whose messages carry measured, expected, unit and
 // margin, so a JUnit failure can be read without opening results.json.
 import type { Check, Expectation, Measurement, MetricCheck, TransportCheck, TransportRule } from "./types.ts";
-import { METRICS, TELEMETRY_METRICS } from "./metrics.ts";
+import { KINDS } from "./kinds/mod.ts";
+import { type MetricInfo, TELEMETRY_METRICS } from "./metrics.ts";
 import { connectionCounts, usedTransport } from "./parsers/nccl-info.ts";
 import { attachUnit, formatBytes, formatMargin, formatNumber, withUnit } from "./report/quantity.ts";
 
@@ -156,7 +157,7 @@ export function implicitChecks(expect: Expectation[], m: Measurement): MetricChe
  * counts of bad things are better lower.
  */
 function betterOf(metric: string, unit: string): "higher" | "lower" {
-  for (const table of [...Object.values(METRICS), TELEMETRY_METRICS]) {
+  for (const table of [...Object.values(KINDS).map((k): Record<string, MetricInfo> => k.metrics), TELEMETRY_METRICS]) {
     if (Object.hasOwn(table, metric)) return table[metric].better;
   }
   return /^(ms|us|µs|s|°C|C|W|count)$/.test(unit) ? "lower" : "higher";

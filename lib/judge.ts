@@ -11,7 +11,7 @@
 //   skipped  not attempted (node drained/down)
 import type { Check, Expectation, Kind, Measurement, Outcome, UnitResult, UnitStatus, Verdict } from "./types.ts";
 import { checkExpectation, implicitChecks, isUnjudged } from "./judge-checks.ts";
-import { HEADLINE, METRICS } from "./metrics.ts";
+import { KINDS } from "./kinds/mod.ts";
 
 export { lookupMetric } from "./judge-checks.ts";
 
@@ -106,9 +106,9 @@ export function exitCodeFor(outcome: Outcome): number {
   return outcome === "error" ? 3 : outcome === "failed" ? 1 : 0;
 }
 
-/** The number shown in tables: the kind's headline metric (lib/metrics.ts), in its canonical unit. */
+/** The number shown in tables: the kind's headline metric (lib/kinds/), in its canonical unit. */
 export function headlineOf(kind: Kind, expect: Expectation[]): { metric: string; unit: string } {
-  const metric = HEADLINE[kind];
+  const { headline: metric, metrics } = KINDS[kind];
   const e = expect.find((x) => x.metric === metric);
-  return { metric, unit: e?.unit ?? METRICS[kind][metric]?.unit ?? "" };
+  return { metric, unit: e?.unit ?? (metrics as Record<string, { unit: string }>)[metric]?.unit ?? "" };
 }

@@ -1,20 +1,16 @@
-// A unit's output → Measurement, by test kind. Pure; ParseError when the output is unusable.
-import { ParseError } from "./errors.ts";
-import { inventoryMeasurement } from "./parsers/inventory.ts";
-import { ncclMeasurement, parseNccl } from "./parsers/nccl.ts";
-import { transportFromLogs } from "./parsers/nccl-transport.ts";
+// A unit's output → Measurement: the test kind's own metrics (lib/kinds/), then the telemetry's.
+// Pure; ParseError when the output is unusable.
+import { KINDS } from "./kinds/mod.ts";
+import type { AnyKind } from "./kinds/kind.ts";
 import { telemetryMetrics } from "./parsers/telemetry.ts";
-import { trainMeasurement } from "./parsers/train.ts";
-import type { InventoryParams, Kind, Measurement, TelemetrySummary } from "./types.ts";
+import type { Kind, Measurement, TelemetrySummary } from "./types.ts";
 
-/** `logs`: every rank's log, where NCCL's account of the transport is (rank 0's output when absent). */
-export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary, logs?: string[], inventory?: InventoryParams): Measurement {
-  const m = kindMeasurement(kind, output, inventory);
-  if (kind === "collective") {
-    const t = transportFromLogs(logs && logs.some((l) => l !== "") ? logs : [output]);
-    if (t.transport) m.transport = t.transport;
-    if (t.unmeasured) m.unmeasured = { ...m.unmeasured, transport: t.unmeasured };
-  }
+/**
+ * `logs`: every rank's log, where NCCL's account of the transport is (rank 0's output when absent).
+ * `params`: the test's resolved block (an inventory's hcas, link count and pins).
+ */
+export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary, logs?: string[], params?: unknown): Measurement {
+  const m = (KINDS[kind] as AnyKind).measure(output, { logs, params });
   if (telemetry) {
     // the test's own metrics win: an inventory's xid_events is the whole kernel log, not the test's
     const t = telemetryMetrics(telemetry);
@@ -31,21 +27,16 @@ export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary
   return m;
 }
 
-function kindMeasurement(kind: Kind, output: string, inventory?: InventoryParams): Measurement {
-  switch (kind) {
-    case "collective": {
-      const report = parseNccl(output);
-      if (report.rows.length === 0) {
-        throw new ParseError(report.failure ? `no results: ${report.failure}` : "no nccl-tests result rows in the output");
-      }
-      const m = ncclMeasurement(report);
-      // the judge never passes an nccl-tests log that stopped before its footer
-      m.metrics.complete = report.complete ? 1 : 0;
-      return m;
-    }
-    case "train":
-      return trainMeasurement(output);
-    case "inventory":
-      return inventoryMeasurement(output, inventory);
-  }
+/**
+ * After every unit of a test is measured: the kind's findings across units (inventory: settings
+ * that differ between nodes). Mutates the measurements, as addFleetConfigFindings did.
+ */
+export function measureFleet(kind: Kind, measurements: Array<Measurement | null>, params: unknown): void {
+  (KINDS[kind] as AnyKind).fleet?.(measurements, params);
+}
+
+/** `gpucheck judge`: saved measurements recounted against the judging suite's block, where the kind can. */
+export function remeasure(kind: Kind, measurements: Array<Measurement | null>, params: unknown): Array<Measurement | null> {
+  const k: AnyKind = KINDS[kind];
+  return k.recount ? k.recount(measurements, params) : measurements;
 }

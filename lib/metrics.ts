@@ -1,7 +1,6 @@
-// The metrics each kind of test produces, and the units a threshold may be written in.
-// Shared by the loader (is this threshold about something the test measures?) and the judge
-// (which way is better, which unit to print). Names are snake_case; values in `unit`.
-import type { Kind, TrainParams } from "./types.ts";
+// What a metric is (unit, better direction), the telemetry metrics every kind collects, the
+// transports a collective may name, and the units a threshold may be written in. Each kind's own
+// metrics live with the kind (lib/kinds/). Names are snake_case; values in `unit`.
 import { parseQuantity } from "./units.ts";
 
 export interface MetricInfo {
@@ -12,7 +11,7 @@ export interface MetricInfo {
   better: "higher" | "lower";
   description: string;
   /** produced only by these training models */
-  models?: TrainParams["model"][];
+  models?: string[];
   /** produced only when training on a real data set (not synthetic) */
   realData?: boolean;
   /**
@@ -22,52 +21,8 @@ export interface MetricInfo {
   total?: "job" | "node";
 }
 
-const higher = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "higher", description, ...extra });
-const lower = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "lower", description, ...extra });
-
-export const METRICS: Record<Kind, Record<string, MetricInfo>> = {
-  collective: {
-    busbw: higher("GB/s", "bus bandwidth (nccl-tests busbw, the better of out-of-place and in-place); without @size: at the largest size", { perSize: true }),
-    algbw: higher("GB/s", "algorithm bandwidth: bytes / time", { perSize: true }),
-    time_us: lower("us", "time per operation", { perSize: true }),
-    busbw_peak: higher("GB/s", "the highest bus bandwidth over all sizes"),
-    busbw_avg: higher("GB/s", "nccl-tests \"Avg bus bandwidth\": mean over all sizes"),
-    wrong: lower("count", "values that failed the data check (#wrong), summed over sizes"),
-    out_of_bounds: lower("count", "nccl-tests \"Out of bounds values\""),
-  },
-  train: {
-    samples_per_s: higher("samples/s", "training throughput of the whole job after warm-up (images/s for ResNet)", { total: "job" }),
-    samples_per_s_per_gpu: higher("samples/s", "samples_per_s divided by the number of ranks"),
-    tokens_per_s: higher("tokens/s", "transformer throughput after warm-up", { models: ["transformer"], total: "job" }),
-    tflops: higher("TFLOP/s", "model TFLOP/s of the whole job: (6 × parameters + 12 × layers × seqLen × width) × tokens/s", { models: ["transformer"], total: "job" }),
-    step_time_ms: lower("ms", "mean step time after warm-up"),
-    step_time_p50_ms: lower("ms", "median step time after warm-up"),
-    step_time_p95_ms: lower("ms", "95th percentile step time after warm-up"),
-    allreduce_share: lower("%", "share of step time with a gradient all-reduce in flight"),
-    loss_start: lower("", "loss of the first step"),
-    loss_end: lower("", "loss of the last step"),
-    accuracy: higher("%", "accuracy on the data set's test split after training", { realData: true }),
-  },
-  inventory: {
-    gpu_count: higher("count", "GPUs nvidia-smi lists on the node", { total: "node" }),
-    nvlink_inactive: lower("count", "NVLink links short of the GPU model's count (18 on H100/H200 SXM; inventory.nvlinksPerGpu overrides), summed over GPUs"),
-    fabric_not_ready: lower("count", "GPUs whose NVSwitch fabric is not State Completed / Status Success (nvidia-smi -q Fabric, driver 535+)"),
-    ecc_uncorrected: lower("count", "uncorrectable ECC errors since the driver loaded (volatile DRAM + SRAM; lifetime counters are not added)"),
-    ecc_dram_uncorrected: lower("count", "volatile DRAM uncorrectable ECC errors"),
-    ecc_sram_uncorrected: lower("count", "volatile SRAM uncorrectable ECC errors (parity + SEC-DED)"),
-    sram_threshold_exceeded: lower("count", "GPUs whose SRAM error threshold is exceeded (replace the GPU)"),
-    remapped_rows_pending: lower("count", "GPUs with a row remapping pending (needs a reset)"),
-    remap_failure: lower("count", "GPUs on which a row remapping failed (replace the GPU)"),
-    remapped_rows: lower("count", "rows remapped over the GPUs' life; a warning sign when high: set your own max"),
-    retired_pages: lower("count", "retired memory pages (pre-A100 GPUs; A100 and later remap rows instead)"),
-    ecc_disabled: lower("count", "GPUs with ECC mode not Enabled"),
-    mig_enabled: lower("count", "GPUs with MIG mode Enabled"),
-    persistence_off: lower("count", "GPUs with persistence mode not Enabled"),
-    ib_ports_active: higher("count", "InfiniBand link-layer ports in state Active on the compute HCAs (inventory.hcas; all IB ports when not named); Ethernet ports never count"),
-    ib_port_rate: higher("Gb/s", "the lowest rate among the Active compute InfiniBand ports (400 for NDR)"),
-    config_mismatches: lower("count", "settings that differ between the node's GPUs or NICs, from the suite's pins (inventory.config), or from the other nodes of the run"),
-  },
-};
+export const higher = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "higher", description, ...extra });
+export const lower = (unit: string, description: string, extra: Partial<MetricInfo> = {}): MetricInfo => ({ unit, better: "lower", description, ...extra });
 
 /** Collected by node telemetry during any test, so valid on every kind. */
 export const TELEMETRY_METRICS: Record<string, MetricInfo> = {
@@ -105,17 +60,6 @@ export const TRANSPORT_TOKENS: Record<string, string> = {
   GDRDMA: "network connections with GPUDirect RDMA (NIC reads GPU memory directly)",
   CollNet: "in-network reduction (SHARP through the CollNet plugin)",
 };
-
-/** The metric shown first in tables for each kind. */
-export const HEADLINE: Record<Kind, string> = { collective: "busbw", train: "samples_per_s", inventory: "gpu_count" };
-
-export function metricsFor(kind: Kind): Record<string, MetricInfo> {
-  return { ...METRICS[kind], ...TELEMETRY_METRICS };
-}
-
-export function findMetric(kind: Kind, name: string): MetricInfo | undefined {
-  return Object.hasOwn(METRICS[kind], name) ? METRICS[kind][name] : Object.hasOwn(TELEMETRY_METRICS, name) ? TELEMETRY_METRICS[name] : undefined;
-}
 
 /** Units a threshold may be written in, per canonical unit, with the factor to the canonical one. */
 export const UNIT_ALIASES: Record<string, Record<string, number>> = {

@@ -1,6 +1,8 @@
 // Suite → Plan: pure. `gpucheck plan` prints it; `gpucheck suite` executes it.
 import { workloadFiles, workloadHash } from "./assets.ts";
 import { SuiteError } from "./errors.ts";
+import type { AnyKind } from "./kinds/kind.ts";
+import { KINDS } from "./kinds/mod.ts";
 import { checkNodesFit, placementOf } from "./placement.ts";
 import { suggest } from "./schema/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "./types.ts";
@@ -66,8 +68,8 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     // each-node: the per-node mechanism inventory uses, for any test that needs one node
     const perNode = written.perNode || (eachNode && nodes === 1);
     const spec = { ...written, nodes, perNode };
-    // inventory describes a node: one process per node, however many ranks the suite's defaults say
-    const ranksPerNode = spec.kind === "inventory" ? 1 : spec.ranksPerNode;
+    // a kind may fix its ranks (inventory describes a node: one process per node, whatever the defaults say)
+    const ranksPerNode = (KINDS[spec.kind] as AnyKind).fixedRanksPerNode ?? spec.ranksPerNode;
     const test = {
       name: spec.name,
       kind: spec.kind,

@@ -17,28 +17,14 @@
 //   env          {}     merged under each test's env; numbers and booleans become text as written
 //   nodes        1
 //   gpusPerNode  8      one HGX/DGX node; 0 means CPU ranks (then ranksPerNode is required)
-//   ranksPerNode        = gpusPerNode (inventory: 1)
-// tests[]      name (unique), kind: collective | train | inventory, and optionally
+//   ranksPerNode        = gpusPerNode (a kind may say otherwise: inventory 1)
+// tests[]      name (unique), kind: one of lib/kinds/mod.ts KINDS, and optionally
 //   description, nodes, gpusPerNode, ranksPerNode, timeout, env, python as above;
-//   perNode      false (inventory: true)  run on every node separately, one verdict per node
-//   collective   (kind collective)
-//     op all_reduce (all_gather, reduce_scatter, alltoall, broadcast)
-//     minBytes 8B · maxBytes 8GiB (16MiB when gpusPerNode is 0) · factor 2   the nccl-tests sweep
-//       sizes: bytes, or B, K/KiB, M/MiB, G/GiB, T/TiB (binary, as nccl-tests), KB, MB, GB, TB (decimal)
-//     iters 20 · warmup 5 · dtype float (half, bfloat16, double, int32) · check true (#wrong)
-//     backend auto (nccl with GPUs, gloo without) · impl workload (gpucheck's own benchmark) or
-//       nccl-tests (the official binaries, from ncclTestsDir or PATH; needs GPUs)
-//   train        (kind train)
-//     model resnet18 (resnet50, transformer) · data synthetic (fashionmnist, cifar10, cifar100)
-//     dataDir      required for real data: where the data set lies on the nodes, or "@generated"
-//                  (fashionmnist only) for a small set gpucheck generates and stages itself
-//     batchSize    per rank: 256 for ResNet, 16 for the transformer
-//     steps 100 (transformer 50) · warmupSteps 10 (transformer 5): throughput counts steps after warm-up
-//     imageSize    ResNet on synthetic data: 224; real data keeps its native size unless given
-//     layers 12 · width 768 · heads 12 · seqLen 1024 · vocab 50304   (transformer only, GPT-2 small)
-//     precision auto (bf16 on GPUs that have it, else fp32) · fp32 · bf16
-//   expect       { <metric>[@<size>]: { min, max, baseline } }  see lib/metrics.ts for the metrics
-//     of each kind. min/max take the metric's unit or a compatible one ("0.4 TB/s", "2790 img/s");
+//   perNode      from the kind (inventory: true, others false)  run on every node separately
+//   <kind>       the kind's own block (collective: {...}, train: {...}, inventory: {...}): its keys
+//                and defaults are in the kind's file (lib/kinds/<kind>.ts) and the README's reference
+//   expect       { <metric>[@<size>]: { min, max, baseline } }  the metrics of each kind are in its
+//     file (lib/kinds/), the telemetry's in lib/metrics.ts. min/max take the metric's unit or a compatible one ("0.4 TB/s", "2790 img/s");
 //     a plain number is in the metric's own unit. @<size> picks one message size of the sweep
 //     (busbw@1GiB); without it per-size metrics are judged at the largest size. baseline: 95%
 //     requires 95 % of an earlier run's value (--baseline): measured ≥ 0.95 × baseline for
@@ -46,8 +32,6 @@
 //     transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }  (collective tests on NCCL):
 //     the transports NCCL must have used and must not have; names in TRANSPORT_TOKENS (lib/metrics.ts).
 // ─────────────────────────────────────────────────────────────────────────────────────────────
-import type { CollectiveParams, TrainParams } from "./types.ts";
-
 export const SUITE_DEFAULTS = {
   timeoutMs: 15 * 60_000,
   queueTimeoutMs: 30 * 60_000,
@@ -56,33 +40,7 @@ export const SUITE_DEFAULTS = {
   gpusPerNode: 8,
 };
 
-export const COLLECTIVE_DEFAULTS: Omit<CollectiveParams, "ncclTestsDir"> = {
-  op: "all_reduce",
-  minBytes: 8,
-  maxBytes: 8 * 1024 ** 3,
-  factor: 2,
-  iters: 20,
-  warmup: 5,
-  dtype: "float",
-  check: true,
-  backend: "auto",
-  impl: "workload",
-};
-
-/** gloo on CPU moves a few hundred MB/s: a 16 MiB sweep top keeps the smoke test to seconds */
-export const CPU_MAX_BYTES = 16 * 1024 ** 2;
-
-export const GENERATED_DATA = "@generated";
-
-type Shape = Pick<TrainParams, "batchSize" | "steps" | "warmupSteps">;
-export const TRAIN_DEFAULTS: { resnet: Shape; transformer: Shape & Required<Pick<TrainParams, "layers" | "width" | "heads" | "seqLen" | "vocab">> } = {
-  resnet: { batchSize: 256, steps: 100, warmupSteps: 10 },
-  transformer: { batchSize: 16, steps: 50, warmupSteps: 5, layers: 12, width: 768, heads: 12, seqLen: 1024, vocab: 50304 },
-};
-
-export const SYNTHETIC_IMAGE_SIZE = 224;
-
-export { KINDS, COLLECTIVE_OPS, DTYPES, MODELS, DATASETS, testSchema, type TestInput, type ThresholdInput } from "./schema/test.ts";
+export { testSchema, type TestInput, type ThresholdInput } from "./schema/test.ts";
 export { suiteSchema, defaultsSchema, type DefaultsInput, SUITE_NAME } from "./schema/suite.ts";
 export { checkPlatform, DEFAULT_PLATFORM } from "./schema/platform.ts";
 export { problemsFromIssues, type Problem, type PathKey } from "./schema/issues.ts";

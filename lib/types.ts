@@ -2,57 +2,17 @@
 //   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
 // Everything here is plain data (JSON-serialisable) so plans and results can be printed,
 // saved and re-judged without the code that produced them.
+import type { KindBlock, KindName } from "./kinds/mod.ts";
 import type { TransportSummary } from "./parsers/nccl-info.ts";
 
 export type { TransportSummary };
 
-export type Kind = "collective" | "train" | "inventory";
+/** A test kind's name: the keys of the registry (lib/kinds/mod.ts). */
+export type Kind = KindName;
 
-export type CollectiveOp = "all_reduce" | "all_gather" | "reduce_scatter" | "alltoall" | "broadcast";
-
-export interface CollectiveParams {
-  op: CollectiveOp;
-  minBytes: number;
-  maxBytes: number;
-  factor: number;
-  iters: number;
-  warmup: number;
-  dtype: "float" | "half" | "bfloat16" | "double" | "int32";
-  check: boolean;
-  /** auto = nccl when GPUs are visible, gloo otherwise */
-  backend: "auto" | "nccl" | "gloo";
-  /** workload = gpucheck's own Python benchmark; nccl-tests = the official binaries */
-  impl: "workload" | "nccl-tests";
-  /** directory holding all_reduce_perf & co; PATH when absent */
-  ncclTestsDir?: string;
-}
-
-export interface TrainParams {
-  model: "resnet18" | "resnet50" | "transformer";
-  data: "synthetic" | "fashionmnist" | "cifar10" | "cifar100";
-  /** where pre-staged data files live on the nodes; required for non-synthetic data */
-  dataDir?: string;
-  batchSize: number;
-  steps: number;
-  warmupSteps: number;
-  imageSize?: number;
-  layers?: number;
-  width?: number;
-  heads?: number;
-  seqLen?: number;
-  vocab?: number;
-  precision: "auto" | "fp32" | "bf16";
-}
-
-/** What an inventory test expects a node to have, beyond thresholds. */
-export interface InventoryParams {
-  /** compute HCAs (NCCL_IB_HCA names); absent = every InfiniBand port counts */
-  hcas?: string[];
-  /** NVLink links each GPU must have up; absent = from the GPU model (18 for H100/H200 SXM) */
-  nvlinksPerGpu?: number;
-  /** values every node and GPU must have (driver, power_limit_w, pcie_gen, …) */
-  config?: Record<string, string | number>;
-}
+export type { CollectiveOp, CollectiveParams } from "./kinds/collective.ts";
+export type { TrainParams } from "./kinds/train.ts";
+export type { InventoryParams } from "./kinds/inventory/params.ts";
 
 /** A threshold on one named metric. Values are stored in the metric's canonical unit. */
 export interface Expectation {
@@ -77,9 +37,9 @@ export interface TransportRule {
   forbid: string[];
 }
 
-export interface TestSpec {
+/** What every test has, whatever its kind. */
+export interface TestCommon {
   name: string;
-  kind: Kind;
   description?: string;
   nodes: number;
   gpusPerNode: number;
@@ -92,11 +52,15 @@ export interface TestSpec {
   timeoutMs: number;
   env: Record<string, string>;
   python: string;
-  collective?: CollectiveParams;
-  train?: TrainParams;
-  inventory?: InventoryParams;
   expect: Expectation[];
 }
+
+/**
+ * One test with nothing left implicit: the common fields and its kind's block, keyed by the kind's
+ * name (`{ kind: "collective", collective: CollectiveParams, … }`), so narrowing on `kind` gives the
+ * block. The other kinds' blocks are absent, and typed so: `spec.inventory` reads undefined on a collective.
+ */
+export type TestSpec = { [K in Kind]: TestCommon & { kind: K } & KindBlock<K> & { [O in Exclude<Kind, K>]?: undefined } }[Kind];
 
 export interface Suite {
   name: string;

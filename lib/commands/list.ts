@@ -3,7 +3,8 @@
 import { out } from "../output.ts";
 import { builtinSuites } from "../assets.ts";
 import { loadSuite } from "../load.ts";
-import { type MetricInfo, METRICS, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../metrics.ts";
+import { KINDS } from "../kinds/mod.ts";
+import { type MetricInfo, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../metrics.ts";
 import { PLATFORMS } from "../../plugins/mod.ts";
 
 /** one metric as `list --json` gives it */
@@ -29,7 +30,7 @@ export async function main(flags: { json?: boolean }): Promise<number> {
       return { name, description: s.description, tests: s.tests.map((t) => t.name), platform: s.platform.type };
     }),
   );
-  const kinds = Object.entries(METRICS).map(([kind, metrics]) => ({ kind, metrics: Object.entries(metrics).map(([n, m]) => metricEntry(n, m)) }));
+  const kinds = Object.values(KINDS).map((k) => ({ kind: k.name, metrics: Object.entries(k.metrics as Record<string, MetricInfo>).map(([n, m]) => metricEntry(n, m)) }));
   const telemetry = Object.entries(TELEMETRY_METRICS).map(([n, m]) => metricEntry(n, m));
   const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
   if (flags.json) {

@@ -1,6 +1,7 @@
 // The merged suite data → a Suite (less its source) and every problem in it. Defaults and each
 // test are parsed field by field (schema/partial.ts) so one bad value hides nothing else.
-import { checkPlatform, defaultsSchema, type DefaultsInput, KINDS, type Problem, problemsFromIssues, SUITE_DEFAULTS, suiteSchema, type TestInput, testSchema } from "../schema.ts";
+import { isKindName } from "../kinds/mod.ts";
+import { checkPlatform, defaultsSchema, type DefaultsInput, type Problem, problemsFromIssues, SUITE_DEFAULTS, suiteSchema, type TestInput, testSchema } from "../schema.ts";
 import { parseFields } from "../schema/partial.ts";
 import type { Suite, TestSpec } from "../types.ts";
 import { show } from "../units.ts";
@@ -30,7 +31,7 @@ export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, 
     const t = parseFields(testSchema, raw, ["tests", i]);
     problems.push(...t.problems);
     // without a name and a valid kind there is nothing to resolve against
-    if (t.broken.has("name") || t.broken.has("kind") || !(KINDS as readonly unknown[]).includes(raw.kind)) return;
+    if (t.broken.has("name") || t.broken.has("kind") || !isKindName(raw.kind)) return;
     const r = resolveTest(t.data as TestInput, (defaults?.data ?? {}) as DefaultsInput, ["tests", i], new Set([...t.broken, ...brokenDefaults]));
     problems.push(...r.problems);
     tests.push(r.spec);

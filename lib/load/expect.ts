@@ -1,18 +1,19 @@
 // `expect:` entries → Expectations in the metric's canonical unit. The metric must be one the
 // test's kind produces, and a `@size` must be a size the sweep actually measures. The `transport`
 // entry names transports instead of numbers (resolveTransport).
-import { findMetric, METRICS, metricsFor, toCanonical, TRANSPORT_TOKENS } from "../metrics.ts";
+import type { AnyKind, Sound } from "../kinds/kind.ts";
+import { findMetric, KIND_NAMES, KINDS, type KindName, metricsFor } from "../kinds/mod.ts";
+import { toCanonical, TRANSPORT_TOKENS } from "../metrics.ts";
 import type { PathKey, Problem, ThresholdInput } from "../schema.ts";
 import { suggest } from "../schema/did-you-mean.ts";
-import type { CollectiveParams, Expectation, Kind, TrainParams } from "../types.ts";
-import { formatSize, parseSize } from "../units.ts";
-import type { Sound } from "./resolve.ts";
+import type { Expectation } from "../types.ts";
+import { parseSize } from "../units.ts";
 
 export function resolveExpect(
   entries: Record<string, ThresholdInput>,
-  kind: Kind,
-  collective: CollectiveParams | undefined,
-  train: TrainParams | undefined,
+  kindName: KindName,
+  /** the test's resolved block (CollectiveParams …), undefined when it has none */
+  params: unknown,
   at: PathKey[],
   problems: Problem[],
   sound: Sound,
@@ -20,36 +21,34 @@ export function resolveExpect(
 ): Expectation[] {
   const out: Expectation[] = [];
   const report = (path: PathKey[], message: string, where: Problem["at"] = "value", also: PathKey[][] = []) => problems.push({ path, message, at: where, ...(also.length && { also }) });
-  // the test's own train block, for problems that a child suite may cause by changing it
-  const trainAt = (key: string) => [[...at.slice(0, -1), "train", key]];
+  const kind: AnyKind = KINDS[kindName];
+  // the test's own block, for problems that a child suite may cause by changing it
+  const blockAt = (key: string) => [[...at.slice(0, -1), kindName, key]];
   for (const [key, th] of Object.entries(entries)) {
     const here = [...at, key];
     const [metric, sizeText] = splitKey(key);
     if (metric === TRANSPORT) {
-      const e = resolveTransport(th, sizeText, kind, collective, here, report, sound, gpus);
+      const e = resolveTransport(th, sizeText, kind, params, here, report, sound, gpus);
       if (e) out.push(e);
       continue;
     }
-    const info = findMetric(kind, metric);
+    const info = findMetric(kindName, metric);
     if (!info) {
-      report(here, unknownMetric(metric, kind), "key");
+      report(here, unknownMetric(metric, kindName), "key");
       continue;
     }
-    if (info.models && train && !info.models.includes(train.model) && sound("train.model")) {
-      report(here, `metric "${metric}" is only produced by model ${info.models.map((m) => `"${m}"`).join(", ")}, not "${train.model}"`, "key", trainAt("model"));
-    }
-    if (info.realData && train?.data === "synthetic" && sound("train.data")) {
-      report(here, `metric "${metric}" needs a real data set: data is "synthetic"`, "key", trainAt("data"));
-    }
+    const wrong = kind.metricProblem?.(metric, info, params, sound);
+    if (wrong) report(here, wrong.message, "key", blockAt(wrong.key));
     let atBytes: number | undefined;
     if (sizeText !== undefined) {
       const size = parseSize(sizeText);
       if (!info.perSize) report(here, `metric "${metric}" is not measured per message size: remove "@${sizeText}"`, "key");
       else if (!size.ok) report(here, size.reason.replace(/^invalid size (".*?"|\S+)/, (m) => `${m} in "${key}"`), "key");
-      else if (collective && !sweep(collective).includes(size.value) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode")) {
-        report(here, notInSweep(size.value, sizeText, key, collective), "key");
+      else {
+        const unmeasured = kind.sizeProblem?.(size.value, sizeText, key, params, sound);
+        if (unmeasured) report(here, unmeasured, "key");
+        else atBytes = size.value;
       }
-      else atBytes = size.value;
     }
     for (const which of ["require", "forbid"] as const) {
       if (th[which] !== undefined) report([...here, which], `"${which}" applies to "${TRANSPORT}" only: a metric takes "min", "max" or "baseline"`, "key");
@@ -93,16 +92,17 @@ const TRANSPORT = "transport";
 function resolveTransport(
   th: ThresholdInput,
   sizeText: string | undefined,
-  kind: Kind,
-  collective: CollectiveParams | undefined,
+  kind: AnyKind,
+  params: unknown,
   here: PathKey[],
   report: (path: PathKey[], message: string, where?: Problem["at"], also?: PathKey[][]) => void,
   sound: Sound,
   gpus: { perNode: number; at: PathKey[][] },
 ): Expectation | undefined {
   const testAt = here.slice(0, -2);
-  if (kind !== "collective") {
-    report(here, `"${TRANSPORT}" applies to kind "collective" only: it is NCCL's account of a collective's connections`, "key", [[...testAt, "kind"]]);
+  if (!kind.transport) {
+    const which = KIND_NAMES.filter((k) => (KINDS[k] as AnyKind).transport).map((k) => `"${k}"`).join(", ");
+    report(here, `"${TRANSPORT}" applies to kind ${which} only: it is NCCL's account of a collective's connections`, "key", [[...testAt, "kind"]]);
     return undefined;
   }
   if (sizeText !== undefined) report(here, `"${TRANSPORT}" is not measured per message size: remove "@${sizeText}"`, "key");
@@ -128,11 +128,8 @@ function resolveTransport(
     ok = false;
     report([...here, "forbid", i], `transport "${token}" is both required and forbidden`, "value", [[...here, "require", rule.require.indexOf(token)]]);
   });
-  if (collective?.backend === "gloo" && sound("collective.backend")) {
-    report(here, `"${TRANSPORT}" needs NCCL, but backend is "gloo": NCCL never runs, so its transport is never known`, "key", [[...testAt, "collective", "backend"]]);
-  } else if (collective?.backend === "auto" && gpus.perNode === 0 && sound("gpusPerNode")) {
-    report(here, `"${TRANSPORT}" needs NCCL, but "gpusPerNode" is 0: the collective runs on gloo, so its transport is never known`, "key", gpus.at);
-  }
+  const unknowable = kind.transport(params, { testAt, gpusPerNode: gpus.perNode, gpusAt: gpus.at, sound });
+  if (unknowable) report(here, `"${TRANSPORT}" ${unknowable.message}`, "key", unknowable.also);
   if (!ok) return undefined;
   const text = [rule.require.length ? `require ${rule.require.join(", ")}` : "", rule.forbid.length ? `forbid ${rule.forbid.join(", ")}` : ""].filter(Boolean).join("; ");
   return { metric: TRANSPORT, unit: "", transport: rule, text: `${TRANSPORT}: ${text}` };
@@ -144,27 +141,11 @@ function splitKey(key: string): [string, string | undefined] {
   return i === -1 ? [key.trim(), undefined] : [key.slice(0, i).trim(), key.slice(i + 1).trim()];
 }
 
-function unknownMetric(metric: string, kind: Kind): string {
-  const own = [...Object.keys(metricsFor(kind)), ...(kind === "collective" ? [TRANSPORT] : [])];
-  const other = (Object.keys(METRICS) as Kind[]).find((k) => k !== kind && Object.hasOwn(METRICS[k], metric));
+function unknownMetric(metric: string, kind: KindName): string {
+  const own = [...Object.keys(metricsFor(kind)), ...((KINDS[kind] as AnyKind).transport ? [TRANSPORT] : [])];
+  const other = KIND_NAMES.find((k) => k !== kind && Object.hasOwn(KINDS[k].metrics, metric));
   if (other) return `metric "${metric}" is not produced by kind "${kind}": expected one of ${own.join(", ")}`;
   return suggest(`unknown metric "${metric}" for kind "${kind}"`, metric, own);
-}
-
-/** The sizes nccl-tests measures: minBytes × factor^k up to maxBytes. */
-export function sweep(c: Pick<CollectiveParams, "minBytes" | "maxBytes" | "factor">): number[] {
-  const sizes: number[] = [];
-  for (let s = c.minBytes; s <= c.maxBytes && sizes.length < 64; s *= c.factor) sizes.push(s);
-  return sizes;
-}
-
-function notInSweep(bytes: number, written: string, key: string, c: CollectiveParams): string {
-  const sizes = sweep(c);
-  const range = `${formatSize(c.minBytes)}…${formatSize(c.maxBytes)} by factor ${c.factor}`;
-  const below = sizes.filter((s) => s < bytes).at(-1);
-  const above = sizes.find((s) => s > bytes);
-  const near = [below, above].filter((s) => s !== undefined).map((s) => formatSize(s!));
-  return `size ${written} in "${key}" is not measured by the sweep ${range}${near.length ? `: nearest ${near.length === 1 ? "size is" : "sizes are"} ${near.join(" and ")}` : ""}`;
 }
 
 function describe(th: ThresholdInput): string {

@@ -3,9 +3,8 @@
 // suite it extends. The suite is valid and runs, but the inherited floor was written for another
 // number of GPUs: raising `nodes` to 2 keeps "samples_per_s ≥ 22,000 for 8 GPUs" without a word.
 import type { Diagnostic } from "../errors.ts";
-import { findMetric } from "../metrics.ts";
-import { KINDS, SUITE_DEFAULTS } from "../schema.ts";
-import type { Kind } from "../types.ts";
+import { findMetric, isKindName, KINDS } from "../kinds/mod.ts";
+import { SUITE_DEFAULTS } from "../schema.ts";
 import { locate, type PathKey, position } from "../yaml-positions.ts";
 import { isMap, originOf, type Tracked } from "./merge.ts";
 import type { SourceFile } from "./read.ts";
@@ -28,11 +27,11 @@ export function inheritedTotals(levels: Tracked[], files: SourceFile[]): Diagnos
   const tests = isMap(final.value) && Array.isArray(final.value.tests) ? final.value.tests : [];
   const warnings: Diagnostic[] = [];
   tests.forEach((t, i) => {
-    if (!isMap(t) || !isMap(t.expect) || !(KINDS as readonly unknown[]).includes(t.kind)) return;
+    if (!isMap(t) || !isMap(t.expect) || !isKindName(t.kind)) return;
     const now = shapeOf(final.value, t, i);
     if (!now) return;
     for (const [metric, th] of Object.entries(t.expect)) {
-      const info = findMetric(t.kind as Kind, metric);
+      const info = findMetric(t.kind, metric);
       if (!info?.total || !isMap(th) || (th.min === undefined && th.max === undefined)) continue;
       const written = originOf(final.prov, ["tests", i, "expect", metric]).origin;
       if (written.file === 0) continue;
@@ -75,7 +74,7 @@ function shapeOf(suite: unknown, t: Record<string, unknown>, i: number): Shape |
   const [gpus, gpusAt] = pick("gpusPerNode");
   // CPU suites (gpusPerNode 0) and values that did not parse have errors of their own
   if (!Number.isInteger(nodes) || !Number.isInteger(gpus) || (gpus as number) <= 0) return undefined;
-  return { nodes: nodes as number, gpus: gpus as number, perNode: t.perNode === undefined ? t.kind === "inventory" : t.perNode === true, nodesAt, gpusAt };
+  return { nodes: nodes as number, gpus: gpus as number, perNode: t.perNode === undefined ? isKindName(t.kind) && KINDS[t.kind].perNode : t.perNode === true, nodesAt, gpusAt };
 }
 
 function count(n: number, what: string): string {

@@ -1,5 +1,7 @@
 // What each planned test needs from a node before it can run: an interpreter with torch, GPUs,
 // NCCL, tools. Derived from the plan alone (pure), so `gpucheck plan` and the judge agree.
+import type { AnyKind } from "../kinds/kind.ts";
+import { KINDS } from "../kinds/mod.ts";
 import type { PlannedTest } from "../types.ts";
 
 export interface TestNeeds {
@@ -20,21 +22,9 @@ export interface TestNeeds {
 }
 
 export function needsOf(t: PlannedTest): TestNeeds {
-  const base = { test: t.name, python: t.launch.python, torch: false, gpus: 0, gpuSource: "torch" as const, nccl: false, tools: [] as string[] };
-  if (t.kind === "train") {
-    // training picks its backend like `backend: auto`: NCCL whenever it has GPUs
-    return { ...base, torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 };
-  }
-  if (t.kind === "collective" && t.spec.collective) {
-    const c = t.spec.collective;
-    if (c.impl === "nccl-tests") {
-      // the binaries carry their own NCCL; they find <op>_perf as workload/gpucheck_workload/nccl_tests.py does
-      return { ...base, gpus: t.gpusPerNode, gpuSource: "nvidia-smi", tools: [`nccl-tests:${c.op}${c.ncclTestsDir ? `:${c.ncclTestsDir}` : ""}`] };
-    }
-    const nccl = c.backend === "nccl" || (c.backend === "auto" && t.gpusPerNode > 0);
-    return { ...base, torch: true, gpus: t.gpusPerNode, nccl };
-  }
-  return base;
+  const kind: AnyKind = KINDS[t.kind];
+  const n = kind.needs(t, kind.params(t.spec));
+  return { test: t.name, python: t.launch.python, torch: n.torch, gpus: n.gpus, gpuSource: n.gpuSource ?? "torch", nccl: n.nccl, tools: n.tools ?? [] };
 }
 
 /** The interpreters and tools preflight must look at: each once, in the order the tests name them. */

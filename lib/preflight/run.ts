@@ -9,6 +9,7 @@ import { runUnits, type TestEnv } from "../execute/run-test.ts";
 import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";
 import { PREFLIGHT_FAILED } from "../report/not-started.ts";
+import { commonOf } from "../kinds/mod.ts";
 
 /**
  * The preflight unit's time limit. The probes bound themselves (torch import and CUDA 120 s,
@@ -45,7 +46,7 @@ export function preflightTest(tests: PlannedTest[], needs: TestNeeds[]): Planned
     timeoutMs: PREFLIGHT_TIMEOUT_MS,
     launch,
     expect: [],
-    spec: { ...first.spec, name: "preflight", kind: "inventory", nodes, gpusPerNode, ranksPerNode: 1, perNode: true, timeoutMs: PREFLIGHT_TIMEOUT_MS, env, python: launch.python, expect: [] },
+    spec: { ...commonOf(first.spec), name: "preflight", kind: "inventory", nodes, gpusPerNode, ranksPerNode: 1, perNode: true, timeoutMs: PREFLIGHT_TIMEOUT_MS, env, python: launch.python, expect: [] },
     rendered: null,
   };
 }

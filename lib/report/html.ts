@@ -5,12 +5,13 @@ import type { NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySum
 import { escapeAttr, escapeText } from "./xml.ts";
 import { formatDuration, withUnit } from "./quantity.ts";
 import { headlineFor } from "./headline.ts";
-import { renderPlot } from "./html-plot.ts";
-import { plotsForTest } from "./html-plots.ts";
+import { renderPlot } from "./plot-svg.ts";
+import { plotsForTest } from "./test-plots.ts";
 import { checkMark, humanTail, sharedLogDir } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";
 import { nodeProbes, preflightHeadline } from "./preflight-text.ts";
+import { kindOf } from "../kinds/mod.ts";
 
 const h = escapeText;
 const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
@@ -129,7 +130,7 @@ function unitBlock(t: TestResult, u: UnitResult): string {
   const checks = u.verdict.checks.map((c) => `<li class="${c.ok ? "ok" : checkMark(c) === "MISSED" ? "missed" : "unjudged"}">${h(c.message)}</li>`).join("");
   const logs = logLinks(u.logs);
   const tel = u.telemetry && u.telemetry.samples > 0 ? `<p class="muted">telemetry: ${h(telemetryLine(u.telemetry))}</p>` : "";
-  const transport = t.kind === "collective" ? transportLine(u) : "";
+  const transport = kindOf(t.kind)?.transport ? transportLine(u) : "";
   return [
     `<div class="unit" data-unit="${escapeAttr(u.unit)}">`,
     `<h3>${h(t.perNode || t.units.length > 1 ? `${t.name} [${u.unit}]` : t.name)} ${badge(u.verdict.outcome)}</h3>`,

@@ -3,6 +3,7 @@
 // this file; test/report/results-schema.test.ts fails when the committed file is stale. The type
 // assertions at the bottom fail the type check when lib/types.ts and this schema drift apart.
 import { z } from "zod";
+import { KIND_NAMES, type KindName } from "../kinds/mod.ts";
 import type * as T from "../types.ts";
 
 const num = z.number();
@@ -10,7 +11,8 @@ const numOrNull = z.number().nullable();
 const Timestamp = z.iso.datetime({ offset: true }).describe("ISO-8601 date and time with its zone, e.g. 2025-03-04T05:06:07.250Z");
 
 const Outcome = z.enum(["passed", "failed", "error", "skipped"]).meta({ id: "Outcome" });
-const Kind = z.enum(["collective", "train", "inventory"]);
+// the registry's kinds (lib/kinds/mod.ts): a new kind is a compatible addition to version 1
+const Kind = z.enum(KIND_NAMES as [KindName, ...KindName[]]);
 const UnitStatus = z
   .enum(["completed", "failed", "timeout", "cancelled", "infra", "skipped"])
   .describe("how the unit ended as the platform saw it: completed = every rank exited 0; infra = could not launch or host lost; skipped = not attempted");

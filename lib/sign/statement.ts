@@ -5,6 +5,7 @@ import { isTransportCheck } from "../judge-checks.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";
 import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportCheck, UnitResult } from "../types.ts";
 import { type AcceptancePredicate, JUDGED_WITH_FILE, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
+import { kindOf } from "../kinds/mod.ts";
 
 export interface SubjectFile {
   /** file name relative to the results directory */
@@ -90,7 +91,7 @@ function unitOf(u: UnitResult, headline: string, kind: string): PredicateTest["u
   const transportChecks = u.verdict.checks.filter(isTransportCheck);
   const headlineCheck = numeric.find((c) => c.metric === headline);
   const scalar = u.measurement?.metrics[headline];
-  const account = kind === "collective" ? transportLine(u) : undefined;
+  const account = kindOf(kind)?.transport ? transportLine(u) : undefined;
   return {
     unit: u.unit,
     hosts: u.hosts,

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { builtinSuites } from "../../lib/assets.ts";
 import { loadSuite } from "../../lib/load.ts";
-import { findMetric } from "../../lib/metrics.ts";
+import { findMetric } from "../../lib/kinds/mod.ts";
 import type { Suite } from "../../lib/types.ts";
 
 const NAMES = ["cpu-smoke", "h100-8x", "h100-multinode", "h200-8x"];

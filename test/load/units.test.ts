@@ -1,6 +1,9 @@
 // Sizes (nccl-tests convention: K/M/G are binary), durations, quantities, and metric units.
 import { describe, expect, test } from "bun:test";
-import { METRICS, TELEMETRY_METRICS, toCanonical, UNIT_ALIASES } from "../../lib/metrics.ts";
+import { KINDS } from "../../lib/kinds/mod.ts";
+import { type MetricInfo, TELEMETRY_METRICS, toCanonical, UNIT_ALIASES } from "../../lib/metrics.ts";
+
+const METRICS = Object.fromEntries(Object.entries(KINDS).map(([k, v]) => [k, v.metrics as Record<string, MetricInfo>]));
 import { closest } from "../../lib/schema/did-you-mean.ts";
 import { formatDuration, formatSize, parseDuration, parseQuantity, parseSize } from "../../lib/units.ts";
 
@@ -76,17 +79,17 @@ describe("metric units", () => {
   });
 
   test("images per second are samples per second; times convert", () => {
-    expect(toCanonical("samples_per_s", METRICS.train.samples_per_s, "2790 img/s")).toEqual({ ok: true, value: 2790 });
+    expect(toCanonical("samples_per_s", METRICS.train!.samples_per_s!, "2790 img/s")).toEqual({ ok: true, value: 2790 });
     expect(toCanonical("step_time_ms", METRICS.train.step_time_ms, "1.5 s")).toEqual({ ok: true, value: 1500 });
     expect(toCanonical("time_us", METRICS.collective.time_us, "2 ms")).toEqual({ ok: true, value: 2000 });
   });
 
   test("a unit of another dimension is refused with the accepted ones", () => {
-    expect(toCanonical("samples_per_s", METRICS.train.samples_per_s, "400 GB/s")).toEqual({
+    expect(toCanonical("samples_per_s", METRICS.train!.samples_per_s!, "400 GB/s")).toEqual({
       ok: false,
       reason: 'invalid value "400 GB/s" for metric "samples_per_s": expected a number in samples/s, sample/s, img/s, images/s, seq/s',
     });
-    expect(toCanonical("wrong", METRICS.collective.wrong, "0 errors")).toEqual({ ok: false, reason: 'invalid value "0 errors" for metric "wrong": expected a number' });
+    expect(toCanonical("wrong", METRICS.collective!.wrong!, "0 errors")).toEqual({ ok: false, reason: 'invalid value "0 errors" for metric "wrong": expected a number' });
   });
 
   test("the catalogue: snake_case names, known units, telemetry distinct from kinds", () => {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { workloadFiles, workloadHash } from "../../lib/assets.ts";
 import type { Launch, PlannedTest, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
 import type { CliOverrides, Platform, RunContext } from "../../plugins/types.ts";
+import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 
 export interface ConformanceTarget {
   /** the Python that exists where ranks run (container, remote host, slurm node) */
@@ -56,6 +57,8 @@ export function scriptTest(name: string, python: string, code: string, opts: { t
     timeoutMs: opts.timeoutMs ?? 60_000,
     env: launch.env,
     python,
+    // the script replaces the workload: the block is never read, but a collective always has one
+    collective: { ...COLLECTIVE_DEFAULTS },
     expect: [],
   };
   return { name, kind: "collective", nodes, gpusPerNode: 0, ranksPerNode, worldSize: nodes * ranksPerNode, perNode: false, timeoutMs: spec.timeoutMs, launch, expect: [], spec };

@@ -25,7 +25,12 @@ sys.exit(1 if bad else 0)
 
 /** Every problem, one line each ("path: tests/0/outcome: 'x' is not one of …"); empty when valid. */
 export function resultsSchemaErrors(...paths: string[]): string[] {
-  const r = spawnSync("/usr/bin/python3", ["-c", SCRIPT, RESULTS_SCHEMA, ...paths], { encoding: "utf8" });
+  return schemaErrors(RESULTS_SCHEMA, ...paths);
+}
+
+/** The same against another of schema/'s files (the workload contracts). */
+export function schemaErrors(schema: string, ...paths: string[]): string[] {
+  const r = spawnSync("/usr/bin/python3", ["-c", SCRIPT, schema, ...paths], { encoding: "utf8" });
   if (r.error) throw new Error(`python3 could not run: ${r.error.message}`);
   if (r.status !== 0 && r.stdout.trim() === "") throw new Error(`jsonschema failed (install Debian's python3-jsonschema):\n${r.stderr}`);
   return r.stdout.split("\n").filter(Boolean);

@@ -7,6 +7,7 @@ import { measure } from "../../lib/measure.ts";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { ResultsFileSchema } from "../../lib/report/results-schema.ts";
 import type { Expectation, Measurement } from "../../lib/types.ts";
+import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/nccl-info", name), "utf8");
 
@@ -96,7 +97,7 @@ describe("results.json keeps transport checks, and judge reads them back", () =>
     const parsed = ResultsFileSchema.parse(JSON.parse(JSON.stringify(results)));
     expect(parsed.tests[0].units[0].verdict.checks[0].measured).toEqual(["P2P/IPC", "NET/Socket"]);
     const suite = { name: "s", description: "", platform: { type: "local", settings: {} }, queueTimeoutMs: 0, source: { path: "t.yaml", sha256: "1".repeat(64), builtin: false },
-      tests: [{ name: "ib", kind: "collective" as const, nodes: 2, gpusPerNode: 8, ranksPerNode: 8, perNode: false, timeoutMs: 1, env: {}, python: "python3", expect: [rule([], ["NET/Socket"])] }] };
+      tests: [{ name: "ib", kind: "collective" as const, nodes: 2, gpusPerNode: 8, ranksPerNode: 8, perNode: false, timeoutMs: 1, env: {}, python: "python3", collective: { ...COLLECTIVE_DEFAULTS }, expect: [rule([], ["NET/Socket"])] }] };
     const again = rejudgeResults(parsed, suite).results;
     expect(again.tests[0].units[0].verdict.reason).toBe("transport: P2P/IPC, NET/Socket used, NET/Socket forbidden (connections: 14 × P2P/IPC, 2 × NET/Socket)");
   });

@@ -1,13 +1,14 @@
 """Command line: `python3 -m gpucheck_workload [--inventory] [--telemetry-interval S] <command> ...`.
 
-Only argument parsing and dispatch live here; each command's module is imported when chosen,
-so `inventory` and `telemetry` start without importing torch.
+Only argument parsing and dispatch live here: the test kinds come from kinds.py (each kind's
+module adds its own arguments), the helper commands are imported when chosen. No module imports
+torch before its command runs, so `inventory` and `telemetry` start without it.
 """
 import argparse
 import sys
 
-from . import busbw
 from .errors import PREFIX, WorkloadError, report
+from .kinds import KINDS
 
 
 class Parser(argparse.ArgumentParser):
@@ -17,56 +18,14 @@ class Parser(argparse.ArgumentParser):
         raise WorkloadError(message)
 
 
-def _size(text):
-    try:
-        return busbw.parse_size(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e))
-
-
-def _collective(sub):
-    p = sub.add_parser("collective", help="nccl-tests style collective benchmark")
-    p.add_argument("--op", choices=busbw.OPS, default="all_reduce")
-    p.add_argument("--min-bytes", type=_size, default=8)
-    p.add_argument("--max-bytes", type=_size, default=64 << 20)
-    p.add_argument("--factor", type=float, default=2)
-    p.add_argument("--iters", type=int, default=20)
-    p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--dtype", choices=sorted(busbw.DTYPE_SIZES), default="float")
-    p.add_argument("--no-check", dest="check", action="store_false", help="skip the #wrong check (prints N/A)")
-    p.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto")
-    p.add_argument("--impl", choices=("workload", "nccl-tests"), default="workload")
-    p.add_argument("--nccl-tests-dir", help="directory holding <op>_perf (default: PATH)")
-
-
-def _train(sub):
-    p = sub.add_parser("train", help="DDP training throughput")
-    p.add_argument("--model", choices=("resnet18", "resnet50", "transformer"), default="resnet18")
-    p.add_argument("--data", choices=("synthetic", "fashionmnist", "cifar10", "cifar100"), default="synthetic")
-    p.add_argument("--data-dir")
-    p.add_argument("--batch-size", type=int, default=32, help="per rank")
-    p.add_argument("--steps", type=int, default=50)
-    p.add_argument("--warmup-steps", type=int, default=5)
-    p.add_argument("--image-size", type=int)
-    p.add_argument("--layers", type=int, default=12)
-    p.add_argument("--width", type=int, default=768)
-    p.add_argument("--heads", type=int, default=12)
-    p.add_argument("--seq-len", type=int, default=1024)
-    p.add_argument("--vocab", type=int, default=50304)
-    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto")
-    p.add_argument("--lr", type=float)
-    p.add_argument("--seed", type=int, default=0)
-
-
 def parser():
     top = Parser(prog="gpucheck-workload", description="gpucheck's workload: runs on the nodes")
     top.add_argument("--inventory", action="store_true", help="print GPUCHECK_INVENTORY first (local rank 0)")
     top.add_argument("--telemetry-interval", type=float, metavar="S", help="sample GPUCHECK_TELEMETRY every S seconds meanwhile (local rank 0)")
     sub = top.add_subparsers(dest="command", metavar="<command>")
     sub.required = True
-    _collective(sub)
-    _train(sub)
-    sub.add_parser("inventory", help="GPUs, drivers, links, ports, Xid events of this node")
+    for name, kind in KINDS.items():
+        kind.add_arguments(sub.add_parser(name, help=kind.HELP))
     pf = sub.add_parser("preflight", help="interpreters, torch, GPUs, NCCL and tools this node offers the suite")
     pf.add_argument("--python", dest="interpreters", action="append", default=[], metavar="PATH",
                     help="an interpreter the tests use (repeatable; default: this one)")
@@ -84,10 +43,6 @@ def parser():
 
 
 def _command(args):
-    if args.command == "inventory":
-        from . import inventory, emit
-        emit.tagged("RESULT", inventory.collect())
-        return 0
     if args.command == "preflight":
         from . import preflight, emit
         emit.tagged("RESULT", preflight.collect(args.interpreters, args.tools))
@@ -99,18 +54,7 @@ def _command(args):
         from . import fakedata
         fakedata.write_fashionmnist(args.out, args.train, args.test, args.seed)
         return 0
-    from . import ranks as ranks_mod
-    ranks = ranks_mod.detect()
-    if args.command == "collective" and args.impl == "nccl-tests":
-        from . import nccl_tests
-        return nccl_tests.run(args, ranks)  # unbound: in node mode one process drives every GPU
-    from . import affinity
-    affinity.bind(ranks)  # before torch starts its thread pools, which inherit the mask
-    if args.command == "collective":
-        from . import collective
-        return collective.run(args, ranks)
-    from . import train
-    return train.run(args, ranks)
+    return KINDS[args.command].main(args)
 
 
 def _is_local_leader():

@@ -6,14 +6,49 @@ alone: ops.Collective.stage copies outside the clock) with the clock read only a
 drained, average the time over ranks, and check one more call's
 result against the exactly known expected values, the wrong elements summed over ranks.
 """
+import argparse
 import math
 import os
 import socket
 import time
 
-from . import busbw, cpu, dist as pg, emit, nccl_debug, report, __version__
+from . import cpu, dist as pg, emit, nccl_debug, nccl_layout, nccl_math, __version__
 from .errors import WorkloadError, require_torch
 from .ops import Collective
+
+HELP = "nccl-tests style collective benchmark"
+
+
+def _size(text):
+    try:
+        return nccl_math.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def add_arguments(p):
+    p.add_argument("--op", choices=nccl_math.OPS, default="all_reduce")
+    p.add_argument("--min-bytes", type=_size, default=8)
+    p.add_argument("--max-bytes", type=_size, default=64 << 20)
+    p.add_argument("--factor", type=float, default=2)
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--dtype", choices=sorted(nccl_math.DTYPE_SIZES), default="float")
+    p.add_argument("--no-check", dest="check", action="store_false", help="skip the #wrong check (prints N/A)")
+    p.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto")
+    p.add_argument("--impl", choices=("workload", "nccl-tests"), default="workload")
+    p.add_argument("--nccl-tests-dir", help="directory holding <op>_perf (default: PATH)")
+
+
+def main(args):
+    from . import ranks as ranks_mod
+    ranks = ranks_mod.detect()
+    if args.impl == "nccl-tests":
+        from . import nccl_tests
+        return nccl_tests.run(args, ranks)  # unbound: in node mode one process drives every GPU
+    from . import affinity
+    affinity.bind(ranks)  # before torch starts its thread pools, which inherit the mask
+    return run(args, ranks)
 
 
 def validate(args):
@@ -30,8 +65,8 @@ def _device_line(torch, ctx):
     if ctx.device.type == "cuda":
         props = torch.cuda.get_device_properties(ctx.device)
         pci = tuple(getattr(props, k, 0) for k in ("pci_domain_id", "pci_bus_id", "pci_device_id"))
-        return report.device_line(r.rank, os.getpid(), socket.gethostname(), ctx.device.index, pci, props.name)
-    return report.device_line(r.rank, os.getpid(), socket.gethostname(), -1, (0, 0, 0), "CPU " + cpu.model())
+        return nccl_layout.device_line(r.rank, os.getpid(), socket.gethostname(), ctx.device.index, pci, props.name)
+    return nccl_layout.device_line(r.rank, os.getpid(), socket.gethostname(), -1, (0, 0, 0), "CPU " + cpu.model())
 
 
 def _memory_limit(torch, ctx, max_bytes, check):
@@ -113,7 +148,7 @@ class Bench:
         pg.sync(self.ctx)
         seconds = (time.perf_counter() - start) / args.iters
         seconds = self.total(seconds, self.torch.float64) / self.n  # nccl-tests -a 1: mean over ranks
-        algbw, bus = busbw.bandwidth(coll.op, coll.count, coll.eltsize, seconds, self.n)
+        algbw, bus = nccl_math.bandwidth(coll.op, coll.count, coll.eltsize, seconds, self.n)
         wrong = None
         if args.check and not (coll.op == "alltoall" and in_place):  # nccl-tests: alltoall in place is N/A
             self.rep += 1
@@ -170,31 +205,31 @@ def _sweep(torch, dist, ctx, args):
     max_bytes = agreed_limit(torch, dist, ctx, _memory_limit(torch, ctx, args.max_bytes, args.check))
     coll = Collective(torch, dist, args.op, args.dtype, ctx.device, ctx.ranks.rank, ctx.ranks.world_size, max_bytes)
     note = "gpucheck-workload %s: torch %s, backend %s (nccl-tests %s text layout)" % (
-        __version__, torch.__version__, ctx.backend, report.NCCL_TESTS_LAYOUT)
+        __version__, torch.__version__, ctx.backend, nccl_layout.NCCL_TESTS_LAYOUT)
     out = emit.line if rank0 else (lambda _text: None)
-    pre = report.preamble(program, args.min_bytes, args.max_bytes, int(args.factor), args.warmup, args.iters, args.check, note)
+    pre = nccl_layout.preamble(program, args.min_bytes, args.max_bytes, int(args.factor), args.warmup, args.iters, args.check, note)
     for text in pre[:3] + ["# " + n for n in coll.notes] + pre[3:] + lines:
         out(text)
     if max_bytes < args.max_bytes:
         out("#\n# Reducing maxBytes to %d due to memory limitation" % max_bytes)
-    sizes = busbw.sweep(min(args.min_bytes, max_bytes), max_bytes, int(args.factor))
+    sizes = nccl_math.sweep(min(args.min_bytes, max_bytes), max_bytes, int(args.factor))
     bench = Bench(torch, dist, ctx, coll, args)
     bench.warmup(sizes)
-    for text in report.header():
+    for text in nccl_layout.header():
         out(text)
     bws = []
     for size in sizes:
         coll.resize(size)
         oop, inp = bench.placement(False), bench.placement(True)
         bws += [oop[2], inp[2]]
-        out(report.row(coll.size, coll.count, args.dtype, busbw.redop(args.op), busbw.root(args.op), oop, inp))
+        out(nccl_layout.row(coll.size, coll.count, args.dtype, nccl_math.redop(args.op), nccl_math.root(args.op), oop, inp))
         if rank0:
             wrongs = [w for w in (oop[3], inp[3]) if w is not None]
             emit.tagged("PROGRESS", {"size": coll.size, "busbw": max(oop[2], inp[2]), "busbw_out_of_place": oop[2],
                                      "busbw_in_place": inp[2], "wrong": sum(wrongs) if wrongs else None})
     oob = int(bench.total(bench.out_of_bounds, torch.int64))
     avg = sum(bws) / len(bws) if bws else 0.0
-    for text in report.footer(oob, avg if math.isfinite(avg) else 0.0, program):
+    for text in nccl_layout.footer(oob, avg if math.isfinite(avg) else 0.0, program):
         out(text)
     # nccl-tests (>= 2.17.3) exits 7 (testNumResults) when any check found wrong data
     return 7 if oob else 0

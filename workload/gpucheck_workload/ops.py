@@ -5,7 +5,7 @@ nccl-tests does. In place means what it means in nccl-tests: all_gather sends fr
 chunk of the output, reduce_scatter receives into its own chunk of the input, the others use
 one buffer for both.
 """
-from . import busbw, patterns
+from . import nccl_math, patterns
 
 TORCH_DTYPES = {"float": "float32", "half": "float16", "bfloat16": "bfloat16", "double": "float64", "int32": "int32"}
 ROOT = 0
@@ -26,11 +26,11 @@ def _supported(call):
 class Collective:
     def __init__(self, torch, dist, op, dtype_name, device, rank, nranks, max_bytes):
         self.torch, self.dist, self.op = torch, dist, op
-        self.dtype_name, self.eltsize = dtype_name, busbw.DTYPE_SIZES[dtype_name]
+        self.dtype_name, self.eltsize = dtype_name, nccl_math.DTYPE_SIZES[dtype_name]
         self.dtype = getattr(torch, TORCH_DTYPES[dtype_name])
         self.rank, self.n, self.device = rank, nranks, device
         self.m = patterns.magnitude(dtype_name)
-        send, recv, _ = busbw.counts(op, max_bytes, self.eltsize, nranks)
+        send, recv, _ = nccl_math.counts(op, max_bytes, self.eltsize, nranks)
         elems = max(send, recv, 1)
         self.big_send = torch.empty(elems, dtype=self.dtype, device=device)
         self.big_recv = torch.empty(elems, dtype=self.dtype, device=device)
@@ -53,7 +53,7 @@ class Collective:
 
     # -- sizes and views ---------------------------------------------------------------
     def resize(self, size):
-        self.send_count, self.recv_count, self.count = busbw.counts(self.op, size, self.eltsize, self.n)
+        self.send_count, self.recv_count, self.count = nccl_math.counts(self.op, size, self.eltsize, self.n)
         self.size = max(self.send_count, self.recv_count) * self.eltsize
 
     def views(self, in_place):

@@ -12,8 +12,35 @@ from . import batches, dist as pg, emit, models, stats
 from .commhook import AllreduceTimer
 from .errors import MissingDependency, WorkloadError, require_torch
 
+HELP = "DDP training throughput"
+
 PROGRESS_EVERY = 10  # progress lines per run
 PRECISE_BN_BATCHES = 8
+
+
+def add_arguments(p):
+    p.add_argument("--model", choices=("resnet18", "resnet50", "transformer"), default="resnet18")
+    p.add_argument("--data", choices=("synthetic", "fashionmnist", "cifar10", "cifar100"), default="synthetic")
+    p.add_argument("--data-dir")
+    p.add_argument("--batch-size", type=int, default=32, help="per rank")
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--warmup-steps", type=int, default=5)
+    p.add_argument("--image-size", type=int)
+    p.add_argument("--layers", type=int, default=12)
+    p.add_argument("--width", type=int, default=768)
+    p.add_argument("--heads", type=int, default=12)
+    p.add_argument("--seq-len", type=int, default=1024)
+    p.add_argument("--vocab", type=int, default=50304)
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"), default="auto")
+    p.add_argument("--lr", type=float)
+    p.add_argument("--seed", type=int, default=0)
+
+
+def main(args):
+    from . import affinity, ranks as ranks_mod
+    ranks = ranks_mod.detect()
+    affinity.bind(ranks)  # before torch starts its thread pools, which inherit the mask
+    return run(args, ranks)
 
 
 def validate(args):

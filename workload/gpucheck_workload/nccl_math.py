@@ -1,4 +1,4 @@
-"""nccl-tests' byte counts and bandwidth definitions, per collective (pure, no torch).
+"""nccl-tests' byte counts, bandwidth formulas (algbw, busbw) and size sweep, per collective (pure, no torch).
 
 Copied in meaning from NVIDIA/nccl-tests src/<op>.cu (*GetCollByteCount, *GetBw), so a number
 printed here means the same as one printed by all_reduce_perf & co:

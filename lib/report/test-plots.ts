@@ -1,8 +1,9 @@
-// Which plots a test gets: busbw against message size for collectives (one curve per node in
-// per-node mode, the threshold as a line), throughput over steps for training, and GPU utilisation,
-// power and temperature over time from telemetry.
+// Which plots a test gets: its kind's own (lib/kinds/: busbw against message size for collectives,
+// one curve per node in per-node mode, the threshold as a line; throughput over steps for training),
+// and GPU utilisation, power and temperature over time from telemetry.
+import { kindOf } from "../kinds/mod.ts";
 import type { Expectation, TestResult, UnitResult } from "../types.ts";
-import type { PlotSeries, PlotSpec } from "./html-plot.ts";
+import type { PlotSeries, PlotSpec } from "./plot-svg.ts";
 import { thresholdText } from "./headline.ts";
 import { formatBytes } from "./quantity.ts";
 
@@ -19,23 +20,11 @@ export function plotsForTest(test: TestResult, index: number): PlotSpec[] {
   const id = (k: string) => `plot-${index}-${k}`;
   const name = (u: UnitResult) => (u.unit === "all" ? test.name : u.unit);
 
-  if (test.kind === "collective") {
-    const series = seriesOf(test.units, name, (u) => u.measurement?.bySize?.busbw);
-    if (series.length > 0) {
-      const e = test.expect.find((x) => x.metric === "busbw" && x.min !== undefined);
-      plots.push({
-        id: id("busbw"), kind: "busbw", title: `${test.name}: bus bandwidth by message size`, xLabel: "message size", yLabel: "busbw (GB/s)",
-        xScale: "log2", xBytes: true, series, ...threshold(e),
-      });
-    }
-  }
-  if (test.kind === "train") {
-    const series = seriesOf(test.units, name, (u) => u.measurement?.series?.samples_per_s?.map((p) => [p.x, p.y] as [number, number]));
-    if (series.length > 0) {
-      const e = test.expect.find((x) => x.metric === "samples_per_s" && x.min !== undefined);
-      plots.push({ id: id("samples_per_s"), kind: "samples_per_s", title: `${test.name}: training throughput`, xLabel: "step", yLabel: "samples/s", xScale: "linear", series, ...threshold(e) });
-    }
-  }
+  const curves = (points: (u: UnitResult) => Array<[number, number | null]> | undefined) => seriesOf(test.units, name, points);
+  // a minimum on the plotted metric becomes a dashed line
+  const line = (metric: string) => threshold(test.expect.find((x) => x.metric === metric && x.min !== undefined));
+  // a results.json of a kind this gpucheck does not know still gets its telemetry plots
+  plots.push(...(kindOf(test.kind)?.plots(test, { id, series: curves, threshold: line }) ?? []));
   for (const t of TELEMETRY) {
     const series = seriesOf(test.units, name, (u) => u.telemetry?.series?.[t.key]?.map((p) => [p.x, p.y] as [number, number]));
     if (series.length > 0) {

@@ -1,0 +1,73 @@
+// kind: inventory: what a node has (GPUs, ECC and row remapping, NVLink and fabric state, the
+// compute InfiniBand ports, pinned settings), one process per node, judged per node.
+import { z } from "zod";
+import { higher, lower } from "../metrics.ts";
+import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../parsers/inventory.ts";
+import type { InventoryParams, Measurement, NodeInventory, TestSpec } from "../types.ts";
+import { given } from "./given.ts";
+import { inventoryBlock } from "./inventory/params.ts";
+import { inventoryResult } from "./inventory/result.ts";
+import type { TestKind } from "./kind.ts";
+
+export const inventory: TestKind<"inventory", InventoryParams, { inventory?: InventoryParams }> = {
+  name: "inventory",
+  summary: "what each node has: GPUs, ECC and row remapping, NVLink and fabric state, compute InfiniBand ports, pinned settings",
+  block: z.lazy(inventoryBlock),
+  keys: [
+    { key: "hcas", doc: "the compute HCAs (NCCL_IB_HCA names, or \"mlx5_0,mlx5_3\"); absent: every InfiniBand port; Ethernet/RoCE and storage ports never count" },
+    { key: "nvlinksPerGpu", doc: "NVLink links each GPU must have up; absent: from the GPU model (18 on H100/H200 SXM, 12 on A100 SXM)" },
+    { key: "config", doc: "values every node and GPU must have: { driver: 550.90.07, power_limit_w: 700, pcie_gen: 5 }" },
+  ],
+  ranksPerNode: 1,
+  fixedRanksPerNode: 1,
+  perNode: true,
+  // only the keys written: an inventory without a block keeps none in results.json
+  resolve: (block) => (block ? { inventory: given(block) as InventoryParams } : {}),
+  params: (spec: TestSpec) => spec.inventory,
+  metrics: {
+    gpu_count: higher("count", "GPUs nvidia-smi lists on the node", { total: "node" }),
+    nvlink_inactive: lower("count", "NVLink links short of the GPU model's count (18 on H100/H200 SXM; inventory.nvlinksPerGpu overrides), summed over GPUs"),
+    fabric_not_ready: lower("count", "GPUs whose NVSwitch fabric is not State Completed / Status Success (nvidia-smi -q Fabric, driver 535+)"),
+    ecc_uncorrected: lower("count", "uncorrectable ECC errors since the driver loaded (volatile DRAM + SRAM; lifetime counters are not added)"),
+    ecc_dram_uncorrected: lower("count", "volatile DRAM uncorrectable ECC errors"),
+    ecc_sram_uncorrected: lower("count", "volatile SRAM uncorrectable ECC errors (parity + SEC-DED)"),
+    sram_threshold_exceeded: lower("count", "GPUs whose SRAM error threshold is exceeded (replace the GPU)"),
+    remapped_rows_pending: lower("count", "GPUs with a row remapping pending (needs a reset)"),
+    remap_failure: lower("count", "GPUs on which a row remapping failed (replace the GPU)"),
+    remapped_rows: lower("count", "rows remapped over the GPUs' life; a warning sign when high: set your own max"),
+    retired_pages: lower("count", "retired memory pages (pre-A100 GPUs; A100 and later remap rows instead)"),
+    ecc_disabled: lower("count", "GPUs with ECC mode not Enabled"),
+    mig_enabled: lower("count", "GPUs with MIG mode Enabled"),
+    persistence_off: lower("count", "GPUs with persistence mode not Enabled"),
+    ib_ports_active: higher("count", "InfiniBand link-layer ports in state Active on the compute HCAs (inventory.hcas; all IB ports when not named); Ethernet ports never count"),
+    ib_port_rate: higher("Gb/s", "the lowest rate among the Active compute InfiniBand ports (400 for NDR)"),
+    config_mismatches: lower("count", "settings that differ between the node's GPUs or NICs, from the suite's pins (inventory.config), or from the other nodes of the run"),
+  },
+  headline: "gpu_count",
+  // inventory describes the node it runs on: no global --inventory, no telemetry beside it
+  telemetry: false,
+  args: () => ["inventory"],
+  measure: (output, { params }) => inventoryMeasurement(output, params),
+  plots: () => [],
+  // GPUs are left out: the inventory counts them itself (gpu_count) and names the missing one, which a preflight stop would hide
+  needs: () => ({ torch: false, gpus: 0, nccl: false }),
+  fleet: (measurements, params) => addFleetConfigFindings(measurements, params),
+  // counted against what the judging suite expects of a node (its HCAs, link count, pins), from the saved raw inventory
+  recount: (measurements, params) => {
+    const out = measurements.map((m) => {
+      if (!m || typeof m.raw !== "object" || m.raw === null) return m;
+      const inv = toInventory(m.raw as NodeInventory);
+      const c = inventoryMetrics(inv, params);
+      const recounted: Measurement = { ...m, metrics: { ...m.metrics, ...c.metrics }, raw: inv };
+      delete recounted.unmeasured;
+      delete recounted.details;
+      if (Object.keys(c.unmeasured).length) recounted.unmeasured = c.unmeasured;
+      if (Object.keys(c.details).length) recounted.details = c.details;
+      return recounted;
+    });
+    addFleetConfigFindings(out, params);
+    return out;
+  },
+  result: inventoryResult,
+  resultSource: "the GPUCHECK_RESULT line of `gpucheck_workload inventory` (workload/gpucheck_workload/inventory.py), as lib/parsers/inventory.ts reads it",
+};

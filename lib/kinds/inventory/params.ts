@@ -1,0 +1,67 @@
+// An inventory test's block: what a node should have beyond thresholds. The inventory metrics count
+// against it (lib/parsers/inventory.ts).
+import { z } from "zod";
+import { CONFIG_FIELDS } from "../../parsers/inventory-config.ts";
+import { suggest } from "../../schema/did-you-mean.ts";
+import { nonNegativeInt, strictMap } from "../../schema/fields.ts";
+import { show } from "../../units.ts";
+
+/** What an inventory test expects a node to have, beyond thresholds. */
+export interface InventoryParams {
+  /** compute HCAs (NCCL_IB_HCA names); absent = every InfiniBand port counts */
+  hcas?: string[];
+  /** NVLink links each GPU must have up; absent = from the GPU model (18 for H100/H200 SXM) */
+  nvlinksPerGpu?: number;
+  /** values every node and GPU must have (driver, power_limit_w, pcie_gen, …) */
+  config?: Record<string, string | number>;
+}
+
+export const inventoryBlock = () =>
+  strictMap({
+    // the compute HCAs, as NCCL_IB_HCA names them; storage and Ethernet ports never count
+    hcas: hcaList().optional(),
+    nvlinksPerGpu: nonNegativeInt().optional(),
+    // values every node and GPU of the run must have (lib/parsers/inventory-config.ts)
+    config: pinMap().optional(),
+  });
+
+const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;
+
+/** `[mlx5_0, mlx5_3]` or NCCL_IB_HCA's own `mlx5_0,mlx5_3` (a leading `=` means exact names there too). */
+function hcaList() {
+  return z.unknown().transform((v, ctx) => {
+    const items = typeof v === "string" ? v.replace(/^=/, "").split(",").map((x) => x.trim()) : Array.isArray(v) ? v : null;
+    if (!items || items.length === 0) {
+      const got = items ? "an empty list" : show(v);
+      ctx.issues.push({ code: "custom", input: v, message: `must be a list of HCA names such as [mlx5_0, mlx5_3] or "mlx5_0,mlx5_3", got ${got}` });
+      return z.NEVER;
+    }
+    const bad = items.findIndex((x) => typeof x !== "string" || !HCA.test(x));
+    if (bad >= 0) {
+      const message = `invalid HCA name ${show(items[bad])}: expected a device name such as mlx5_0, or mlx5_0:1 for one port`;
+      ctx.issues.push({ code: "custom", input: items[bad], message, ...(Array.isArray(v) && { path: [bad] }) });
+      return z.NEVER;
+    }
+    return items as string[];
+  });
+}
+
+function pinMap() {
+  return z.unknown().transform((v, ctx) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) {
+      ctx.issues.push({ code: "custom", input: v, message: `must be a map of fields to the value every node must have, such as { driver: "550.90.07", power_limit_w: 700 }, got ${show(v)}` });
+      return z.NEVER;
+    }
+    const out: Record<string, string | number> = {};
+    for (const [k, value] of Object.entries(v)) {
+      if (!Object.hasOwn(CONFIG_FIELDS, k)) {
+        ctx.issues.push({ code: "custom", path: [k], params: { at: "key" }, input: k, message: suggest(`unknown config field ${show(k)}`, k, Object.keys(CONFIG_FIELDS)) });
+      } else if (typeof value === "string" || typeof value === "number") {
+        out[k] = value;
+      } else {
+        ctx.issues.push({ code: "custom", path: [k], input: value, message: `must be a string or a number, got ${show(value)}` });
+      }
+    }
+    return out;
+  });
+}

@@ -1,0 +1,55 @@
+// The test kinds gpucheck knows, by the name a suite's `kind:` gives them. Adding a kind: its own
+// file beside these (lib/kinds/kind.ts says what it holds), one line here, and its Python module
+// with one line in workload/gpucheck_workload/kinds.py (CONTRIBUTING.md, "How to add a test kind").
+import type { MetricInfo } from "../metrics.ts";
+import type { TestCommon, TestSpec } from "../types.ts";
+import { TELEMETRY_METRICS } from "../metrics.ts";
+import { collective } from "./collective.ts";
+import { inventory } from "./inventory.ts";
+import type { AnyKind } from "./kind.ts";
+import { train } from "./train.ts";
+
+export const KINDS = {
+  collective,
+  train,
+  inventory,
+} as const;
+
+export type Kinds = typeof KINDS;
+export type KindName = keyof Kinds;
+export const KIND_NAMES = Object.keys(KINDS) as KindName[];
+
+/** What a TestSpec of kind K carries besides the common fields: `{ collective: CollectiveParams }`. */
+export type KindBlock<K extends KindName> = ReturnType<Kinds[K]["resolve"]>;
+
+/** The kind of a name that may come from a saved results.json of another gpucheck: undefined when unknown. */
+export function kindOf(name: string): AnyKind | undefined {
+  return Object.hasOwn(KINDS, name) ? (KINDS[name as KindName] as AnyKind) : undefined;
+}
+
+export function isKindName(name: unknown): name is KindName {
+  return typeof name === "string" && Object.hasOwn(KINDS, name);
+}
+
+/** The metrics a test of this kind may have thresholds on: its own and the telemetry's. */
+export function metricsFor(kind: KindName): Record<string, MetricInfo> {
+  return { ...KINDS[kind].metrics, ...TELEMETRY_METRICS };
+}
+
+export function findMetric(kind: KindName, name: string): MetricInfo | undefined {
+  const own: Record<string, MetricInfo> = KINDS[kind].metrics;
+  return Object.hasOwn(own, name) ? own[name] : Object.hasOwn(TELEMETRY_METRICS, name) ? TELEMETRY_METRICS[name] : undefined;
+}
+
+/** The resolved block of a test (its CollectiveParams …), whatever its kind; undefined when it has none. */
+export function paramsOf(spec: TestSpec): unknown {
+  return (KINDS[spec.kind] as AnyKind).params(spec);
+}
+
+/** A test's fields without its kind's block: the start of a spec of another kind (preflight runs as an inventory). */
+export function commonOf(spec: TestSpec): TestCommon {
+  const out: Record<string, unknown> = { ...spec };
+  for (const k of KIND_NAMES) delete out[k];
+  delete out.kind;
+  return out as unknown as TestCommon;
+}

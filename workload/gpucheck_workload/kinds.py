@@ -1,0 +1,12 @@
+"""The test kinds this workload runs, by the name gpucheck's `kind:` gives them (lib/kinds/mod.ts).
+
+Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
+inside main: `inventory` must start on a node without torch.
+"""
+from . import collective, inventory, train
+
+KINDS = {
+    "collective": collective,
+    "train": train,
+    "inventory": inventory,
+}
