@@ -1,10 +1,11 @@
 // The assess stage: run records → verdicts. Pure (no files, no clock): the same records give the
 // same TestResult, whether they come straight from a run or back from disk (`gpucheck judge`).
 import { judgeTest, judgeUnit } from "../judge.ts";
-import { measure } from "../measure.ts";
-import { addFleetConfigFindings, collectInventories } from "../parsers/inventory.ts";
+import { paramsOf } from "../kinds/mod.ts";
+import { measure, measureFleet } from "../measure.ts";
+import { collectInventories } from "../parsers/inventory.ts";
 import { summariseTelemetry } from "../parsers/telemetry.ts";
-import type { Expectation, InventoryParams, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
+import type { Expectation, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
 import type { RunRecord } from "../execute/record.ts";
 import { baselineMeasurement } from "./baseline.ts";
 import { testResult } from "./test-result.ts";
@@ -14,11 +15,12 @@ export interface AssessedTest {
   name: string;
   kind: Kind;
   expect: Expectation[];
-  inventory?: InventoryParams;
+  /** the test's resolved kind block (an inventory's hcas, link count and pins), as the kind reads it */
+  params: unknown;
 }
 
 export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: ResultsFile): TestResult {
-  const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, inventory: test.spec.inventory }, records, baseline);
+  const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, params: paramsOf(test.spec) }, records, baseline);
   return testResult(test, units, judgeTest(units));
 }
 
@@ -51,22 +53,19 @@ interface Measured {
   parseProblem?: string;
 }
 
-/**
- * ── The kind-specific part of assess, in one place (a registry of kinds takes it over): each unit's
- * output → its Measurement, then what only the units together show.
- */
+/** Each unit's output → its Measurement (the kind's parser), then what only the units together show. */
 function measureUnits(test: AssessedTest, records: RunRecord[]): Measured[] {
   const measured = records.map((r): Measured => {
     const telemetry = summariseTelemetry(r.texts);
     if (r.status === "skipped" || r.status === "infra") return { r, telemetry, measurement: null };
     try {
-      return { r, telemetry, measurement: measure(test.kind, r.output, telemetry, r.texts, test.inventory) };
+      return { r, telemetry, measurement: measure(test.kind, r.output, telemetry, r.texts, test.params) };
     } catch (err) {
       return { r, telemetry, measurement: null, parseProblem: (err as Error).message };
     }
   });
   // a node is only "consistent" next to the others: compare them once all have reported
-  if (test.kind === "inventory") addFleetConfigFindings(measured.map((x) => x.measurement), test.inventory);
+  measureFleet(test.kind, measured.map((x) => x.measurement), test.params);
   return measured;
 }
 

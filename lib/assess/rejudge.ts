@@ -5,8 +5,9 @@
 import { SuiteError } from "../errors.ts";
 import type { SavedRun } from "../execute/saved-runs.ts";
 import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "../judge.ts";
-import { addFleetConfigFindings, inventoryMetrics, toInventory } from "../parsers/inventory.ts";
-import type { InventoryParams, Measurement, NodeInventory, ResultsFile, Suite } from "../types.ts";
+import { paramsOf } from "../kinds/mod.ts";
+import { remeasure } from "../measure.ts";
+import type { ResultsFile, Suite } from "../types.ts";
 import { assessUnits, mergeInventory } from "./assess.ts";
 import { baselineMeasurement } from "./baseline.ts";
 
@@ -37,13 +38,13 @@ export function rejudgeResults(
     const run = opts.runs?.get(t.name);
     if (run?.note) reparse.push(run.note);
     if (run?.records) {
-      const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, inventory: spec.inventory }, run.records, opts.baseline);
+      const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, params: paramsOf(spec) }, run.records, opts.baseline);
       inventory = mergeInventory(inventory, run.records);
       return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
     }
-    // an inventory is counted against what the judging suite expects of a node (its HCAs, link
-    // count, pinned settings), so its metrics are recounted from the saved raw inventory
-    const measured = t.kind === "inventory" ? recountInventories(t.units.map((u) => u.measurement), spec.inventory) : t.units.map((u) => u.measurement);
+    // a kind whose metrics depend on the judging suite's block (an inventory: its HCAs, link count,
+    // pinned settings) recounts them from the saved raw measurement
+    const measured = remeasure(t.kind, t.units.map((u) => u.measurement), paramsOf(spec));
     const units = t.units.map((u, i) => ({
       ...u,
       measurement: measured[i]!,
@@ -68,20 +69,4 @@ export function rejudgeResults(
   };
   if (opts.baselinePath !== undefined) results.baseline = opts.baselinePath;
   return { results, notes: [...notes, ...reparse] };
-}
-
-function recountInventories(measurements: Array<Measurement | null>, params: InventoryParams | undefined): Array<Measurement | null> {
-  const out = measurements.map((m) => {
-    if (!m || typeof m.raw !== "object" || m.raw === null) return m;
-    const inv = toInventory(m.raw as NodeInventory);
-    const c = inventoryMetrics(inv, params);
-    const recounted: Measurement = { ...m, metrics: { ...m.metrics, ...c.metrics }, raw: inv };
-    delete recounted.unmeasured;
-    delete recounted.details;
-    if (Object.keys(c.unmeasured).length) recounted.unmeasured = c.unmeasured;
-    if (Object.keys(c.details).length) recounted.details = c.details;
-    return recounted;
-  });
-  addFleetConfigFindings(out, params);
-  return out;
 }
