@@ -11,7 +11,7 @@ import type { InventoryParams, Kind, Measurement, TelemetrySummary } from "./typ
 export function measure(kind: Kind, output: string, telemetry?: TelemetrySummary, logs?: string[], inventory?: InventoryParams): Measurement {
   const m = kindMeasurement(kind, output, inventory);
   if (kind === "collective") {
-    const t = transportFromLogs(logs && logs.some((l) => l !== "") ? logs : [output]);
+    const t = transportFromLogs(logs?.some((l) => l !== "") ? logs : [output]);
     if (t.transport) m.transport = t.transport;
     if (t.unmeasured) m.unmeasured = { ...m.unmeasured, transport: t.unmeasured };
   }
