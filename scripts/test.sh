@@ -93,3 +93,6 @@ for rc in sys.argv[2:]:
 print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
 PY
+rc=$?
+rm -rf "$reports"
+exit $rc
