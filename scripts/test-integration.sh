@@ -34,4 +34,4 @@ echo "test-integration.sh: infra: $GPUCHECK_INFRA" >&2
 paths=()
 for a in "$@"; do [[ $a == -* ]] || paths+=("$a"); done
 [ ${#paths[@]} -eq 0 ] && set -- "$@" test/integration
-bun test --timeout 120000 "$@"
+bun test --timeout 120000 --path-ignore-patterns="node_modules/**" "$@"
