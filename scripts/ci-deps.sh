@@ -21,5 +21,6 @@ PKGS=(
   openmpi-bin          # mpirun: the ssh platform's `launcher: mpirun` tested across two hosts
   slurm-wlm            # the slurm platform's tests: slurmctld + slurmd's on loopback (test/infra/slurm.sh)
   munge                # Slurm's authentication between its daemons and commands
+  python3-pyflakes     # npm run lint: pyflakes on workload/ (unused names, undefined names; no style rules)
 )
 bash "$(dirname "$0")/apt-install.sh" "${PKGS[@]}"

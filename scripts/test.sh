@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# All tests on a fresh Debian machine: installs what is missing, builds the binary, starts the real
-# daemons (sshd, slurm, dockerd, podman) on loopback, runs bun test and pytest, and ends with
-# "N passed, N failed" counted from both runners' JUnit reports.
+# Every tier on a fresh Debian machine (CI's .ci/run): installs what is missing, runs the checks
+# (lint, typecheck, and fmt once switched on below), the unit tier (npm test), the integration tier
+# (scripts/test-integration.sh: builds the binary, starts sshd/slurm/dockerd/podman on loopback) and
+# pytest, and ends with "N passed, N failed" counted from their JUnit reports; each check counts as
+# one testcase. The tests run with TMPDIR set to a fresh directory: anything they leave in it is a
+# failed testcase naming what was left.
+#   bash scripts/test.sh            everything
+#   bash scripts/test.sh FILE...    only those bun test files, with the daemons (integration tier)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -10,41 +15,59 @@ if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.packa
   npm ci --no-audit --no-fund >/dev/null || { echo "test.sh: npm ci failed" >&2; exit 1; }
 fi
 export PATH="$root/node_modules/.bin:$PATH"
-bun run build || { echo "test.sh: build failed" >&2; exit 1; }
 
-infra=()
-for name in ssh slurm docker; do
-  if [ -f "test/infra/$name.sh" ]; then
-    if bash "test/infra/$name.sh" start >"/tmp/gpucheck-infra-$name.log" 2>&1; then
-      infra+=("$name")
-    else
-      echo "test.sh: could not start $name (see /tmp/gpucheck-infra-$name.log):" >&2
-      tail -5 "/tmp/gpucheck-infra-$name.log" >&2
-      infra+=("$name") # listed anyway: its tests must fail loudly, not skip
-    fi
-  fi
-done
-# docker.sh also starts podman's Docker-compatible API when it can
-[ -S /run/podman/podman.sock ] && infra+=("podman")
-export GPUCHECK_INFRA=$(IFS=,; echo "${infra[*]}")
-echo "test.sh: infra: ${GPUCHECK_INFRA:-none}" >&2
+# The lead flips this to 1 once the tree has been formatted (npm run fmt:write): then an unformatted
+# file fails CI like a failing test.
+FMT_CHECK=0
 
 reports=$(mktemp -d)
-bun test --timeout 120000 --reporter=junit --reporter-outfile="$reports/bun.xml" "$@"
-bun_rc=$?
+tests_tmp=$(mktemp -d /tmp/gpucheck-tests-XXXXXX)
+
+# check ID NAME COMMAND...: runs a command as one JUnit testcase; its output is the failure's text.
+check() {
+  local id=$1 name=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  CHECK_OUTPUT=$out /usr/bin/python3 - "$reports/check-$id.xml" "$name" "$rc" <<'PY'
+import os, sys, xml.etree.ElementTree as ET
+path, name, rc = sys.argv[1:]
+suite = ET.Element("testsuite", name="checks")
+case = ET.SubElement(suite, "testcase", classname="checks", name=name, file="scripts/test.sh")
+if rc != "0":
+    ET.SubElement(case, "failure", message=f"exit {rc}").text = os.environ["CHECK_OUTPUT"]
+ET.ElementTree(suite).write(path, encoding="unicode")
+PY
+  [ "$rc" = 0 ] || echo "test.sh: $name: failed (exit $rc)" >&2
+}
+
+# what the tests left in their TMPDIR, if anything
+nothing_left() {
+  # gpucheck-fashionmnist-v*: the workload's generated data set, kept in the temp dir between runs by design
+  local left; left=$(ls -A "$tests_tmp" | grep -v '^gpucheck-fashionmnist-v')
+  [ -z "$left" ] || { echo "left in TMPDIR ($tests_tmp) by the tests:"; echo "$left"; return 1; }
+}
+
+rcs=()
 if [ $# -eq 0 ]; then
-  (cd workload && /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$reports/pytest.xml" tests)
+  check lint "lint: npm run lint (biome, pyflakes)" npm run --silent lint
+  check typecheck "typecheck: npm run typecheck (tsc --noEmit)" npm run --silent typecheck
+  [ "$FMT_CHECK" = 1 ] && check fmt "fmt: npm run fmt (biome format)" npm run --silent fmt
+  TMPDIR=$tests_tmp npm test --silent -- --reporter=junit --reporter-outfile="$reports/unit.xml"
+  rcs+=($?)
+  TMPDIR=$tests_tmp bash scripts/test-integration.sh --reporter=junit --reporter-outfile="$reports/integration.xml"
+  rcs+=($?)
+  (cd workload && TMPDIR=$tests_tmp /usr/bin/python3 -m pytest -q -p no:cacheprovider --basetemp="$reports/pytest-tmp" --junitxml="$reports/pytest.xml" tests)
   py_rc=$?
   [ $py_rc -eq 5 ] && py_rc=0 # no tests collected is not a failure of the runner
+  rcs+=($py_rc)
+  check tmp-clean "tmp-clean: the tests leave nothing in TMPDIR" nothing_left
 else
-  py_rc=0
+  TMPDIR=$tests_tmp bash scripts/test-integration.sh --reporter=junit --reporter-outfile="$reports/bun.xml" "$@"
+  rcs+=($?)
 fi
+rm -rf "$tests_tmp"
 
-for name in "${infra[@]}"; do
-  [ -f "test/infra/$name.sh" ] && bash "test/infra/$name.sh" stop >/dev/null 2>&1
-done
-
-/usr/bin/python3 - "$reports" "$bun_rc" "$py_rc" <<'PY'
+/usr/bin/python3 - "$reports" "${rcs[@]}" <<'PY'
 import sys, glob, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for f in glob.glob(sys.argv[1] + "/*.xml"):
@@ -70,3 +93,6 @@ for rc in sys.argv[2:]:
 print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
 PY
+rc=$?
+rm -rf "$reports"
+exit $rc

@@ -79,7 +79,7 @@ export const collective: TestKind<"collective", CollectiveParams, { collective: 
     const m = ncclMeasurement(report);
     // the judge never passes an nccl-tests log that stopped before its footer
     m.metrics.complete = report.complete ? 1 : 0;
-    const t = transportFromLogs(logs && logs.some((l) => l !== "") ? logs : [output]);
+    const t = transportFromLogs(logs?.some((l) => l !== "") ? logs : [output]);
     if (t.transport) m.transport = t.transport;
     if (t.unmeasured) m.unmeasured = { ...m.unmeasured, transport: t.unmeasured };
     return m;

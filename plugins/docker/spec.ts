@@ -58,7 +58,7 @@ export interface ContainerBody {
 }
 
 export function deviceRequests(s: DockerSettings, gpusPerNode: number): unknown[] {
-  const gpus = s.gpus ?? (gpusPerNode > 0 ? gpusPerNode : 0);
+  const gpus = s.gpus ?? Math.max(gpusPerNode, 0);
   if (gpus === 0) return [];
   const base = { Driver: "nvidia", Capabilities: [["gpu"]] };
   if (gpus === "all") return [{ ...base, Count: -1 }];

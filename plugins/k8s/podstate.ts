@@ -30,7 +30,7 @@ const NOT_STARTED = new Set(["ContainerCannotRun", "StartError"]);
 
 export function viewOf(pod: V1Pod, containerName: string, deleted = false): PodView {
   const st = pod.status ?? {};
-  const cs = [...(st.initContainerStatuses ?? []).filter((c) => !c.state?.terminated || c.state.terminated.exitCode !== 0), ...(st.containerStatuses ?? []).filter((c) => c.name === containerName)][0];
+  const cs = [...(st.initContainerStatuses ?? []).filter((c) => c.state?.terminated?.exitCode !== 0), ...(st.containerStatuses ?? []).filter((c) => c.name === containerName)][0];
   const term = cs?.state?.terminated;
   const wait = cs?.state?.waiting;
   const cond = (type: string) => (st.conditions ?? []).find((c) => c.type === type);

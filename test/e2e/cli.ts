@@ -1,15 +1,15 @@
-// Runs gpucheck as a user would: the compiled binary when it was built (CI builds it first),
-// otherwise the sources through Bun.
+// Runs gpucheck as a user would. The integration tier runs the compiled binary it has just built
+// (scripts/test-integration.sh sets GPUCHECK_TEST_BINARY); the unit tier runs the sources through
+// Bun, so a compiled/gpucheck left from an older build never stands in for the code under test.
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDir as tempDirWithPrefix } from "../tmp.ts";
 
 const root = join(import.meta.dir, "..", "..");
-const binary = join(root, "compiled", "gpucheck");
+const binary = process.env.GPUCHECK_TEST_BINARY;
 
 export function gpucheckArgv(): string[] {
-  return existsSync(binary) ? [binary] : [join(root, "node_modules", ".bin", "bun"), join(root, "mod.ts")];
+  return binary ? [binary] : [join(root, "node_modules", ".bin", "bun"), join(root, "mod.ts")];
 }
 
 export function gpucheck(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): SpawnSyncReturns<string> {
@@ -34,7 +34,7 @@ export function gpucheckAsync(args: string[], opts: { cwd?: string; env?: Record
 }
 
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `gpucheck-${prefix}-`));
+  return tempDirWithPrefix(`gpucheck-${prefix}-`);
 }
 
 export const fixture = (name: string) => join(root, "test", "fixtures", "e2e", name);

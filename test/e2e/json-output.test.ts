@@ -1,13 +1,13 @@
 // --json on validate, list, keygen, certify, verify and judge: one JSON document on stdout with the
 // field names the README documents; errors stay on stderr with the same exit codes.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serialiseResults } from "../../lib/report/results.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { resultsCopy, tmp } from "../sign/keys-fixture.ts";
 import { gpucheck } from "./cli.ts";
+import { removeAfterRun, tempDir } from "../tmp.ts";
 
 const SLOW = 60_000;
 const run = (...args: string[]) => gpucheck(args, { cwd: tmp(), timeoutMs: SLOW });
@@ -35,7 +35,7 @@ test("validate --json: the suite, its tests, no warnings", () => {
 }, SLOW);
 
 test("validate --json on a bad suite: nothing on stdout, the problems on stderr, exit 2", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-json-"));
+  const dir = tempDir("gpucheck-json-");
   writeFileSync(join(dir, "bad.yaml"), "name: bad\ntests:\n  - { name: t, kind: colective }\n");
   const r = gpucheck(["validate", "bad.yaml", "--json"], { cwd: dir });
   expect(r.status).toBe(2);
@@ -129,14 +129,14 @@ describe("keygen, certify, verify --json", () => {
 });
 
 test("judge --json: the new directory, the outcome and each test's, exit as the verdict", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-json-"));
+  const dir = tempDir("gpucheck-json-");
   writeFileSync(join(dir, "results.json"), serialiseResults(FIXTURES.passing()));
-  const suite = join(dir, "..", `${dir.split("/").pop()}-other.yaml`);
+  const suite = removeAfterRun(join(dir, "..", `${dir.split("/").pop()}-other.yaml`));
   writeFileSync(
     suite,
     "name: other\nplatform:\n  type: local\ntests:\n  - name: nvlink-allreduce\n    kind: collective\n    gpusPerNode: 8\n    collective: { op: all_reduce, minBytes: 8, maxBytes: 8G }\n    expect:\n      busbw: { min: 100000 GB/s }\n",
   );
-  const out = `${dir}-judged`;
+  const out = removeAfterRun(`${dir}-judged`);
   const r = gpucheck(["judge", dir, "--suite", suite, "--out", out, "--json"]);
   expect(r.status).toBe(1);
   expect(r.stderr).toContain('gpucheck: note: test "resnet18-fashionmnist" is not in suite "other"');

@@ -1,10 +1,11 @@
 // `gpucheck show <suite>`: the suite as it runs, extends merged, each value's file:line and each
 // threshold's source comment, for built-ins and for files.
 import { expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gpucheck } from "./cli.ts";
+import { tempDir } from "../tmp.ts";
 
 const SLOW = 60_000;
 
@@ -33,7 +34,7 @@ test("a built-in: each threshold with the comment its suite wrote, each value wi
 }, SLOW);
 
 test("a file extending a built-in: the child's thresholds with its own comments, the rest from the parent", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-show-"));
+  const dir = tempDir("gpucheck-show-");
   writeFileSync(
     join(dir, "site.yaml"),
     "name: site\nextends: h100-8x\nremove: [ib-allreduce, resnet18-fashionmnist, resnet50-synthetic, transformer-bandwidth, inventory]\ntests:\n  - name: nvlink-allreduce\n    expect:\n      # node07 on 2026-11-02: 471 GB/s; 2 % below\n      busbw: { min: 460 GB/s }\n      out_of_bounds: { max: 0 }\n",
@@ -56,7 +57,7 @@ test("a file extending a built-in: the child's thresholds with its own comments,
 }, SLOW);
 
 test("a broken suite is reported as validate reports it, exit 2, nothing on stdout", () => {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-show-"));
+  const dir = tempDir("gpucheck-show-");
   writeFileSync(join(dir, "bad.yaml"), "name: bad\ntests:\n  - { name: t, kind: colective }\n");
   const r = gpucheck(["show", "bad.yaml"], { cwd: dir });
   expect(r.status).toBe(2);

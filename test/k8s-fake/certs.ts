@@ -1,9 +1,9 @@
 // A throwaway CA, a server certificate for 127.0.0.1 and a client certificate, made with the
 // openssl CLI: real clusters are reached over TLS with their own CA and, often, client certificates.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../tmp.ts";
 
 export interface Certs {
   dir: string;
@@ -15,7 +15,7 @@ export interface Certs {
 }
 
 export function makeCerts(): Certs {
-  const dir = mkdtempSync(join(tmpdir(), "k8s-fake-certs-"));
+  const dir = tempDir("k8s-fake-certs-");
   const ssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=fake-kubernetes-ca", "-days", "2");
   writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");

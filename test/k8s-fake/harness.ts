@@ -1,15 +1,13 @@
 // Runs the k8s platform against a FakeCluster the way the executor would: a RunContext with the
 // real workload package (so gpucheck_workload.launch starts the ranks), a kubeconfig for the fake,
 // live lines and notes collected.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { PlannedTest, UnitRun } from "../../lib/types.ts";
 import { k8s } from "../../plugins/k8s.ts";
 import { runTest, type RunOptions } from "../../plugins/k8s/lifecycle.ts";
-import type { CliOverrides, RunContext } from "../../plugins/types.ts";
+import type { CliOverrides } from "../../plugins/types.ts";
 import { fakeSuite, runContextFor } from "../platforms/conformance.ts";
 import type { FakeCluster } from "./cluster.ts";
+import { tempDir } from "../tmp.ts";
 
 export const PYTHON = "/usr/bin/python3";
 
@@ -36,7 +34,7 @@ export interface HarnessOptions {
 }
 
 export async function runOnFake(cluster: FakeCluster, t: Omit<PlannedTest, "rendered">, o: HarnessOptions = {}): Promise<K8sRun> {
-  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-k8s-"));
+  const outDir = tempDir("gpucheck-k8s-");
   const kubeconfig = cluster.kubeconfig(o.kubeconfigDir ?? outDir, { namespace: "gpu" });
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);

@@ -7,10 +7,10 @@
 //   - cluster DNS: every pod lives at 127.0.0.1, so a MASTER_ADDR naming a pod or Service resolves
 //     to it, and each owner (Job) gets its own MASTER_PORT, as pods with their own IPs would.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Obj } from "./store.ts";
+import { tempDir } from "../tmp.ts";
 
 type Container = { name: string; image: string; command?: string[]; args?: string[]; env?: EnvVar[]; volumeMounts?: Array<{ name: string; mountPath: string }> };
 type EnvVar = { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } };
@@ -75,7 +75,7 @@ export function expand(s: string, vars: Record<string, string>): string {
 
 export function fieldValue(pod: PodObj, path: string): string {
   const m = /^metadata\.(annotations|labels)\['(.+)'\]$/.exec(path);
-  if (m) return (pod.metadata[m[1] as "labels"] ?? {})[m[2]!] ?? "";
+  if (m) return pod.metadata[m[1] as "labels"]?.[m[2]!] ?? "";
   const fields: Record<string, string | undefined> = {
     "metadata.name": pod.metadata.name,
     "metadata.namespace": pod.metadata.namespace,
@@ -176,7 +176,7 @@ export function killGroup(proc: ChildProcess, sig: NodeJS.Signals): void {
 }
 
 export function podDir(): string {
-  return mkdtempSync(join(tmpdir(), "k8s-fake-pod-"));
+  return tempDir("k8s-fake-pod-");
 }
 
 export function removeDir(dir: string): void {

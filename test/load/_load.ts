@@ -1,15 +1,15 @@
 // Helpers for the loader tests: write suite files into a fresh directory and load them from there,
 // so messages show the short relative paths a user would type.
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect, test } from "bun:test";
 import { SuiteError } from "../../lib/errors.ts";
 import { loadSuite } from "../../lib/load.ts";
 import type { Suite } from "../../lib/types.ts";
+import { tempDir } from "../tmp.ts";
 
 export function workdir(files: Record<string, string | Uint8Array> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-load-"));
+  const dir = tempDir("gpucheck-load-");
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), content);

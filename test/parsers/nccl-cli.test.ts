@@ -2,18 +2,18 @@
 // each bad input with its exact message and exit code.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderNcclTable } from "../../lib/commands/parse-nccl-table.ts";
 import { parseNccl } from "../../lib/parsers/nccl.ts";
 import { FIXTURE_DIR, ncclFixtures } from "./nccl-fixtures.ts";
+import { tempDir } from "../tmp.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const bun = join(root, "node_modules", ".bin", "bun");
 const gpucheck = (args: string[], input?: string) => spawnSync(bun, ["mod.ts", "parse", "nccl", ...args], { cwd: root, encoding: "utf8", input });
 const multiReport = new Set(["non-mpi-one-report-per-process-srun.txt", "non-mpi-one-process-hung-srun.txt", "two-runs-one-log.txt"]);
-const tmp = mkdtempSync(join(tmpdir(), "gpucheck-parse-nccl-"));
+const tmp = tempDir("gpucheck-parse-nccl-");
 
 describe.each(ncclFixtures().map((f) => [f.name, f] as const))("parse nccl %s --json", (name, f) => {
   test("prints the expected report and exits 0", () => {

@@ -2,13 +2,12 @@
 // against each plugin with real processes: success, a failing exit code, a timeout, cancellation
 // that leaves nothing running, and hostile values that arrive literally.
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workloadFiles, workloadHash } from "../../lib/assets.ts";
 import type { Launch, PlannedTest, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
 import type { CliOverrides, Platform, RunContext } from "../../plugins/types.ts";
 import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
+import { tempDir } from "../tmp.ts";
 
 export interface ConformanceTarget {
   /** the Python that exists where ranks run (container, remote host, slurm node) */
@@ -87,7 +86,7 @@ export function runContextFor<S>(
 }
 
 export async function runScript(platform: Platform<unknown>, target: ConformanceTarget, t: Omit<PlannedTest, "rendered">, abortAfterMs?: number): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
-  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-conf-"));
+  const outDir = tempDir("gpucheck-conf-");
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);
   const cancel = abortAfterMs === undefined ? undefined : setTimeout(() => ctl.abort("cancelled"), abortAfterMs);

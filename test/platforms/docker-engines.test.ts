@@ -2,8 +2,7 @@
 // laid out, the rendezvous before the run learns it, the ssh command lines of `gpucheck plan`, and
 // the messages a failed ssh connection becomes.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Suite } from "../../lib/types.ts";
 import { docker } from "../../plugins/docker.ts";
@@ -13,6 +12,7 @@ import { dialFailure, probeScript } from "../../plugins/docker/remote.ts";
 import { settings } from "../../plugins/docker/spec.ts";
 import { sshSettings } from "../../plugins/ssh/settings.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
+import { tempDir } from "../tmp.ts";
 
 const none = settings.parse({});
 const suiteWith = (blocks: Record<string, unknown>, path = "/suites/x.yaml"): Suite => ({
@@ -57,7 +57,7 @@ describe("docker engines", () => {
   });
 
   test("the ssh platform's hostfile, relative to the suite file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpucheck-docker-hf-"));
+    const dir = tempDir("gpucheck-docker-hf-");
     writeFileSync(join(dir, "hosts"), "# rack 1\nnode-a slots=8\nops@node-b:2222\n");
     expect(urls(none, {}, suiteWith({ ssh: { hostfile: "hosts" } }, join(dir, "suite.yaml")))).toEqual(["ssh://node-a", "ssh://ops@node-b:2222"]);
   });
@@ -97,7 +97,7 @@ describe("docker units", () => {
 
 describe("docker over ssh: plan and messages", () => {
   test("gpucheck plan shows the exact ssh command of every API connection, with the ssh platform's options", () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpucheck-docker-plan-"));
+    const dir = tempDir("gpucheck-docker-plan-");
     const suite = suiteWith({ ssh: { configFile: "ssh_config", identityFile: "/keys/id", user: "ops", port: 2222, sshOptions: ["ProxyJump=bastion"] } }, join(dir, "suite.yaml"));
     const test_ = scriptTest("ar", "python3", "pass", { nodes: 2 });
     const r = docker.render({ suite, settings: none, cli: { hosts: ["n1", "root@n2:22"] }, test: test_, launch: test_.launch, workloadHash: "h" }) as { dial: Record<string, string[]>; text: string };

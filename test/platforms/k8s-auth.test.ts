@@ -3,8 +3,7 @@
 // account when gpucheck runs in-cluster. Bun's fetch ignores undici dispatchers, so this is where a
 // silently dropped CA or client certificate would show.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k from "@kubernetes/client-node";
 import { loadKubeConfig } from "../../plugins/k8s/kubeconfig.ts";
@@ -12,6 +11,7 @@ import { makeCerts, type Certs } from "../k8s-fake/certs.ts";
 import { FakeCluster } from "../k8s-fake/cluster.ts";
 import { PYTHON, runOnFake } from "../k8s-fake/harness.ts";
 import { scriptTest } from "./conformance.ts";
+import { tempDir } from "../tmp.ts";
 
 let certs: Certs;
 let tls: FakeCluster;
@@ -28,15 +28,15 @@ const ok = scriptTest("auth", PYTHON, "print('authenticated')", { nodes: 1, rank
 
 test("TLS with the cluster's CA, a client certificate and a bearer token: the run completes", async () => {
   const user = { "client-certificate-data": b64(certs.clientCert), "client-key-data": b64(certs.clientKey), token: "s3cret-token" };
-  const dir = mkdtempSync(join(tmpdir(), "kc-"));
+  const dir = tempDir("kc-");
   const path = tls.kubeconfig(dir, { namespace: "gpu", user });
-  const r = await runOnFake(tls, ok, { kubeconfigDir: mkdtempSync(join(tmpdir(), "kc2-")), runOptions: { source: { env: { KUBECONFIG: path } } } });
+  const r = await runOnFake(tls, ok, { kubeconfigDir: tempDir("kc2-"), runOptions: { source: { env: { KUBECONFIG: path } } } });
   expect(r.units[0]!.status).toBe("completed");
   expect(r.units[0]!.output).toBe("authenticated\n");
 }, 30_000);
 
 test("an exec credential plugin's token is used (as `aws eks get-token` provides it)", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kc-exec-"));
+  const dir = tempDir("kc-exec-");
   const plugin = join(dir, "get-token");
   writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"s3cret-token"}}'\n`);
   chmodSync(plugin, 0o755);
@@ -47,14 +47,14 @@ test("an exec credential plugin's token is used (as `aws eks get-token` provides
 }, 30_000);
 
 test("a wrong token is a 401 with a pointed message", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kc-bad-"));
+  const dir = tempDir("kc-bad-");
   const path = tls.kubeconfig(dir, { namespace: "gpu", user: { "client-certificate-data": b64(certs.clientCert), "client-key-data": b64(certs.clientKey), token: "wrong" } });
   const err = (await runOnFake(tls, ok, { runOptions: { source: { env: { KUBECONFIG: path } } } }).catch((e: Error) => e)) as Error;
   expect(err.message).toMatch(/^k8s: https:\/\/127\.0\.0\.1:\d+ rejected the credentials \(401 Unauthorized\) on create configmaps "gc-auth-[0-9a-f]{6}-wl" in namespace "gpu": Unauthorized: log in again or refresh the kubeconfig's token$/);
 }, 30_000);
 
 test("a cluster CA that does not match is refused, not skipped", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "kc-ca-"));
+  const dir = tempDir("kc-ca-");
   const other = makeCerts();
   const path = tls.kubeconfig(dir, { user: { token: "s3cret-token", "client-certificate-data": b64(certs.clientCert), "client-key-data": b64(certs.clientKey) } });
   const cfg = JSON.parse(await Bun.file(path).text());
@@ -65,7 +65,7 @@ test("a cluster CA that does not match is refused, not skipped", async () => {
 }, 30_000);
 
 test("in-cluster: the pod's service account token, CA and namespace; a whole run with them", async () => {
-  const root = mkdtempSync(join(tmpdir(), "sa-"));
+  const root = tempDir("sa-");
   const sa = join(root, "var/run/secrets/kubernetes.io/serviceaccount");
   mkdirSync(sa, { recursive: true });
   writeFileSync(join(sa, "token"), "s3cret-token");
@@ -89,7 +89,7 @@ test("in-cluster: the pod's service account token, CA and namespace; a whole run
 }, 30_000);
 
 test("kubeconfig search order and errors", () => {
-  const home = mkdtempSync(join(tmpdir(), "home-"));
+  const home = tempDir("home-");
   expect(() => loadKubeConfig(k, { env: {}, home })).toThrow(
     "k8s: no Kubernetes credentials: set KUBECONFIG, create ~/.kube/config, or run gpucheck in a pod with a service account",
   );

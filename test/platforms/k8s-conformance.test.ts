@@ -1,22 +1,20 @@
 // The platform conformance suite (success, failure, timeout, Ctrl-C, hostile values) run through
 // the k8s platform's own entry point, against the in-process fake API server.
 import { afterAll, beforeAll } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { k8s } from "../../plugins/k8s.ts";
 import type { Platform } from "../../plugins/types.ts";
 import { FakeCluster } from "../k8s-fake/cluster.ts";
 import { PYTHON } from "../k8s-fake/harness.ts";
 import { conformance } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";
+import { tempDir } from "../tmp.ts";
 
 let cluster: FakeCluster;
 const saved = process.env.KUBECONFIG;
 beforeAll(async () => {
   cluster = await FakeCluster.start({ nodes: ["n1", "n2"].map((name) => ({ name })) });
   // platform.run() finds its credentials as in production: through $KUBECONFIG
-  process.env.KUBECONFIG = cluster.kubeconfig(mkdtempSync(join(tmpdir(), "kc-conf-")), { namespace: "conformance" });
+  process.env.KUBECONFIG = cluster.kubeconfig(tempDir("kc-conf-"), { namespace: "conformance" });
 });
 afterAll(async () => {
   if (saved === undefined) delete process.env.KUBECONFIG;

@@ -1,13 +1,12 @@
 // A RunContext for calling the slurm platform's runSlurm directly (with a counting scheduler door),
 // shared by the integration tests and bench/slurm-pernode.ts.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { PlannedTest, Suite } from "../../lib/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import type { CliOverrides, RunContext } from "../../plugins/types.ts";
 import { fakeSuite, runContextFor } from "./conformance.ts";
+import { tempDir } from "../tmp.ts";
 
 const made: string[] = [];
 
@@ -20,7 +19,7 @@ export function slurmContext(
   t: Omit<PlannedTest, "rendered">,
   opts: { settings?: Record<string, unknown>; suite?: Partial<Suite>; cli?: CliOverrides } = {},
 ): RunContext<SlurmSettings> & { lines: string[] } {
-  const outDir = mkdtempSync(join(tmpdir(), "gpucheck-slurm-"));
+  const outDir = tempDir("gpucheck-slurm-");
   made.push(outDir);
   const lines: string[] = [];
   const ctx = runContextFor(t, {

@@ -2,8 +2,7 @@
 // remote scripts' syntax and the plan rendering. No sshd needed.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../../lib/errors.ts";
 import type { Launch } from "../../lib/types.ts";
@@ -18,6 +17,7 @@ import { killScript, prepareScript, rankScript, stageScript } from "../../plugin
 import { sshSettings } from "../../plugins/ssh/settings.ts";
 import { hostsForTest, resolveHosts } from "../../plugins/ssh/target.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
+import { tempDir } from "../tmp.ts";
 
 const HOSTILE = ["", "a b", "it's", `"dq"`, "$(touch /tmp/gpucheck-pwned)", "`id`", "x; rm -rf /", "line1\nline2", "$HOME", "*", "\\back", "-n", "a=b", "'", "''\\'", "~", "tab\there", "é ✓"];
 
@@ -111,7 +111,7 @@ describe("host lists", () => {
   });
 
   test("--hosts wins over hosts:, a relative hostfile is read next to the suite, and no hosts at all is a usage error", () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpucheck-ssh-unit-"));
+    const dir = tempDir("gpucheck-ssh-unit-");
     writeFileSync(join(dir, "nodes.txt"), "gpu07\ngpu08\n");
     const suite = { ...fakeSuite(), source: { path: join(dir, "suite.yaml"), sha256: "0", builtin: false } };
     const s = (o: object) => sshSettings.parse(o);

@@ -1,9 +1,9 @@
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tarFiles } from "../../plugins/_tar.ts";
+import { tempDir } from "../tmp.ts";
 
 test("GNU tar extracts what tarFiles writes, byte for byte, including nested and long paths", () => {
   const long = `${"d".repeat(60)}/${"e".repeat(60)}/file-with-a-long-name.py`;
@@ -13,7 +13,7 @@ test("GNU tar extracts what tarFiles writes, byte for byte, including nested and
     [long, "long\n"],
     ["empty.txt", ""],
   ]);
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-tar-"));
+  const dir = tempDir("gpucheck-tar-");
   writeFileSync(join(dir, "a.tar"), tarFiles(files, "stage"));
   const r = spawnSync("tar", ["-xf", "a.tar"], { cwd: dir, encoding: "utf8" });
   expect(r.stderr).toBe("");

@@ -1,15 +1,14 @@
 // Headless Chromium (Debian's chromium) as a test tool: the DOM after scripts ran, and screenshots.
 // Flags keep it offline and quiet: no first-run, no background networking, a throwaway profile.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { tempDir } from "../tmp.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 function run(args: string[]): string {
-  const profile = mkdtempSync(join(tmpdir(), "gpucheck-chromium-"));
+  const profile = tempDir("gpucheck-chromium-");
   try {
     const r = spawnSync(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, ...args], { encoding: "utf8", timeout: 90_000, maxBuffer: 64 * 1024 * 1024 });
     if (r.error) throw new Error(`${CHROMIUM} could not run (install Debian's chromium): ${r.error.message}`);

@@ -2,14 +2,14 @@
 // directories made from the fixtures.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serialiseResults } from "../../lib/report/results.ts";
 import type { ResultsFile } from "../../lib/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { assertResultsValid } from "./json-schema.ts";
 import { assertJunitValid } from "./xsd.ts";
+import { removeAfterRun, tempDir } from "../tmp.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -20,13 +20,13 @@ function gpucheck(...args: string[]) {
 }
 
 function resultsDir(r: ResultsFile): string {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-cmd-"));
+  const dir = tempDir("gpucheck-cmd-");
   writeFileSync(join(dir, "results.json"), serialiseResults(r));
   return dir;
 }
 
 function suiteFile(tests: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "gpucheck-suite-")), "other.yaml");
+  const path = join(tempDir("gpucheck-suite-"), "other.yaml");
   writeFileSync(path, `name: other\ndescription: other thresholds\nplatform:\n  type: local\ntests:\n${tests}`);
   return path;
 }
@@ -44,7 +44,7 @@ const read = (dir: string): ResultsFile => JSON.parse(readFileSync(join(dir, "re
 /** `gpucheck judge` into a new directory beside the run; the run itself must come out byte for byte unchanged. */
 function judge(dir: string, ...args: string[]) {
   const before = readFileSync(join(dir, "results.json"));
-  const outDir = `${dir}-judged`;
+  const outDir = removeAfterRun(`${dir}-judged`);
   const r = gpucheck("judge", dir, "--out", outDir, ...args);
   expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
   expect(existsSync(join(dir, "junit.xml"))).toBe(false);
@@ -66,7 +66,7 @@ describe("gpucheck report <dir>", () => {
   });
 
   test("a directory that is not a results directory: exit 2 and one clear line", () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpucheck-cmd-"));
+    const dir = tempDir("gpucheck-cmd-");
     const r = gpucheck("report", dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(`"${dir}": no results.json in it (is it a gpucheck results directory?)\n`);

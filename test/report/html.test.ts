@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { withUnit } from "../../lib/report/quantity.ts";
 import { renderHtml } from "../../lib/report/html.ts";
@@ -9,6 +8,7 @@ import type { ResultsFile } from "../../lib/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { dumpDom, screenshot } from "./chromium.ts";
 import { assertJunitValid } from "./xsd.ts";
+import { tempDir } from "../tmp.ts";
 
 /** data-* attributes of every <svg class="plot"> in a DOM dump, by plot id. */
 function plots(dom: string): Map<string, Record<string, string>> {
@@ -37,7 +37,7 @@ function expectedPlots(r: ResultsFile): Map<string, number> {
   return want;
 }
 
-const dir = mkdtempSync(join(tmpdir(), "gpucheck-html-"));
+const dir = tempDir("gpucheck-html-");
 const doms = new Map<string, string>();
 
 beforeAll(() => {

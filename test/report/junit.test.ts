@@ -1,19 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { renderJunit } from "../../lib/report/junit.ts";
 import type { ResultsFile } from "../../lib/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { blankTimestamps, expectGolden } from "./golden.ts";
 import { assertJunitTextValid, assertJunitValid } from "./xsd.ts";
+import { tempDir } from "../tmp.ts";
 
 const GOLDEN = resolve(import.meta.dir, "../golden/junit");
 
 /** xmllint's reading of the file: what a consumer gets out of it, after parsing. */
 function xpath(xml: string, expr: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-junit-"));
+  const dir = tempDir("gpucheck-junit-");
   const path = join(dir, "junit.xml");
   writeFileSync(path, xml);
   // xmllint ends its answer with a newline of its own
@@ -111,7 +111,7 @@ describe("what Jenkins gets", () => {
   });
 
   test("assertJunitValid reports a broken file with xmllint's message, and wrong counts", () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpucheck-junit-"));
+    const dir = tempDir("gpucheck-junit-");
     writeFileSync(join(dir, "bad.xml"), `<testsuite name="x" tests="1" failures="0" errors="0" time="1,5.5"><testcase name="a"/></testsuite>`);
     expect(() => assertJunitValid(join(dir, "bad.xml"))).toThrow("does not validate against junit-10.xsd");
     writeFileSync(join(dir, "count.xml"), `<testsuite name="x" tests="2" failures="0" errors="0"><testcase name="a"/></testsuite>`);

@@ -1,15 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { RESULTS_SCHEMA_ID, resultsJsonSchema } from "../../lib/report/results-schema.ts";
 import { parseResults, readResults, serialiseResults } from "../../lib/report/results.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { expectGolden } from "./golden.ts";
 import { RESULTS_SCHEMA, assertResultsValid, resultsSchemaErrors } from "./json-schema.ts";
+import { tempDir } from "../tmp.ts";
 
 const FIXTURE_DIR = resolve(import.meta.dir, "../fixtures/results");
-const tmp = () => mkdtempSync(join(tmpdir(), "gpucheck-results-"));
+const tmp = () => tempDir("gpucheck-results-");
 
 describe("schema/results.schema.json", () => {
   test("is the JSON Schema generated from lib/report/results-schema.ts (GPUCHECK_UPDATE_GOLDEN=1 rewrites it)", () => {

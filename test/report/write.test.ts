@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../lib/report/results.ts";
 import { writeFinalFiles, writeRunFiles } from "../../lib/report/write.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { assertResultsValid } from "./json-schema.ts";
 import { assertJunitValid } from "./xsd.ts";
+import { tempDir } from "../tmp.ts";
 
-const tmp = () => mkdtempSync(join(tmpdir(), "gpucheck-write-"));
+const tmp = () => tempDir("gpucheck-write-");
 
 describe("results directory files", () => {
   test("after every test: results.json and junit.xml, both valid, nothing else, no temporary files left", () => {

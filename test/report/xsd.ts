@@ -2,9 +2,9 @@
 // xmllint from Debian's libxml2-utils, plus the counts Jenkins' schema cannot check. Other tests
 // that produce a junit.xml (integration runs of every platform) call assertJunitValid on it.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { tempDir } from "../tmp.ts";
 
 export const JUNIT_XSD = resolve(import.meta.dir, "../fixtures/junit/junit-10.xsd");
 
@@ -39,7 +39,7 @@ export function assertJunitValid(path: string): void {
 
 /** The same for text not yet on disk. */
 export function assertJunitTextValid(xml: string, name = "junit.xml"): void {
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-junit-"));
+  const dir = tempDir("gpucheck-junit-");
   const path = join(dir, name);
   writeFileSync(path, xml);
   assertJunitValid(path);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { gpucheck as run } from "../e2e/cli.ts";
 import { resultsCopy, tmp } from "./keys-fixture.ts";
 
-/** The compiled binary when it is built (CI builds first), else mod.ts through Bun. */
+/** Through test/e2e/cli.ts: the sources in the unit tier, the built binary in the integration tier. */
 function gpucheck(...args: string[]) {
   const p = run(args, { cwd: tmp(), timeoutMs: 60_000 });
   return { code: p.status, out: p.stdout, err: p.stderr };

@@ -1,8 +1,8 @@
 // Published test keys (never for real use) as KeyObjects, and throwaway copies of the results fixtures.
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { chmodSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../tmp.ts";
 
 export const DSSE = join(import.meta.dir, "../fixtures/dsse");
 export const SIGN = join(import.meta.dir, "../fixtures/sign");
@@ -26,7 +26,7 @@ export function dsseSpecP256(): KeyObject {
 }
 
 export function tmp(prefix = "gpucheck-sign-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** A writable copy of a results fixture directory. */

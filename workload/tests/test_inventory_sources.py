@@ -4,7 +4,6 @@ Fake `nvidia-smi`, `ibstat`, `dmesg` and `journalctl` on PATH answer from the re
 fail the way the real tools fail for an unprivileged user), so collect() runs its real probes.
 """
 import errno
-import os
 
 import pytest
 

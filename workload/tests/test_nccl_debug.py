@@ -3,7 +3,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 
 from gpucheck_workload import nccl_debug
 

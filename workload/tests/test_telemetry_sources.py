@@ -5,7 +5,6 @@ kernel's layout (one decimal integer per file); the Xid watch real kernel-log li
 are shell scripts that print the real capture, hang, fail or print something else.
 """
 import errno
-import os
 
 import pytest
 

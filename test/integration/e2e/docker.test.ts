@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runLabel } from "../../plugins/docker.ts";
-import { assertJunitValid } from "../report/xsd.ts";
-import { gpucheck, gpucheckAsync, tempDir } from "./cli.ts";
+import { runLabel } from "../../../plugins/docker.ts";
+import { assertJunitValid } from "../../report/xsd.ts";
+import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 
 const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");
 const IMAGE = process.env.GPUCHECK_TEST_IMAGE ?? "gpucheck-test/torch-cpu:bookworm";

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixture, gpucheck, tempDir } from "./cli.ts";
+import { fixture, gpucheck, tempDir } from "../../e2e/cli.ts";
 
 const dirs: string[] = [];
 const scratch = () => {

@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { processesWithEnv } from "../platforms/leftovers.ts";
-import { assertJunitValid } from "../report/xsd.ts";
-import { fixture, gpucheck, gpucheckAsync, tempDir } from "./cli.ts";
+import { processesWithEnv } from "../../platforms/leftovers.ts";
+import { assertJunitValid } from "../../report/xsd.ts";
+import { fixture, gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 
 /** results.json of a run; its junit.xml must validate against junit-10.xsd whatever happened */
 const readResults = (dir: string) => {

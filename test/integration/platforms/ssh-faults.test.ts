@@ -4,11 +4,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
-import { ssh } from "../../plugins/ssh.ts";
-import { rankArgv } from "../../plugins/ssh/argv.ts";
-import type { Platform, RunContext } from "../../plugins/types.ts";
-import { runScript, scriptTest } from "./conformance.ts";
-import { localLeftovers } from "./leftovers.ts";
+import { ssh } from "../../../plugins/ssh.ts";
+import { rankArgv } from "../../../plugins/ssh/argv.ts";
+import type { Platform, RunContext } from "../../../plugins/types.ts";
+import { runScript, scriptTest } from "../../platforms/conformance.ts";
+import { localLeftovers } from "../../platforms/leftovers.ts";
 import { freezeHost, killHost, remoteLeftovers, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
 const t = SSH_INFRA ? test : test.skip;

@@ -1,11 +1,11 @@
 // The docker platform against real engines: Docker Engine (dockerd) and podman's Docker API.
 import { describe, expect, test } from "bun:test";
 import Docker from "dockerode";
-import { docker, RUN_LABEL } from "../../plugins/docker.ts";
-import { containerBody, deviceRequests, settings } from "../../plugins/docker/spec.ts";
-import type { Platform } from "../../plugins/types.ts";
-import { conformance, expectCompleted, runScript, scriptTest } from "./conformance.ts";
-import { localLeftovers } from "./leftovers.ts";
+import { docker, RUN_LABEL } from "../../../plugins/docker.ts";
+import { containerBody, deviceRequests, settings } from "../../../plugins/docker/spec.ts";
+import type { Platform } from "../../../plugins/types.ts";
+import { conformance, expectCompleted, runScript, scriptTest } from "../../platforms/conformance.ts";
+import { localLeftovers } from "../../platforms/leftovers.ts";
 
 const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");
 const IMAGE = process.env.GPUCHECK_TEST_IMAGE ?? "gpucheck-test/torch-cpu:bookworm";

@@ -7,8 +7,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { assertJunitValid } from "../report/xsd.ts";
-import { fixture, gpucheckArgv, tempDir } from "./cli.ts";
+import { assertJunitValid } from "../../report/xsd.ts";
+import { fixture, gpucheckArgv, tempDir } from "../../e2e/cli.ts";
 
 const dir = tempDir("preflight");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,7 +124,7 @@ describe("preflight through the binary alone in an empty directory", () => {
     // nvidia-smi -L answering with the GPU line of a real H100 capture, so only the binary is missing
     const bin = join(dir, "bin");
     mkdirSync(bin, { recursive: true });
-    const capture = join(import.meta.dir, "..", "..", "workload", "tests", "fixtures", "nvlink-s-h100-1gpu-590.48.01-tab-indent.txt");
+    const capture = join(import.meta.dir, "..", "..", "..", "workload", "tests", "fixtures", "nvlink-s-h100-1gpu-590.48.01-tab-indent.txt");
     copyFileSync(capture, join(dir, "nvlink.txt"));
     writeFileSync(join(bin, "nvidia-smi"), `#!/bin/sh\n[ "$1" = -L ] && exec grep '^GPU ' "${dir}/nvlink.txt"\nexit 2\n`);
     chmodSync(join(bin, "nvidia-smi"), 0o755);

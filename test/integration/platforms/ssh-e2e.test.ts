@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
+import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 import { killHost, remoteLeftovers, remoteProcesses, reviveHosts, SSH_INFRA, sshInfra } from "./ssh-infra.ts";
 
 const t = SSH_INFRA ? test : test.skip;
@@ -16,7 +16,6 @@ function suiteFile(dir: string, body: string): string {
   return path;
 }
 
-// biome-ignore lint: results.json is read as plain data
 const results = (out: string): any => JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
 
 test("gpucheck plan --platform ssh --hosts: every rank's exact ssh argv as JSON, no sshd needed", () => {

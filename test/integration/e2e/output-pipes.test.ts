@@ -4,9 +4,9 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { gpucheckArgv } from "./cli.ts";
+import { gpucheckArgv } from "../../e2e/cli.ts";
 
-const root = join(import.meta.dir, "..", "..");
+const root = join(import.meta.dir, "..", "..", "..");
 const ncclDir = join(root, "test", "fixtures", "nccl");
 const biggestLog = readdirSync(ncclDir)
   .filter((f) => f.endsWith(".txt"))

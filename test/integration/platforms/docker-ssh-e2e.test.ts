@@ -5,8 +5,8 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runLabel } from "../../plugins/docker.ts";
-import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
+import { runLabel } from "../../../plugins/docker.ts";
+import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 import { DOCKER_SSH, transports } from "./docker-ssh-infra.ts";
 import { sshInfra } from "./ssh-infra.ts";
 
@@ -34,7 +34,6 @@ function suiteFile(dir: string): string {
   return path;
 }
 
-// biome-ignore lint: results.json is read as plain data
 const results = (out: string): any => JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
 
 /** `docker ps -a --filter label=gpucheck.run=<this run>`: what the run left on the engine. */

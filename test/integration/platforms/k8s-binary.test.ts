@@ -2,13 +2,13 @@
 // loaded lazily inside a `bun build --compile` executable, talking to the in-process fake API server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { FakeCluster } from "../k8s-fake/cluster.ts";
+import { FakeCluster } from "../../k8s-fake/cluster.ts";
+import { tempDir } from "../../tmp.ts";
 
-const binary = join(import.meta.dir, "..", "..", "compiled", "gpucheck");
+const binary = join(import.meta.dir, "..", "..", "..", "compiled", "gpucheck");
 
 const SUITE = `name: k8s-binary
 description: per-node inventory and a two-node gloo all-reduce
@@ -37,7 +37,7 @@ tests:
 
 describe.skipIf(!existsSync(binary))("compiled/gpucheck on the k8s platform", () => {
   let cluster: FakeCluster;
-  const dir = mkdtempSync(join(tmpdir(), "gpucheck-k8s-bin-"));
+  const dir = tempDir("gpucheck-k8s-bin-");
   beforeAll(async () => {
     cluster = await FakeCluster.start({ nodes: ["gpu-1", "gpu-2"].map((name) => ({ name })) });
     cluster.kubeconfig(dir, { namespace: "acceptance" });

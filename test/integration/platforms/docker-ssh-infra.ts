@@ -1,10 +1,10 @@
 // What the docker-over-ssh tests share: whether both infras are expected, the conformance target
 // (docker engines reached through test/infra/ssh.sh's hosts) and what a run may leave behind.
 import Docker from "dockerode";
-import { RUN_LABEL } from "../../plugins/docker.ts";
-import { settings } from "../../plugins/docker/spec.ts";
-import type { ConformanceTarget } from "./conformance.ts";
-import { localLeftovers } from "./leftovers.ts";
+import { RUN_LABEL } from "../../../plugins/docker.ts";
+import { settings } from "../../../plugins/docker/spec.ts";
+import type { ConformanceTarget } from "../../platforms/conformance.ts";
+import { localLeftovers } from "../../platforms/leftovers.ts";
 import { remoteProcesses, sshInfra } from "./ssh-infra.ts";
 
 const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");

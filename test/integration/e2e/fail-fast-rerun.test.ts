@@ -5,10 +5,9 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { assertJunitValid } from "../report/xsd.ts";
-import { fixture, gpucheck, tempDir } from "./cli.ts";
+import { assertJunitValid } from "../../report/xsd.ts";
+import { fixture, gpucheck, tempDir } from "../../e2e/cli.ts";
 
-// biome-ignore lint: results.json is read as plain data
 const results = (dir: string): any => {
   assertJunitValid(join(dir, "junit.xml"));
   return JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));

@@ -2,19 +2,18 @@
 // host). Runs when GPUCHECK_INFRA lists "slurm"; then a Slurm that does not answer fails the tests.
 import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { workloadHash } from "../../lib/assets.ts";
-import type { UnitRun } from "../../lib/types.ts";
-import { slurm } from "../../plugins/slurm.ts";
-import { type IoResult, type SlurmIo, systemIo } from "../../plugins/slurm/cli.ts";
-import { runSlurm } from "../../plugins/slurm/run.ts";
-import type { Platform } from "../../plugins/types.ts";
-import { gpucheck, gpucheckAsync, tempDir } from "../e2e/cli.ts";
-import { conformance, expectCompleted, scriptTest } from "./conformance.ts";
-import { localLeftovers, processesWithEnv } from "./leftovers.ts";
-import { removeSlurmContexts, slurmContext } from "./slurm-context.ts";
+import { workloadHash } from "../../../lib/assets.ts";
+import type { UnitRun } from "../../../lib/types.ts";
+import { slurm } from "../../../plugins/slurm.ts";
+import { type IoResult, type SlurmIo, systemIo } from "../../../plugins/slurm/cli.ts";
+import { runSlurm } from "../../../plugins/slurm/run.ts";
+import type { Platform } from "../../../plugins/types.ts";
+import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
+import { conformance, expectCompleted, scriptTest } from "../../platforms/conformance.ts";
+import { localLeftovers, processesWithEnv } from "../../platforms/leftovers.ts";
+import { removeSlurmContexts, slurmContext } from "../../platforms/slurm-context.ts";
 
 const enabled = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("slurm");
 const it = enabled ? test : test.skip;
@@ -124,7 +123,7 @@ describe("slurm on a real Slurm", () => {
   }, 60_000);
 
   it("stageDir: the workload is written once per content and imported from there", async () => {
-    const stageDir = mkdtempSync(join(tmpdir(), "gpucheck-stage-"));
+    const stageDir = tempDir("stage");
     const code = "import os, gpucheck_workload; print('FROM', os.path.dirname(os.path.dirname(gpucheck_workload.__file__)), flush=True)";
     const first = await runSlurm(slurmContext(scriptTest("staged", PY, code, { ranksPerNode: 1 }), { settings: { stageDir } }));
     const dir = join(stageDir, `gpucheck-${workloadHash().slice(0, 16)}`);

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const SSH_INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("ssh");
-export const INFRA_SCRIPT = join(import.meta.dir, "../infra/ssh.sh");
+export const INFRA_SCRIPT = join(import.meta.dir, "../../infra/ssh.sh");
 const ENV_FILE = `${process.env.GPUCHECK_SSH_BASE ?? "/run/gpucheck-test/ssh"}/env`;
 
 export interface SshInfra {

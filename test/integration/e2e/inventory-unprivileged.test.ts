@@ -6,10 +6,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { assertJunitValid } from "../report/xsd.ts";
-import { gpucheckArgv, tempDir } from "./cli.ts";
+import { assertJunitValid } from "../../report/xsd.ts";
+import { gpucheckArgv, tempDir } from "../../e2e/cli.ts";
 
-const fixtures = join(import.meta.dir, "..", "..", "workload", "tests", "fixtures");
+const fixtures = join(import.meta.dir, "..", "..", "..", "workload", "tests", "fixtures");
 const dir = tempDir("unprivileged");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
