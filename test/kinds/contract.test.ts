@@ -2,13 +2,13 @@
 // (/usr/bin/python3, torch CPU), and what it prints — as the kind's parser reads it — must match the
 // kind's result schema, both the zod one (lib/kinds/<kind>/result.ts) and the committed JSON Schema
 // (schema/workload-<kind>.schema.json, checked by Python's jsonschema, an implementation not ours).
-import { afterAll, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AnyKind } from "../../lib/kinds/kind.ts";
 import { KINDS } from "../../lib/kinds/mod.ts";
+import { tempDir } from "../tmp.ts";
 import { contractPath } from "../../lib/kinds/reference.ts";
 import { parseNccl } from "../../lib/parsers/nccl.ts";
 import { taggedLines } from "../../lib/parsers/protocol.ts";
@@ -17,8 +17,7 @@ import { schemaErrors } from "../report/json-schema.ts";
 const root = resolve(import.meta.dir, "../..");
 const WORKLOAD = join(root, "workload");
 const NODE_SAMPLES = join(WORKLOAD, "tests", "fixtures");
-const dir = mkdtempSync(join(tmpdir(), "gpucheck-contract-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("gpucheck-contract-");
 
 function freePort(): Promise<number> {
   return new Promise((ok) => {

@@ -1,29 +1,18 @@
 // Runs a suite through the whole pipeline in-process on the fake platform and reads back what it
 // wrote, checking on the way that results.json and junit.xml are valid.
 import { expect } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSuite } from "../../lib/load.ts";
 import { buildPlan } from "../../lib/plan.ts";
 import type { Progress } from "../../lib/progress.ts";
 import { executePlan } from "../../lib/run-suite.ts";
 import type { ResultsFile } from "../../lib/types.ts";
+import { tempDir } from "../tmp.ts";
 import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";
 import { type Behaviour, fakePlatform, PYTHON } from "./fake-platform.ts";
 
-const dirs: string[] = [];
-/** Removes every directory scratch() made; for afterAll. */
-export function removeScratch(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}
-
-export function scratch(): string {
-  const d = mkdtempSync(join(tmpdir(), "gpucheck-pipeline-"));
-  dirs.push(d);
-  return d;
-}
 
 /** A suite of gloo collectives, one per named test, each with its own timeout. */
 async function planOf(dir: string, tests: Array<{ name: string; timeout?: string }>) {
@@ -68,7 +57,7 @@ function quietProgress(seen: Seen): Progress {
 }
 
 export async function runSuite(tests: Array<{ name: string; timeout?: string; behaviour: Behaviour }>, opts: { failFast?: boolean; cancelOn?: string } = {}) {
-  const dir = scratch();
+  const dir = tempDir("gpucheck-pipeline-");
   const { suite, plan, yaml } = await planOf(dir, tests);
   const cancel = new AbortController();
   const platform = fakePlatform(Object.fromEntries(tests.map((t) => [t.name, t.behaviour])), {

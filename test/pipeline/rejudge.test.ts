@@ -1,14 +1,13 @@
 // `gpucheck judge <dir>` parses the saved rank logs again (so a parser fix reaches old runs) and,
 // where a log is gone, judges the saved measurement and says so.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ResultsFile } from "../../lib/types.ts";
 import { NCCL_LOG, NODE } from "./fake-platform.ts";
-import { removeScratch, runSuite } from "./harness.ts";
+import { runSuite } from "./harness.ts";
 
-afterAll(removeScratch);
 
 const ROOT = resolve(import.meta.dir, "../..");
 

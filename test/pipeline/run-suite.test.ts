@@ -1,14 +1,13 @@
 // The whole pipeline of `gpucheck suite` in-process (preflight → execute → assess → write), on a fake
 // platform that writes real rank log files: what ends up in results.json and junit.xml for a pass, a
 // failing rank, a timeout, Ctrl-C and a rank that prints nothing.
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResultsFile } from "../../lib/types.ts";
 import { NODE } from "./fake-platform.ts";
-import { removeScratch, runSuite } from "./harness.ts";
+import { runSuite } from "./harness.ts";
 
-afterAll(removeScratch);
 
 const unit = (r: ResultsFile, test: string) => r.tests.find((t) => t.name === test)!.units[0]!;
 
