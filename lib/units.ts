@@ -64,21 +64,6 @@ export function parseDuration(input: unknown): Parsed<number> {
   return { ok: true, value: Math.round(ms) };
 }
 
-/** 5400000 → "1h30m", 1500 → "1.5s", 250 → "250ms". */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  if (ms < 60_000) return `${ms / 1000}s`;
-  let out = "";
-  let rest = ms;
-  for (const [unit, f] of [["h", 3_600_000], ["m", 60_000]] as const) {
-    if (rest >= f) {
-      out += `${Math.floor(rest / f)}${unit}`;
-      rest %= f;
-    }
-  }
-  return rest === 0 ? out : `${out}${rest / 1000}s`;
-}
-
 /** "400 GB/s" → { value: 400, unit: "GB/s" }; "95%" → { value: 95, unit: "%" }; 7 → unit "". */
 export function parseQuantity(input: unknown): { value: number; unit: string } | undefined {
   if (typeof input === "number") return Number.isFinite(input) ? { value: input, unit: "" } : undefined;
