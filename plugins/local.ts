@@ -1,10 +1,13 @@
 // The local platform: a test's ranks as subprocesses of this host.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import type { RankLog, UnitRun } from "../lib/types.ts";
+import type { UnitRun } from "../lib/types.ts";
+import { freePort } from "./_shared/free-port.ts";
+import { exitHow } from "./_shared/rank-lines.ts";
+import { UnitLog } from "./_shared/unit-log.ts";
+import { stopReason, unitResult } from "./_shared/unit-result.ts";
 import { runProc } from "./_proc.ts";
 import { rankEnv, type Platform, type RenderContext, type RunContext } from "./types.ts";
 
@@ -54,18 +57,6 @@ function ranksFor(ctx: RenderContext<Settings>, stageDir: string, port: number |
   }));
 }
 
-/** A port nothing listens on at 127.0.0.1 (the kernel picks one); the docker platform uses it too. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function stage(files: ReadonlyMap<string, string>, dir: string): void {
   for (const [rel, text] of files) {
     const p = join(dir, rel);
@@ -78,79 +69,52 @@ async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {
   const stageDir = ctx.settings.stageDir ?? join(ctx.outDir, "workload");
   stage(ctx.workload, stageDir);
   const port = ctx.settings.masterPort ?? (await freePort());
-  const unit = ctx.test.perNode ? hostname() : "all";
-  const unitDir = join(ctx.logDir, unit);
-  mkdirSync(unitDir, { recursive: true });
-  const startedAt = new Date().toISOString();
+  const host = hostname();
+  const unit = ctx.test.perNode ? host : "all";
+  const log = new UnitLog({ dir: join(ctx.logDir, unit), unit, onLine: ctx.onLine });
+  const startedAt = Date.now();
 
   // one failing rank leaves its peers blocked in a collective: end them after a grace period
   const peersFailed = new AbortController();
   const stop = AbortSignal.any([ctx.signal, peersFailed.signal]);
-  let firstFailure: { rank: number; code: number | null } | undefined;
-  const tail: string[] = [];
+  let firstFailure: { rank: number; code: number | null; signal: string | null } | undefined;
 
   const launches = ranksFor(ctx, stageDir, port);
+  for (const l of launches) log.open(l.rank);
   const results = await Promise.all(
     launches.map(async (l) => {
-      const path = join(unitDir, `rank-${l.rank}.log`);
       const res = await runProc({
         argv: l.argv,
         env: { ...(process.env as Record<string, string>), ...l.env },
-        logPath: path,
         signal: stop,
-        onLine: (line) => {
-          ctx.onLine(unit, l.rank, line);
-          // telemetry samples would push people's lines out of the tail
-          if (line.includes("GPUCHECK_TELEMETRY")) return;
-          tail.push(`[rank ${l.rank}] ${line}`);
-          if (tail.length > 200) tail.splice(0, tail.length - 200);
-        },
+        onLine: (line) => log.line(l.rank, line, host),
       });
       if (res.code !== 0 && !firstFailure && !ctx.signal.aborted) {
-        firstFailure = { rank: l.rank, code: res.code };
+        firstFailure = { rank: l.rank, code: res.code, signal: res.signal };
         setTimeout(() => peersFailed.abort("peer failed"), ctx.settings.peerFailureGraceMs).unref?.();
       }
-      return { launch: l, res, path };
+      return { launch: l, res };
     }),
   );
-
-  const ranks: RankLog[] = results.map(({ launch, res, path }) => ({
-    rank: launch.rank,
-    host: hostname(),
-    path,
-    exitCode: res.code,
-  }));
-  const rank0 = results[0]!.res;
-  const base = {
-    unit,
-    hosts: [hostname()],
-    startedAt,
-    endedAt: new Date().toISOString(),
-    ranks,
-    output: rank0.stdout + rank0.stderr,
-    tail: tail.slice(-40).join("\n"),
-  };
+  await log.close();
   const killed = results.filter((r) => r.res.killed).map((r) => `rank ${r.launch.rank} (pid ${r.res.pid})`);
-  if (ctx.signal.aborted) {
-    const reason = ctx.signal.reason === "timeout" ? "timeout" : "cancelled";
-    const what = reason === "timeout" ? `timed out after ${Math.round(ctx.test.timeoutMs / 1000)}s` : "cancelled";
-    return [{ ...base, status: reason, message: `${what}: killed ${killed.join(", ") || "nothing (ranks had exited)"}` }];
-  }
   const spawnError = results.find((r) => r.res.spawnError)?.res.spawnError;
-  if (spawnError) return [{ ...base, status: "infra", message: `could not launch: ${spawnError}` }];
-  if (firstFailure) {
-    const r = results[firstFailure.rank]!.res;
-    const why = lastWorkloadError(r.stderr) ?? lastWorkloadError(r.stdout);
-    const code = firstFailure.code === null ? `signal ${r.signal}` : `exit code ${firstFailure.code}`;
-    return [{ ...base, status: "failed", message: `rank ${firstFailure.rank} on ${hostname()} failed with ${code}${why ? `: ${why}` : ""}` }];
-  }
-  return [{ ...base, status: "completed" }];
-}
-
-/** The workload's own one-line explanation, when it gave one. */
-export function lastWorkloadError(text: string): string | undefined {
-  const m = [...text.matchAll(/^gpucheck-workload: error: (.*)$/gm)].pop();
-  return m?.[1];
+  const codes = new Map(results.map((r) => [r.launch.rank, r.res.code]));
+  return [
+    unitResult({
+      unit,
+      hosts: [host],
+      startedAt,
+      ranks: log.ranks([...codes.keys()], (r) => codes.get(r) ?? null, () => host),
+      output: log.output(),
+      tail: log.tail(),
+      ...(ctx.signal.aborted ? { stopped: { by: stopReason(ctx.signal), timeoutMs: ctx.test.timeoutMs, what: `killed ${killed.join(", ") || "nothing (ranks had exited)"}` } } : {}),
+      ...(spawnError ? { infra: [`could not launch: ${spawnError}`] } : {}),
+      ...(firstFailure
+        ? { failed: { who: `rank ${firstFailure.rank}`, on: host, how: `failed with ${exitHow(firstFailure.code, firstFailure.signal)}`, reason: log.lastError(firstFailure.rank) } }
+        : {}),
+    }),
+  ];
 }
 
 export const local: Platform<Settings> = {

@@ -4,7 +4,8 @@
 import type Docker from "dockerode";
 import { PlatformError, SuiteError } from "../../lib/errors.ts";
 import type { UnitRun } from "../../lib/types.ts";
-import { freePort } from "../local.ts";
+import { freePort } from "../_shared/free-port.ts";
+import { stopReason, unitResult } from "../_shared/unit-result.ts";
 import type { RunContext } from "../types.ts";
 import { client, removeRun } from "./client.ts";
 import { engineList, sshBlock, type Engine } from "./engines.ts";
@@ -81,16 +82,6 @@ async function masterOf(u: UnitPlan, probe: Probe, ssh: { masterAddr?: string; m
 
 /** A unit that never started its containers: infra, or how the run was stopped meanwhile. */
 function notRun(ctx: RunContext<DockerSettings>, u: UnitPlan, message: string, startedAt: string): UnitRun {
-  const stopped = ctx.signal.aborted ? (ctx.signal.reason === "timeout" ? "timeout" : "cancelled") : undefined;
-  return {
-    unit: u.unit,
-    hosts: u.nodes.map((n) => n.node),
-    status: stopped ?? "infra",
-    message: stopped ? `${stopped === "timeout" ? "timed out" : "cancelled"} before the containers started: ${message}` : message,
-    startedAt,
-    endedAt: new Date().toISOString(),
-    ranks: [],
-    output: "",
-    tail: "",
-  };
+  const stopped = ctx.signal.aborted ? { by: stopReason(ctx.signal), timeoutMs: ctx.test.timeoutMs, what: `before the containers started: ${message}` } : undefined;
+  return unitResult({ unit: u.unit, hosts: u.nodes.map((n) => n.node), startedAt, ...(stopped ? { stopped } : { infra: [message] }) });
 }

@@ -1,13 +1,14 @@
 // One unit (the whole test, or one node in per-node mode): create its containers, inject the
 // workload, start them, stream their ranks' lines, wait, and turn exit codes into a verdict.
 // A container that fails stops its peers: they would wait in a collective until the timeout.
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
-import type { RankLog, UnitRun, UnitStatus } from "../../lib/types.ts";
+import type { UnitRun } from "../../lib/types.ts";
+import { launchFailure } from "../_shared/rank-lines.ts";
+import { UnitLog } from "../_shared/unit-log.ts";
+import { stopReason, unitResult, type UnitFacts } from "../_shared/unit-result.ts";
 import { tarFiles } from "../_tar.ts";
-import { lastWorkloadError } from "../local.ts";
 import type { RunContext } from "../types.ts";
 import { engineMessage } from "./client.ts";
 import type { Planned } from "./plan.ts";
@@ -24,15 +25,13 @@ interface Started {
   container: Docker.Container;
   done: Promise<number | null>;
   ended: Promise<unknown>;
-  logs: Map<number, WriteStream>;
 }
 
 export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string, unit: Planned, engines: UnitEngines): Promise<UnitRun> {
-  const dir = join(ctx.logDir, unitName);
-  mkdirSync(dir, { recursive: true });
-  const startedAt = new Date().toISOString();
-  const tail: string[] = [];
-  const output: string[] = [];
+  const log = new UnitLog({ dir: join(ctx.logDir, unitName), unit: unitName, onLine: ctx.onLine });
+  const startedAt = Date.now();
+  const R = ctx.test.ranksPerNode;
+  const ranksOf = (node: NodeSpec) => Array.from({ length: R }, (_, l) => node.nodeRank * R + l);
   const started: Started[] = [];
   const archive = Buffer.from(tarFiles(new Map([...ctx.workload].map(([p, t]) => [`${STAGE.slice(1)}/${p}`, t]))));
 
@@ -41,27 +40,16 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
     const { name, ...rest } = body;
     const container = await d.createContainer({ name, ...rest } as Docker.ContainerCreateOptions);
     // every rank has a log, even one that prints nothing (most ranks but 0, in most tests)
-    const first = node.nodeRank * ctx.test.ranksPerNode;
-    const logs = new Map(Array.from({ length: ctx.test.ranksPerNode }, (_, l) => [first + l, createWriteStream(join(dir, `rank-${first + l}.log`))] as const));
+    const ranks = ranksOf(node);
+    for (const r of ranks) log.open(r);
     // registered before anything else can fail, so a half-started node is still stopped and removed
-    const entry: Started = { node, container, done: Promise.resolve(null), ended: Promise.resolve(), logs };
+    const entry: Started = { node, container, done: Promise.resolve(null), ended: Promise.resolve() };
     started.push(entry);
     await container.putArchive(archive, { path: "/" });
     const stream = await container.attach({ stream: true, stdout: true, stderr: true });
     entry.ended = new Promise((r) => stream.once("end", r).once("close", r).once("error", r));
-    const sink = lineSink((line) => {
-      const m = /^\[rank (\d+)\] (.*)$/.exec(line);
-      const rank = m ? Number(m[1]) : -1;
-      const text = m ? m[2]! : line;
-      if (rank >= 0) {
-        if (!logs.has(rank)) logs.set(rank, createWriteStream(join(dir, `rank-${rank}.log`)));
-        logs.get(rank)!.write(`${text}\n`);
-        if (rank === 0) output.push(text);
-      }
-      if (!text.includes("GPUCHECK_TELEMETRY")) tail.push(`[${node.node} rank ${rank < 0 ? "-" : rank}] ${text}`);
-      if (tail.length > 200) tail.splice(0, tail.length - 200);
-      ctx.onLine(unitName, Math.max(rank, 0), text);
-    });
+    // the container runs gpucheck_workload.launch, which prefixes its ranks' lines
+    const sink = lineSink((line) => log.processLine(node.node, ranks, true, line, node.node));
     d.modem.demuxStream(stream, sink, sink);
     await container.start();
     entry.done = container.wait().then((r: { StatusCode?: number }) => r.StatusCode ?? null, () => null);
@@ -94,51 +82,31 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
   ctx.signal.removeEventListener("abort", onAbort);
   // the attach streams end when their containers do; over ssh the last lines may trail the exit
   await Promise.race([Promise.all(started.map((s) => s.ended)), Bun.sleep(3000)]);
-  for (const s of started) for (const w of s.logs.values()) await new Promise((r) => w.end(r));
+  await log.close();
 
-  const ranks: RankLog[] = started.flatMap((s, i) =>
-    Array.from({ length: ctx.test.ranksPerNode }, (_, l) => {
-      const rank = s.node.nodeRank * ctx.test.ranksPerNode + l;
-      return { rank, host: s.node.node, path: join(dir, `rank-${rank}.log`), exitCode: codes[i] ?? null };
-    }),
-  );
-  let status: UnitStatus = "completed";
-  let message: string | undefined;
-  if (ctx.signal.aborted) {
-    status = ctx.signal.reason === "timeout" ? "timeout" : "cancelled";
-    message = `${status === "timeout" ? `timed out after ${Math.round(ctx.test.timeoutMs / 1000)}s` : "cancelled"}: stopped containers ${started.map((s) => `${s.node.node}:${s.container.id.slice(0, 12)}`).join(", ")}`;
-  } else if (infra) {
-    status = "infra";
-    message = infra;
-  } else {
-    const bad = firstBad;
-    if (bad !== undefined) {
-      const node = started[bad]!.node;
-      const lost = codes[bad] === null ? engines.lost(node.engine) : undefined;
-      if (lost) {
-        status = "infra";
-        message = `lost the engine of ${node.node} while its container ran: ${lost}`;
-      } else {
-        status = "failed";
-        // the failing node's own lines: a peer stopped because of it reports its own "failure"
-        const text = tail.filter((l) => l.startsWith(`[${node.node} `)).join("\n");
-        const rank = /gpucheck-launch: rank (\d+)/.exec(text)?.[1];
-        const reason = lastWorkloadError(text.replace(/^\[[^\]]*\] /gm, ""));
-        message = `container on ${node.node} exited with ${codes[bad] ?? "no status"}${rank ? ` (rank ${rank})` : ""}${reason ? `: ${reason}` : ""}`;
-      }
-    }
-  }
-  return {
+  const codeOf = new Map(started.flatMap((s, i) => ranksOf(s.node).map((r) => [r, { host: s.node.node, code: codes[i] ?? null }] as const)));
+  const facts: UnitFacts = {
     unit: unitName,
     hosts: unit.map((u) => u.node.node),
-    status,
-    ...(message ? { message } : {}),
     startedAt,
-    endedAt: new Date().toISOString(),
-    ranks,
-    output: output.join("\n"),
-    tail: tail.slice(-40).join("\n"),
+    ranks: log.ranks([...codeOf.keys()], (r) => codeOf.get(r)?.code ?? null, (r) => codeOf.get(r)?.host ?? ""),
+    output: log.output(),
+    tail: log.tail(),
   };
+  if (ctx.signal.aborted) {
+    const what = `stopped containers ${started.map((s) => `${s.node.node}:${s.container.id.slice(0, 12)}`).join(", ")}`;
+    return unitResult({ ...facts, stopped: { by: stopReason(ctx.signal), timeoutMs: ctx.test.timeoutMs, what } });
+  }
+  if (infra) return unitResult({ ...facts, infra: [infra] });
+  if (firstBad === undefined) return unitResult(facts);
+  const node = started[firstBad]!.node;
+  const lost = codes[firstBad] === null ? engines.lost(node.engine) : undefined;
+  if (lost) return unitResult({ ...facts, infra: [`lost the engine of ${node.node} while its container ran: ${lost}`] });
+  // the failing node's own words: a peer stopped because of it reports its own "failure"
+  const named = launchFailure(log.sourceLines(node.node));
+  const reason = named ? log.lastError(named.rank) : ranksOf(node).map((r) => log.lastError(r)).findLast(Boolean);
+  const how = `exited with ${codes[firstBad] ?? "no status"}${named ? ` (rank ${named.rank})` : ""}`;
+  return unitResult({ ...facts, failed: { who: "container", on: node.node, how, reason } });
 }
 
 function lineSink(onLine: (line: string) => void): PassThrough {

@@ -1,10 +1,13 @@
 // Follow one unit (the whole test, or one node in per-node mode) from created to finished: watch its
 // pods, report why they wait, stream their logs into rank logs, and decide the verdict.
 import type { V1Pod } from "@kubernetes/client-node";
-import type { UnitRun, UnitStatus } from "../../lib/types.ts";
+import type { UnitRun } from "../../lib/types.ts";
+import { launchFailure } from "../_shared/rank-lines.ts";
+import { UnitLog } from "../_shared/unit-log.ts";
+import { stopReason, unitResult, type Failure } from "../_shared/unit-result.ts";
 import type { Kube } from "./client.ts";
 import { latestWarning } from "./events.ts";
-import { followLog, RankLogs } from "./logs.ts";
+import { followLog } from "./logs.ts";
 import { decide, viewOf, type Decision, type PodView } from "./podstate.ts";
 import { watchPods } from "./watch.ts";
 
@@ -27,12 +30,13 @@ export interface UnitSpec {
 
 export interface FollowContext {
   signal: AbortSignal;
+  /** the test's timeout, for the message when it strikes */
+  timeoutMs: number;
   queueTimeoutMs: number;
   onLine(unit: string, rank: number, line: string): void;
   note(message: string): void;
 }
 
-const LAUNCH_FAILURE = /^gpucheck-launch: rank (\d+) exited with (-?\d+)/;
 /** after the verdict, how long a still-open log stream may take to deliver its last lines */
 const LOG_DRAIN_MS = 10_000;
 
@@ -40,7 +44,8 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   const startedAt = new Date().toISOString();
   const t0 = Date.now();
   const views = new Map<string, PodView>();
-  const logs = new RankLogs(u.logDir, u.unit, fc.onLine);
+  const logs = new UnitLog({ dir: u.logDir, unit: u.unit, onLine: fc.onLine });
+  const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
   const following = new Map<string, Promise<void>>();
   const stop = new AbortController();
   const watchSignal = AbortSignal.any([fc.signal, stop.signal]);
@@ -80,9 +85,10 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     }
     for (const v of views.values()) {
       if (v.role !== "ranks" || !v.started || following.has(v.name)) continue;
-      const first = (v.nodeRank ?? 0) * u.ranksPerNode;
+      // the MPI launcher's log carries every rank; a node's pod its own ranks
+      const ranks = u.mpiJob ? range(0, u.worldSize) : range((v.nodeRank ?? 0) * u.ranksPerNode, u.ranksPerNode);
       const ended = () => isEnded(views.get(v.name));
-      following.set(v.name, followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.add(v.name, first, line), fc.note).catch((e) => {
+      following.set(v.name, followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.processLine(v.name, ranks, true, line, v.node), fc.note).catch((e) => {
         logError ??= e;
         wake();
       }));
@@ -114,62 +120,56 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   await logs.close();
 
   const apiFailure = (watchError ?? logError) as Error | undefined;
-  const status: UnitStatus = fc.signal.aborted ? (fc.signal.reason === "timeout" ? "timeout" : "cancelled") : apiFailure ? "infra" : decision.done ? decision.status : "infra";
-  const message = fc.signal.aborted
-    ? `${status === "timeout" ? "timed out" : "cancelled"}${lastPending ? ` while ${lastPending}` : ""}`
-    : apiFailure
-      ? apiFailure.message
-      : decision.done
-        ? decision.message ?? (decision.status === "failed" ? failureMessage(decision.culprit!, logs, u) : undefined)
-        : undefined;
   const byNodeRank = (nr: number) =>
     [...views.values()].find((v) => (u.mpiJob ? v.name === `${u.mpiJob}-worker-${nr}` : v.role === "ranks" && v.nodeRank === nr));
   const ranks = logs.ranks(
-    Array.from({ length: u.worldSize }, (_, r) => r),
+    range(0, u.worldSize),
     (r) => exitCodeOf(r, u, views, logs, byNodeRank),
     (r) => byNodeRank(Math.floor(r / u.ranksPerNode))?.node ?? "",
   );
-  return {
+  return unitResult({
     unit: u.unit,
     hosts: [...new Set([...views.values()].map((v) => v.node).filter((n): n is string => Boolean(n)))].sort(),
-    status,
-    ...(message ? { message } : {}),
     startedAt,
-    endedAt: new Date().toISOString(),
     ranks,
     output: logs.output(),
     tail: logs.tail(),
-  };
+    ...(fc.signal.aborted ? { stopped: { by: stopReason(fc.signal), timeoutMs: fc.timeoutMs, ...(lastPending ? { what: `while ${lastPending}` } : {}) } } : {}),
+    ...(apiFailure ? { infra: [apiFailure.message] } : !decision.done ? { infra: [] } : {}),
+    ...(decision.done && decision.status === "failed" && !decision.message ? { failed: failureOf(decision.culprit!, logs, u) } : {}),
+    ...(decision.done ? { decided: { status: decision.status, ...(decision.message ? { message: decision.message } : {}) } } : {}),
+  });
 }
 
 function isEnded(v: PodView | undefined): boolean {
   return !v || v.deleted || Boolean(v.terminated);
 }
 
-function launchFailure(pod: string, logs: RankLogs): { rank: number; code: number } | undefined {
-  const m = logs.podLines(pod).map((l) => LAUNCH_FAILURE.exec(l)).filter(Boolean).pop();
-  return m ? { rank: Number(m[1]), code: Number(m[2]) } : undefined;
+function launchFailureOf(pod: string, logs: UnitLog): { rank: number; code: number } | undefined {
+  return launchFailure(logs.sourceLines(pod));
 }
 
-function exitCodeOf(rank: number, u: UnitSpec, views: Map<string, PodView>, logs: RankLogs, byNodeRank: (nr: number) => PodView | undefined): number | null {
+function exitCodeOf(rank: number, u: UnitSpec, views: Map<string, PodView>, logs: UnitLog, byNodeRank: (nr: number) => PodView | undefined): number | null {
   const pod = u.mpiJob ? [...views.values()].find((v) => v.role === "ranks") : byNodeRank(Math.floor(rank / u.ranksPerNode));
   if (!pod?.terminated) return null;
   if (pod.terminated.exitCode === 0) return 0;
-  const f = launchFailure(pod.name, logs);
+  const f = launchFailureOf(pod.name, logs);
   if (f) return f.rank === rank ? f.code : null;
   return rank === (pod.nodeRank ?? 0) * u.ranksPerNode ? pod.terminated.exitCode : null;
 }
 
-export function failureMessage(v: PodView, logs: RankLogs, u: UnitSpec): string {
+/** The pod that failed: the rank its launcher names with the workload's reason, else the pod's own last words. */
+export function failureOf(v: PodView, logs: UnitLog, u: UnitSpec): Failure {
   const t = v.terminated!;
-  const f = launchFailure(v.name, logs);
+  const f = launchFailureOf(v.name, logs);
   const why = t.reason && t.reason !== "Error" ? ` (${t.reason}${t.message ? `: ${t.message}` : ""})` : "";
-  const on = v.node ? ` on node ${v.node}` : "";
   if (f) {
     const err = logs.lastError(f.rank);
-    return `rank ${f.rank}${on} (pod ${v.name}) exited with ${f.code}${err ? `: ${err}` : why}`;
+    const pod = `(pod ${v.name})`;
+    const where = v.node ? { who: `rank ${f.rank}`, on: `node ${v.node} ${pod}` } : { who: `rank ${f.rank} ${pod}` };
+    return { ...where, how: `exited with ${f.code}${err ? "" : why}`, reason: err };
   }
   const first = (v.nodeRank ?? 0) * u.ranksPerNode;
-  const own = logs.podLines(v.name).filter((l) => l.trim()).pop();
-  return `pod ${v.name}${on} (ranks ${first}-${first + u.ranksPerNode - 1}) exited with ${t.exitCode}${why}${own ? `: ${own}` : ""}`;
+  const own = logs.sourceLines(v.name).filter((l) => l.trim()).pop();
+  return { who: `pod ${v.name}`, ...(v.node ? { on: `node ${v.node}` } : {}), how: `(ranks ${first}-${first + u.ranksPerNode - 1}) exited with ${t.exitCode}${why}`, reason: own };
 }

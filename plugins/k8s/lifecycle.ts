@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { PlatformError } from "../../lib/errors.ts";
 import type { UnitRun } from "../../lib/types.ts";
+import { unitResult } from "../_shared/unit-result.ts";
 import { manifestInput } from "../k8s.ts";
 import type { RunContext } from "../types.ts";
 import { apiError } from "./api-errors.ts";
@@ -81,9 +82,9 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
   const manifests = buildManifests(manifestInput(ctx, runId, kube.namespace, files), nodes?.usable);
   const kinds: Kind[] = manifests.map((m) => ({ apiVersion: m.apiVersion, kind: m.kind, resource: resourceName(m.apiVersion, m.kind) }));
   const startedAt = new Date().toISOString();
-  const skipped: UnitRun[] = (nodes?.skipped ?? []).map((s) => ({
-    unit: s.node, hosts: [s.node], status: "skipped", message: s.reason, startedAt, endedAt: startedAt, ranks: [], output: "", tail: "",
-  }));
+  const skipped: UnitRun[] = (nodes?.skipped ?? []).map((s) =>
+    unitResult({ unit: s.node, hosts: [s.node], startedAt, endedAt: startedAt, decided: { status: "skipped", message: s.reason } }),
+  );
 
   try {
     for (const m of manifests) {
@@ -93,7 +94,7 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
     ctx.note(`k8s: run ${runId} in namespace ${kube.namespace} (context ${kube.context}): kubectl -n ${kube.namespace} get pods -l ${LABEL_RUN}=${runId}`);
     const units = await Promise.all(
       unitsFor(ctx, manifests, runId).map((u) =>
-        followUnit(kube, u, { signal: ctx.signal, queueTimeoutMs: ctx.suite.queueTimeoutMs, onLine: ctx.onLine, note: ctx.note }),
+        followUnit(kube, u, { signal: ctx.signal, timeoutMs: ctx.test.timeoutMs, queueTimeoutMs: ctx.suite.queueTimeoutMs, onLine: ctx.onLine, note: ctx.note }),
       ),
     );
     return [...units, ...skipped];

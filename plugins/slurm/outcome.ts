@@ -2,7 +2,9 @@
 // step marks and srun's own reports of failed tasks), the rank logs, and the job's final state.
 // Pure: files come in as text.
 import type { RankLog, UnitRun, UnitStatus } from "../../lib/types.ts";
-import { lastWorkloadError } from "../local.ts";
+import { lastWorkloadError } from "../_shared/rank-lines.ts";
+import { TAIL_LINES, rankLogPath, tailLine } from "../_shared/unit-log.ts";
+import { failureMessage, unitResult } from "../_shared/unit-result.ts";
 import { expandRanges } from "./hostlist.ts";
 import { STAGE_FAILED, STEP_MARK } from "./sbatch.ts";
 import { baseState, endedStatus } from "./states.ts";
@@ -76,6 +78,8 @@ export interface OutcomeInput {
   /** set when gpucheck cancelled the job: why (queue-timeout and lost are infra problems) */
   cancelled?: { by: "timeout" | "cancelled" | "queue-timeout" | "lost"; detail: string };
   readLog(path: string): string;
+  /** the text the parser reads from rank 0's log (unit-log readOutput: whole, or its end with a note); readLog's when absent */
+  readOutput?(path: string): string;
   /** what ran on the nodes, for messages when they could not start it */
   python: string;
   /** where the nodes import the workload from, e.g. "/shared/gpucheck-0123 (platform.slurm.stageDir)" */
@@ -96,7 +100,7 @@ function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun
   const ranks: RankLog[] = Array.from({ length: nranks }, (_, rank) => {
     const host = u.hosts[Math.floor(rank / input.ranksPerNode)]!;
     const task = mine.find((t) => t.node === host && t.tasks.includes(rank));
-    return { rank, host, path: `${input.logDir}/${u.unit}/rank-${rank}.log`, exitCode: task ? task.exitCode : stepExit === undefined ? null : 0 };
+    return { rank, host, path: rankLogPath(`${input.logDir}/${u.unit}`, rank), exitCode: task ? task.exitCode : stepExit === undefined ? null : 0 };
   });
   const texts = ranks.map((r) => input.readLog(r.path));
   // with --kill-on-bad-exit the culprit exits with its own code and srun then kills its peers
@@ -105,17 +109,16 @@ function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun
   const failedRank = cause ? ranks.find((r) => r.host === cause.node && cause.tasks.includes(r.rank)) : undefined;
   const { status, message } = verdict(input, report, u, stepExit, cause, failedRank, texts);
   const errors = report.errors.filter((l) => !l.startsWith("srun: error: ") || u.hosts.some((h) => l.startsWith(`srun: error: ${h}:`)) || u.unit === "all");
-  return {
+  return unitResult({
     unit: u.unit,
     hosts: u.hosts,
-    status,
-    ...(message ? { message } : {}),
     startedAt: input.startedAt,
     endedAt: input.endedAt,
     ranks,
-    output: texts[0] ?? "",
-    tail: tailOf(errors, texts, failedRank?.rank),
-  };
+    output: ranks.length && input.readOutput ? input.readOutput(ranks[0]!.path) : (texts[0] ?? ""),
+    tail: tailOf(errors, texts, ranks, failedRank?.rank),
+    decided: { status, ...(message ? { message } : {}) },
+  });
 }
 
 function verdict(
@@ -147,8 +150,10 @@ function verdict(
       if (/No module named '?gpucheck_workload/.test(text)) {
         return { status: "infra", message: `${failedRank.host} cannot import gpucheck_workload from ${input.stage}: the nodes must see it at the same path (${job})` };
       }
-      const why = lastWorkloadError(text);
-      return { status: "failed", message: `rank ${failedRank.rank} on ${failedRank.host} failed with ${cause.how}${why ? `: ${why}` : ""} (${job}${jobWhat(input.state)})` };
+      return {
+        status: "failed",
+        message: failureMessage({ who: `rank ${failedRank.rank}`, on: failedRank.host, how: `failed with ${cause.how}`, reason: lastWorkloadError(text), note: `${job}${jobWhat(input.state)}` }),
+      };
     }
     return { status: "failed", message: `srun exited with ${stepExit} on ${u.hosts.join(",")} (${job}${jobWhat(input.state)})${lastError(report)}` };
   }
@@ -173,11 +178,11 @@ function lastError(report: BatchReport): string {
   return l ? `: ${l}` : "";
 }
 
-/** Scheduler complaints, then the failing rank's last lines, then rank 0's: about 40 lines. */
-function tailOf(errors: string[], texts: string[], failed?: number): string {
-  const last = (rank: number, n: number) => (texts[rank] ?? "").split("\n").filter(Boolean).slice(-n).map((l) => `[rank ${rank}] ${l}`);
+/** Scheduler complaints, then the failing rank's last lines, then rank 0's: TAIL_LINES lines. */
+function tailOf(errors: string[], texts: string[], ranks: RankLog[], failed?: number): string {
+  const last = (rank: number, n: number) => (texts[rank] ?? "").split("\n").filter(Boolean).slice(-n).map((l) => tailLine(rank, l, ranks[rank]?.host));
   const out = [...errors.slice(-10)];
   if (failed !== undefined && failed !== 0) out.push(...last(failed, 15));
-  out.push(...last(0, 40 - out.length));
-  return out.slice(-40).join("\n");
+  out.push(...last(0, TAIL_LINES - out.length));
+  return out.slice(-TAIL_LINES).join("\n");
 }

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { PlatformError } from "../../lib/errors.ts";
 import type { UnitRun } from "../../lib/types.ts";
+import { readOutput } from "../_shared/unit-log.ts";
+import { stopMessage, stopReason, unitResult } from "../_shared/unit-result.ts";
 import type { RunContext } from "../types.ts";
 import { type SlurmIo, must, systemIo } from "./cli.ts";
 import { JobQuery, cancelJob, followJob, type FollowResult } from "./follow.ts";
@@ -43,9 +45,8 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
   const { test, settings: s, logDir } = ctx;
   mkdirSync(logDir, { recursive: true });
   const began = new Date().toISOString();
-  const placeholder = (unit: string, hosts: string[], status: UnitRun["status"], message: string): UnitRun => ({
-    unit, hosts, status, message, startedAt: began, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "",
-  });
+  const placeholder = (unit: string, hosts: string[], status: UnitRun["status"], message: string): UnitRun =>
+    unitResult({ unit, hosts, startedAt: began, decided: { status, message } });
 
   let units: UnitPlan[] = [{ unit: "all", hosts: [] }];
   let sweep: string[] | undefined;
@@ -70,7 +71,10 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
   if (s.stageDir) stageShared(s.stageDir, ctx.workloadHash, ctx.workload);
   writeFileSync(join(logDir, "job.sbatch"), renderSbatch(ctx, sweep));
   try {
-    if (ctx.signal.aborted) return [...units.map((u) => placeholder(u.unit, u.hosts, abortStatus(ctx.signal), "stopped before submission")), ...aside];
+    if (ctx.signal.aborted) {
+      const stopped = { by: stopReason(ctx.signal), timeoutMs: test.timeoutMs, what: "stopped before submission" };
+      return [...units.map((u) => unitResult({ unit: u.unit, hosts: u.hosts, startedAt: began, stopped })), ...aside];
+    }
     let id: string;
     try {
       id = await submit(io, ctx);
@@ -148,6 +152,7 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
     state,
     cancelled,
     readLog: (p) => (existsSync(p) ? readFileSync(p, "utf8") : ""),
+    readOutput,
     python: ctx.launch.python,
     stage: ctx.settings.stageDir ? `${stagePath(ctx.settings.stageDir, ctx.workloadHash)} (platform.slurm.stageDir)` : `/tmp/gpucheck-${id} (sbcast)`,
     startedAt: "startedAt" in res && res.startedAt ? new Date(res.startedAt).toISOString() : began,
@@ -164,14 +169,10 @@ function cancelReason(ctx: RunContext<SlurmSettings>, res: FollowResult | { kind
     case "lost":
       return { by: "lost", detail: `lost track of the job (${res.why}): gpucheck cancelled it` };
     case "aborted": {
-      const by = abortStatus(ctx.signal);
-      return { by, detail: `${by === "timeout" ? `timed out after ${secs(ctx.test.timeoutMs)}` : "cancelled"}: gpucheck cancelled the job` };
+      const by = stopReason(ctx.signal);
+      return { by, detail: stopMessage(by, ctx.test.timeoutMs, "gpucheck cancelled the job") };
     }
     default:
       return undefined;
   }
-}
-
-function abortStatus(signal: AbortSignal): "timeout" | "cancelled" {
-  return signal.reason === "timeout" ? "timeout" : "cancelled";
 }

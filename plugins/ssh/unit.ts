@@ -2,17 +2,18 @@
 // become ready, follow them, and stop them all when the first thing goes wrong. Stopping kills the
 // remote process groups over a fresh ssh first (closing a connection does not kill remote processes)
 // and only then the local ssh clients, whose hangup the remote watchdogs treat as a last resort.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Launch, RankLog, UnitRun } from "../../lib/types.ts";
+import type { Launch, UnitRun } from "../../lib/types.ts";
 import { runProc } from "../_proc.ts";
-import { lastWorkloadError } from "../local.ts";
+import { launchFailure } from "../_shared/rank-lines.ts";
+import { UnitLog } from "../_shared/unit-log.ts";
+import { unitResult, type Failure, type StopReason } from "../_shared/unit-result.ts";
 import { remoteCommand, sshArgv, type SshTarget } from "./argv.ts";
 import { describeSshFailure, type HostState } from "./connect.ts";
 import type { HostSpec } from "./hosts.ts";
 import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layout.ts";
 import type { Limiter } from "./limit.ts";
-import { rankLog, runRemoteProc, type ProcOutcome } from "./proc.ts";
+import { runRemoteProc, type ProcOutcome } from "./proc.ts";
 import { killScript, type StagePaths } from "./scripts.ts";
 
 export interface UnitEnv {
@@ -37,29 +38,27 @@ export interface UnitEnv {
   note(message: string): void;
 }
 
-type StopKind = "timeout" | "cancelled" | "infra" | "failed";
+type StopKind = StopReason | "infra" | "failed";
 
 const what = (p: RemoteProc, launcher: Launcher) =>
   launcher === "direct" ? `rank ${p.id}` : launcher === "mpirun" ? "mpirun" : `the ${launcher} launcher of ranks ${p.ranks[0]}-${p.ranks.at(-1)}`;
 
 /** The rank that failed and why: a launcher names its first failing rank (gpucheck_workload.launch). */
-function failureOf(p: RemoteProc, launcher: Launcher, code: number, dir: string): string {
-  const named = /^gpucheck-launch: rank (\d+) exited with (-?\d+)$/m.exec(readLog(rankLog(dir, p.id)));
-  const rank = named ? Number(named[1]) : p.id;
-  const reason = lastWorkloadError(readLog(rankLog(dir, rank)));
-  const who = named ? `rank ${rank}` : what(p, launcher);
-  return `${who} on ${p.host.name} failed with exit code ${named ? named[2] : code}${reason ? `: ${reason}` : ""}`;
+function failureOf(p: RemoteProc, launcher: Launcher, code: number, log: UnitLog): Failure {
+  const named = launchFailure(log.sourceLines(sourceOf(p)));
+  const rank = named ? named.rank : p.id;
+  return { who: named ? `rank ${rank}` : what(p, launcher), on: p.host.name, how: `failed with exit code ${named ? named.code : code}`, reason: log.lastError(rank) };
 }
+
+const sourceOf = (p: RemoteProc) => `${p.host.name}#${p.id}`;
 
 export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
   const t0 = Date.now();
-  const dir = join(env.logDir, u.unit);
-  mkdirSync(dir, { recursive: true });
+  const log = new UnitLog({ dir: join(env.logDir, u.unit), unit: u.unit, onLine: env.onLine });
   const states = u.hosts.map((h) => env.ready(h));
-  const tail: string[] = [];
   const local = new AbortController();
   const launched = new Map<number, { p: RemoteProc; out?: ProcOutcome }>();
-  const events: Array<{ kind: StopKind; message: string }> = [];
+  const events: Array<{ kind: StopKind; message: string; failure?: Failure }> = [];
   const killedIds: number[] = [];
   const unreachable: string[] = [];
   const timers: Array<ReturnType<typeof setTimeout>> = [];
@@ -109,23 +108,20 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
       const release = await env.launchSlots.acquire();
       if (stopping) return release();
       const entry: { p: RemoteProc; out?: ProcOutcome } = { p };
+      // gpucheck_workload.launch prefixes its ranks' lines; torchrun and mpirun mix them in one log
+      const prefixed = p.argv.includes("gpucheck_workload.launch");
       launched.set(p.id, entry);
       const out = await runRemoteProc(p, {
         target: env.target,
         stage: env.stage,
         runId: env.runId,
-        logDir: dir,
         signal: local.signal,
         started: () => {
           release();
           // the fan-out's cost, worth seeing on hundreds of hosts
           if (++running === procs.length && u.unit === "all") env.note(`${procs.length} ${env.launcher === "direct" ? "ranks" : "launchers"} on ${u.hosts.length} hosts running after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         },
-        line: (rank, text) => {
-          env.onLine(u.unit, rank, text);
-          tail.push(`[${p.host.name} rank ${rank}] ${text}`);
-          if (tail.length > 200) tail.splice(0, tail.length - 100);
-        },
+        line: (text) => log.processLine(sourceOf(p), p.ranks, prefixed, text, p.host.name),
       });
       release();
       entry.out = out;
@@ -133,7 +129,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
         const why = out.spawnError ?? (out.started ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})` : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
         stop("infra", `host ${p.host.name}: ${why}`);
       } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
-        events.push({ kind: "failed", message: failureOf(p, env.launcher, out.exitCode, dir) });
+        events.push({ kind: "failed", message: "", failure: failureOf(p, env.launcher, out.exitCode, log) });
         // its peers are likely blocked in a collective that will never complete
         timers.push(setTimeout(() => stop("failed", ""), env.peerFailureGraceMs));
       }
@@ -143,36 +139,24 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
   timers.forEach(clearTimeout);
   env.signal.removeEventListener("abort", onAbort);
 
+  await log.close();
+
   const down = (await Promise.all(states)).flatMap((s) => (s.ok ? [] : [s.message]));
-  const first = events.find((e) => e.kind !== "failed" || e.message) ?? { kind: "completed" as const, message: "" };
+  const first = events.find((e) => e.kind !== "failed" || e.failure);
   // a per-host launcher's ranks share its exit code; torchrun and mpirun mix their ranks in one log
   const perRankLogs = env.launcher === "direct" || env.launcher === "gpucheck";
-  const ranks: RankLog[] = [...launched.values()]
-    .flatMap(({ p, out }) => (perRankLogs ? p.ranks : [p.id]).map((rank) => ({ rank, host: p.host.name, path: rankLog(dir, rank), exitCode: out?.exitCode ?? null })))
-    .sort((a, b) => a.rank - b.rank);
-  const base = {
+  const exits = new Map([...launched.values()].flatMap(({ p, out }) => (perRankLogs ? p.ranks : [p.id]).map((rank) => [rank, { host: p.host.name, code: out?.exitCode ?? null }] as const)));
+  const stopped = killedIds.length ? killedIds.sort((a, b) => a - b).map((i) => `${what(launched.get(i)!.p, env.launcher)} on ${launched.get(i)!.p.host.name}`).join(", ") : "nothing (ranks had exited)";
+  return unitResult({
     unit: u.unit,
     hosts: u.hosts.map((h) => h.name),
-    startedAt: new Date(t0).toISOString(),
-    endedAt: new Date().toISOString(),
-    ranks,
-    output: readLog(rankLog(dir, 0)),
-    tail: tail.slice(-40).join("\n"),
-  };
-  const stopped = killedIds.length ? killedIds.sort((a, b) => a - b).map((i) => `${what(launched.get(i)!.p, env.launcher)} on ${launched.get(i)!.p.host.name}`).join(", ") : "nothing (ranks had exited)";
-  const also = unreachable.length ? `; ${unreachable.join("; ")}` : "";
-  switch (first.kind) {
-    case "completed":
-      return { ...base, status: "completed" };
-    case "failed":
-      return { ...base, status: "failed", message: first.message + also };
-    case "infra":
-      return { ...base, status: "infra", message: [...down, first.message].filter(Boolean).join("; ") + also };
-    default:
-      return { ...base, status: first.kind, message: `${first.kind === "timeout" ? `timed out after ${Math.round(env.timeoutMs / 1000)}s` : "cancelled"}: killed ${stopped}${also}` };
-  }
-}
-
-function readLog(path: string): string {
-  return existsSync(path) ? readFileSync(path, "utf8") : "";
+    startedAt: t0,
+    ranks: log.ranks([...exits.keys()], (r) => exits.get(r)?.code ?? null, (r) => exits.get(r)?.host ?? ""),
+    output: log.output(),
+    tail: log.tail(),
+    ...(first?.kind === "timeout" || first?.kind === "cancelled" ? { stopped: { by: first.kind, timeoutMs: env.timeoutMs, what: `killed ${stopped}` } } : {}),
+    ...(first?.kind === "infra" ? { infra: [...down, first.message].filter(Boolean) } : {}),
+    ...(first?.kind === "failed" ? { failed: first.failure } : {}),
+    also: unreachable,
+  });
 }

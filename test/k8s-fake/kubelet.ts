@@ -87,7 +87,7 @@ export function fieldValue(pod: PodObj, path: string): string {
   return fields[path] ?? "";
 }
 
-export { freePort } from "../../plugins/local.ts";
+export { freePort } from "../../plugins/_shared/free-port.ts";
 
 export interface ContainerRun {
   proc: ChildProcess;

@@ -150,7 +150,7 @@ describe("unit verdicts", () => {
   test("the workload's error line of the failing rank is in the message", () => {
     const [u] = unitRuns(base({ batch: "srun: error: node1: task 2: Exited with exit code 3\ngpucheck-step unit=all exit=3\n" }));
     expect(u!.message).toBe("rank 2 on node1 failed with exit code 3: NCCL timeout on rank 2 (job 22)");
-    expect(u!.tail).toContain("[rank 2] gpucheck-workload: error: NCCL timeout on rank 2");
+    expect(u!.tail).toContain("[node1 rank 2] gpucheck-workload: error: NCCL timeout on rank 2");
   });
   test("a node without the Python, or without the staged workload, is an infra problem that says which", () => {
     const batch = "srun: error: node2: task 3: Exited with exit code 127\ngpucheck-step unit=all exit=127\n";

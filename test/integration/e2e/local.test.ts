@@ -129,7 +129,7 @@ describe("local platform end to end", () => {
     expect(unit.message).toContain("rank 1");
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
     expect(junit).toContain("<error ");
-    expect(junit).toContain("[rank 0]");
+    expect(junit).toContain(`[${hostname()} rank 0]`);
     expect(await processesWithEnv(out)).toEqual([]);
   }, 120_000);
 });
