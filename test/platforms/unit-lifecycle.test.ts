@@ -1,15 +1,14 @@
 // The core-owned part of a unit's run (plugins/_shared): the one [rank N] rule, the workload's error
 // line, the rank-line sink and the one function from facts to a UnitRun, without any platform.
-import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exitHow, lastWorkloadError, launchFailure, rankOfLine } from "../../plugins/_shared/rank-lines.ts";
 import { readOutput, TAIL_LINES, UnitLog } from "../../plugins/_shared/unit-log.ts";
 import { stopMessage, stopReason, unitResult } from "../../plugins/_shared/unit-result.ts";
+import { tempDir } from "../tmp.ts";
 
-const root = mkdtempSync(join(tmpdir(), "gpucheck-lifecycle-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir("gpucheck-lifecycle-");
 
 describe("rank lines", () => {
   test("a launcher's [rank N] prefix names one of its ranks; anything else is its first rank's", () => {
