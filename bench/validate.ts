@@ -50,7 +50,7 @@ export function generateSuite(n: number): string {
           "    kind: collective",
           `    nodes: ${1 + (i % 8)}`,
           `    env: { NCCL_ALGO: Ring, NCCL_MIN_CTAS: ${8 + (i % 24)} }`,
-          `    collective: { op: ${ops[i % 4]}, minBytes: 8B, maxBytes: ${1 + (i % 8)}GiB, factor: 2, iters: 20, warmup: 5 }`,
+          `    collective: { op: ${ops[i % 4]}, minBytes: 8B, maxBytes: ${2 ** (i % 4)}GiB, factor: 2, iters: 20, warmup: 5 }`,
           "    expect:",
           `      busbw: { min: ${300 + (i % 90)} GB/s }`,
           "      busbw@1GiB: { min: 0.25 TB/s }",
@@ -113,7 +113,7 @@ if (import.meta.main) {
     if (code !== 0 || !out.includes(": valid: ")) throw new Error(`${what} failed (exit ${code}): ${out.slice(0, 500)}`);
   };
   const version = time(["--version"], (out, code) => {
-    if (code !== 0 || !/^\d+\.\d+\.\d+/.test(out)) throw new Error(`--version failed: ${out}`);
+    if (code !== 0 || !/^gpucheck \d+\.\d+\.\d+/.test(out)) throw new Error(`--version failed: ${out}`);
   });
   const small = time(["validate", "cpu-smoke"], valid("validate cpu-smoke"));
   const big = time(["validate", file], valid(`validate ${file}`));
