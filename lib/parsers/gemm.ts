@@ -92,7 +92,7 @@ function checksumMetric(ranks: Rank[], summary: Obj, set: (metric: string, value
   const odd = ranks.filter((r) => bad.has(r.rank));
   const same = ranks.filter((r) => !bad.has(r.rank));
   const detail = odd.length
-    ? `${odd.map((r) => `${gemmPart(r)}: sha256 ${hash(r)}…`).join("; ")} differ from the majority of their model (${same.length ? `${hash(same[0]!)}… on ${same.length} rank${same.length === 1 ? "" : "s"}` : "none"}) for the ${what}${notes.length ? `; ${notes.join("; ")}` : ""}`
+    ? `${odd.map((r) => `${gemmPart(r)}: sha256 ${hash(r)}…`).join("; ")} ${odd.length === 1 ? "differs from the majority of its" : "differ from the majority of their"} model (${same.length ? `${hash(same[0]!)}… on ${same.length} rank${same.length === 1 ? "" : "s"}` : "none"}) for the ${what}${notes.length ? `; ${notes.join("; ")}` : ""}`
     : `all ${ranks.length} ranks hashed the ${what} alike`;
   set(metric, odd.length, detail);
 }

@@ -68,3 +68,15 @@ def test_summary_is_best_and_median_over_shapes():
     assert gemm.summarise([{"n": 1, "tflops": 3.0}, {"n": 2, "tflops": 9.0}, {"n": 3, "tflops": 5.0}]) == {
         "best_tflops": 9.0, "best_n": 2, "median_tflops": 5.0,
         "shapes": [{"n": 1, "tflops": 3.0}, {"n": 2, "tflops": 9.0}, {"n": 3, "tflops": 5.0}]}
+
+
+def test_a_matmul_that_raises_leaves_its_dtype_unmeasured_and_the_rank_going(monkeypatch):
+    import collections
+    import torch
+
+    def fail(*_):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB\nmore text")
+    monkeypatch.setattr(gemm, "_time", fail)
+    ctx = collections.namedtuple("Ctx", "device")(torch.device("cpu"))
+    assert gemm._sweep(torch, ctx, None, "fp32", [64, 128], 1, 0) == {
+        "unmeasured": "fp32 matmul at 64³ failed: CUDA out of memory. Tried to allocate 2.00 GiB"}
