@@ -86,8 +86,8 @@ describe("gemmMeasurement", () => {
   });
 
   test("a GPU torch could not match to nvidia-smi is named by its CUDA index and why", () => {
-    const r = gpu(0, 0, ...GPU0, { bf16: sweep(780, 700) });
-    r.device = { ...r.device, index: null as unknown as number, uuid: null as unknown as string, pci_bus_id: null as unknown as string, unnamed: "torch 1.13.1 gives no GPU UUID" };
+    const g = gpu(0, 0, ...GPU0, { bf16: sweep(780, 700) });
+    const r = { ...g, device: { ...g.device, index: null, uuid: null, pci_bus_id: null, unnamed: "torch 1.13.1 gives no GPU UUID" } };
     expect(gemmMeasurement(line(result([r]))).details!.gemm_bf16_tflops_min).toBe("gpu01 GPU cuda:0 (not matched to nvidia-smi: torch 1.13.1 gives no GPU UUID): best 780.0 TFLOP/s at 8192³, median 700.0 TFLOP/s");
   });
 
