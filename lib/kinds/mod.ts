@@ -5,6 +5,7 @@ import type { MetricInfo } from "../metrics.ts";
 import type { TestCommon, TestSpec } from "../types.ts";
 import { TELEMETRY_METRICS } from "../metrics.ts";
 import { collective } from "./collective.ts";
+import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "./kind.ts";
 import { train } from "./train.ts";
@@ -13,6 +14,7 @@ export const KINDS = {
   collective,
   train,
   inventory,
+  gemm,
 } as const;
 
 export type Kinds = typeof KINDS;

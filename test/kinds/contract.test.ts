@@ -71,6 +71,7 @@ function expectValid(kind: AnyKind, result: unknown, label: string): void {
 const runs = {
   collective: ranks(2, ["collective", "--op", "all_reduce", "--min-bytes", "8", "--max-bytes", "1024", "--factor", "4", "--iters", "2", "--warmup", "1", "--backend", "gloo"]),
   train: ranks(1, ["train", "--model", "resnet18", "--data", "synthetic", "--batch-size", "2", "--steps", "2", "--warmup-steps", "1", "--image-size", "32"]),
+  gemm: ranks(2, ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]),
   inventoryCpu: ranks(1, ["inventory"], { PATH: "/usr/bin:/bin" }),
   inventoryH100: ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` }),
 };
@@ -91,6 +92,16 @@ test("train: resnet18 on synthetic data, a few steps, prints a GPUCHECK_RESULT i
   const [result] = taggedLines(out, "RESULT");
   expectValid(KINDS.train, result, "train");
   expect(KINDS.train.measure(out, { params: undefined }).metrics.samples_per_s).toBeGreaterThan(0);
+}, 60_000);
+
+test("gemm: two CPU ranks gather their sweeps and checksums into one GPUCHECK_RESULT in the contract", async () => {
+  const out = await runs.gemm;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.gemm, result, "gemm");
+  const m = KINDS.gemm.measure(out, { params: undefined });
+  expect(m.metrics.gemm_fp32_tflops_min).toBeGreaterThan(0);
+  expect(m.metrics.gemm_checksum_mismatches).toBe(0);
+  expect(m.unmeasured?.gemm_fp8_tflops_min).toMatch(/^\S+ rank 0 \(CPU: .*\): CPU: fp8 not measured; \S+ rank 1 \(CPU: .*\): CPU: fp8 not measured$/);
 }, 60_000);
 
 test("inventory on this machine (no GPU, no InfiniBand): every gap null with its reason, in the contract", async () => {

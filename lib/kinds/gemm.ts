@@ -1,0 +1,81 @@
+// kind: gemm: matrix-multiply throughput of every GPU at once, measured as the MAMF finder does
+// (shape sweep, L2 flushed, random inputs), per dtype; and an output checksum compared across GPUs.
+import { z } from "zod";
+import { higher, lower, type MetricInfo } from "../metrics.ts";
+import { gemmMeasurement } from "../parsers/gemm.ts";
+import type { PlotSpec } from "../report/plot-svg.ts";
+import type { TestSpec } from "../types.ts";
+import { GEMM_DTYPES, type GemmParams, gemmBlock, resolveGemm } from "./gemm/params.ts";
+import { gemmResult } from "./gemm/result.ts";
+import type { TestKind } from "./kind.ts";
+
+export type { GemmParams } from "./gemm/params.ts";
+
+const dtypeMetrics: Record<string, MetricInfo> = Object.fromEntries(
+  GEMM_DTYPES.flatMap((d) => [
+    [`gemm_${d}_tflops_min`, higher("TFLOP/s", `${d} matmul: the lowest per-GPU best TFLOP/s over the shape sweep (each GPU's best, median and best shape in the details; on CPU the details say "device: cpu")`)],
+    [`gemm_${d}_median_min`, higher("TFLOP/s", `${d} matmul: the lowest per-GPU median TFLOP/s over the shape sweep`)],
+  ]),
+);
+
+const METRIC_DTYPE = /^gemm_([a-z0-9]+?)_(?:tflops|median)_min$/;
+
+export const gemm: TestKind<"gemm", GemmParams, { gemm: GemmParams }> = {
+  name: "gemm",
+  summary: "matrix-multiply TFLOP/s of every GPU at once over a MAMF-style shape sweep (bf16, fp16, tf32, fp8, fp32), and an output checksum compared across GPUs",
+  block: z.lazy(gemmBlock),
+  keys: [
+    { key: "dtypes", default: "[bf16, fp16, tf32, fp8, fp32]", doc: "the dtypes measured; one a GPU or torch cannot run (fp8 before compute capability 8.9 or torch 2.1; fp16, tf32, fp8 on CPU) is unmeasured with the reason" },
+    { key: "minSize", default: "1024 (128 when gpusPerNode is 0)", doc: "the first M=N=K of the sweep" },
+    { key: "maxSize", default: "16384 (512 when gpusPerNode is 0)", doc: "the last M=N=K of the sweep" },
+    { key: "step", default: "1024 (128 when gpusPerNode is 0)", doc: "the sweep: minSize, minSize + step, … up to maxSize" },
+    { key: "iters", default: "10", doc: "timed calls per shape, each after an L2 flush; a shape's TFLOP/s comes from their median time" },
+    { key: "warmup", default: "3", doc: "untimed calls per shape first" },
+    { key: "checksumSize", default: "4096 (256 when gpusPerNode is 0)", doc: "M=N=K of the product (bf16 on GPUs, fp32 on CPU) whose bits every rank hashes" },
+  ],
+  perNode: false,
+  resolve: (block, ctx) => ({ gemm: resolveGemm(block, ctx) }),
+  params: (spec: TestSpec) => spec.gemm,
+  metrics: {
+    ...dtypeMetrics,
+    gemm_checksum_mismatches: lower("count", "ranks whose hash of the checksum product differs from the majority of the ranks with the same GPU model (silent data corruption), named in the details"),
+  },
+  headline: "gemm_bf16_tflops_min",
+  metricProblem: (metric, _info, p, sound) => {
+    const d = METRIC_DTYPE.exec(metric)?.[1];
+    if (!p || !d || p.dtypes.includes(d as GemmParams["dtypes"][number]) || !sound("gemm.dtypes")) return undefined;
+    return { message: `metric "${metric}" needs dtype "${d}" in "dtypes"`, key: "dtypes" };
+  },
+  telemetry: true,
+  args: (g) =>
+    g
+      ? [
+          "gemm",
+          "--dtypes", g.dtypes.join(","),
+          "--min-size", String(g.minSize),
+          "--max-size", String(g.maxSize),
+          "--step", String(g.step),
+          "--iters", String(g.iters),
+          "--warmup", String(g.warmup),
+          "--checksum-size", String(g.checksumSize),
+        ]
+      : ["gemm"],
+  measure: (output, { params }) => gemmMeasurement(output, params),
+  plots: (test, ctx) => {
+    const plots: PlotSpec[] = [];
+    for (const d of GEMM_DTYPES) {
+      const series = test.units.flatMap((u) =>
+        Object.entries(u.measurement?.series ?? {})
+          .filter(([name]) => name.startsWith(`${d} `))
+          .map(([name, points]) => ({ name: name.slice(d.length + 1), points: points.map((p) => [p.x, p.y] as [number, number]) })),
+      );
+      if (series.length === 0) continue;
+      const metric = `gemm_${d}_tflops_min`;
+      plots.push({ id: ctx.id(metric), kind: "gemm_tflops", title: `${test.name}: ${d} TFLOP/s by M=N=K`, xLabel: "M=N=K", yLabel: "TFLOP/s", xScale: "linear", series, ...ctx.threshold(metric) });
+    }
+    return plots;
+  },
+  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  result: gemmResult,
+  resultSource: "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload gemm` prints (workload/gpucheck_workload/gemm.py), every rank's sweep and checksum gathered, as lib/parsers/gemm.ts reads it",
+};

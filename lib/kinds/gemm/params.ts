@@ -1,0 +1,63 @@
+// A gemm test's block: as written (zod), its defaults (smaller on CPU), and the rules that need the
+// whole block (min ≤ max, each dtype once).
+import { z } from "zod";
+import { nonNegativeInt, oneOf, positiveInt, strictMap } from "../../schema/fields.ts";
+import { given } from "../given.ts";
+import type { ResolveContext } from "../kind.ts";
+
+/** the workload's names (workload/gpucheck_workload/gemm.py DTYPES); tf32 is fp32 inputs on tensor cores */
+export const GEMM_DTYPES = ["bf16", "fp16", "tf32", "fp8", "fp32"] as const;
+export type GemmDtype = (typeof GEMM_DTYPES)[number];
+
+export interface GemmParams {
+  dtypes: GemmDtype[];
+  /** the M=N=K sweep: minSize, minSize + step, … up to maxSize */
+  minSize: number;
+  maxSize: number;
+  step: number;
+  iters: number;
+  warmup: number;
+  /** M=N=K of the product whose bits every rank hashes */
+  checksumSize: number;
+}
+
+// 16 square shapes, 1024…16384 by 1024: the MAMF table (stas00/ml-engineering,
+// compute/accelerator/README.md) found H100 SXM's bf16 best, 792.1 TFLOP/s, at 6144x17920x2816, whose
+// sides lie in this range. Estimated (not measured here: no GPU) at ~15 s per GPU on an H100, fp32 most of it.
+export const GEMM_DEFAULTS: GemmParams = { dtypes: [...GEMM_DTYPES], minSize: 1024, maxSize: 16384, step: 1024, iters: 10, warmup: 3, checksumSize: 4096 };
+// torch on a CPU reaches a few GFLOP/s per core: 128…512 keeps a 2-rank run on a 2-core machine to seconds
+export const GEMM_CPU_SIZES = { minSize: 128, maxSize: 512, step: 128, checksumSize: 256 };
+
+export const gemmBlock = () =>
+  strictMap({
+    dtypes: z.array(oneOf("dtype", GEMM_DTYPES), { error: (iss) => (iss.input === undefined ? undefined : `must be a list of dtypes (${GEMM_DTYPES.join(", ")})`) })
+      .min(1, { error: () => `must list at least one of ${GEMM_DTYPES.join(", ")}` })
+      .optional(),
+    minSize: positiveInt().optional(),
+    maxSize: positiveInt().optional(),
+    step: positiveInt().optional(),
+    iters: positiveInt().optional(),
+    warmup: nonNegativeInt().optional(),
+    checksumSize: positiveInt().optional(),
+  });
+
+export function resolveGemm(written: Partial<GemmParams> | undefined, ctx: ResolveContext): GemmParams {
+  const { report, sound } = ctx;
+  const g = written ?? {};
+  const at = [...ctx.testAt, "gemm"];
+  const set = (...keys: Array<keyof typeof g>) => keys.filter((k) => g[k] !== undefined).map((k) => [...at, k]);
+  const p: GemmParams = { ...GEMM_DEFAULTS, ...(ctx.gpusPerNode === 0 && GEMM_CPU_SIZES), ...given(g) };
+  if (p.minSize > p.maxSize && sound("gemm.minSize", "gemm.maxSize", "gpusPerNode")) {
+    report([...at, g.minSize !== undefined ? "minSize" : "maxSize"], `"minSize" (${p.minSize}) must not exceed "maxSize" (${p.maxSize})`, "value", set("maxSize"));
+  }
+  const twice = p.dtypes.filter((d, i) => p.dtypes.indexOf(d) !== i);
+  if (twice.length && sound("gemm.dtypes")) report([...at, "dtypes"], `"dtypes" lists ${[...new Set(twice)].map((d) => `"${d}"`).join(", ")} more than once`, "value");
+  return p;
+}
+
+/** The shapes the sweep measures, as the workload computes them. */
+export function shapes(p: Pick<GemmParams, "minSize" | "maxSize" | "step">): number[] {
+  const out: number[] = [];
+  for (let n = p.minSize; n <= p.maxSize; n += p.step) out.push(n);
+  return out;
+}

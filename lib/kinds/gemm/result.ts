@@ -1,0 +1,46 @@
+// The gemm command's GPUCHECK_RESULT line (workload/gpucheck_workload/gemm.py result) as
+// lib/parsers/gemm.ts reads it: the contract between the workload and the binary.
+import { z } from "zod";
+import { GEMM_DTYPES } from "./params.ts";
+
+// built on first use: a command that never checks a workload result does not pay for its zod objects
+export const gemmResult = z.lazy(() => {
+  const measured = z.object({
+    best_tflops: z.number().positive(),
+    best_n: z.number().int().positive().describe("M=N=K of the best shape"),
+    median_tflops: z.number().positive().describe("median over the shapes"),
+    shapes: z.array(z.object({ n: z.number().int().positive(), tflops: z.number().positive() })).min(1),
+  });
+  const unmeasured = z.object({ unmeasured: z.string().describe("why the dtype was not run on this device (\"CPU: fp8 not measured\")") });
+  const device = z.object({
+    type: z.enum(["cuda", "cpu"]),
+    name: z.string().describe("torch's GPU name, or the CPU model"),
+    index: z.number().int().nonnegative().nullable().describe("nvidia-smi's index of the GPU (null on CPU, or when it could not be matched)"),
+    uuid: z.string().nullable(),
+    pci_bus_id: z.string().nullable(),
+    cuda_index: z.number().int().nonnegative().optional().describe("torch's device index (renumbered by CUDA_VISIBLE_DEVICES)"),
+    capability: z.string().optional(),
+    unnamed: z.string().nullable().optional().describe("why index/uuid/pci_bus_id are null on a GPU"),
+  });
+  const rank = z.object({
+    rank: z.number().int().nonnegative(),
+    local_rank: z.number().int().nonnegative(),
+    host: z.string(),
+    device,
+    dtypes: z.partialRecord(z.enum(GEMM_DTYPES), z.union([measured, unmeasured])),
+    checksum: z.object({ n: z.number().int().positive(), dtype: z.enum(["bf16", "fp32"]), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  });
+  return z.object({
+    world_size: z.number().int().positive(),
+    backend: z.enum(["nccl", "gloo"]),
+    torch: z.string(),
+    sizes: z.array(z.number().int().positive()).min(1),
+    iters: z.number().int().positive(),
+    warmup: z.number().int().nonnegative(),
+    ranks: z.array(rank).min(1),
+    checksum: z.object({
+      mismatched_ranks: z.array(z.number().int().nonnegative()).describe("ranks whose hash differs from the majority of the ranks with the same device model"),
+      notes: z.array(z.string()).describe("device models whose ranks had no majority hash"),
+    }),
+  });
+});

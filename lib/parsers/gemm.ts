@@ -1,0 +1,98 @@
+// The gemm command's GPUCHECK_RESULT → metrics: per dtype the worst GPU's best and median TFLOP/s
+// (every GPU named in the details, worst first), and how many ranks' checksums differ from their
+// model's majority.
+//
+// A dtype that any rank could not run makes its metrics null with every rank's reason: the lowest
+// of the GPUs that did run it would pass a node whose other GPUs were never measured.
+import { ParseError } from "../errors.ts";
+import { GEMM_DTYPES, type GemmParams } from "../kinds/gemm/params.ts";
+import type { Measurement } from "../types.ts";
+import { taggedLines } from "./protocol.ts";
+
+type Obj = Record<string, unknown>;
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+
+interface Rank {
+  rank: number;
+  host: string;
+  device: Obj;
+  dtypes: Obj;
+  checksum: Obj;
+}
+
+/** "node1 GPU 3 (GPU-5d2a…, 00000000:19:00.0)", or "node1 rank 1 (CPU: AMD EPYC)": the part a value belongs to. */
+export function gemmPart(r: Rank): string {
+  const d = r.device;
+  if (d.type !== "cuda") return `${r.host} rank ${r.rank} (CPU: ${String(d.name ?? "unknown")})`;
+  const ids = [d.uuid, d.pci_bus_id].filter((v) => typeof v === "string");
+  const index = num(d.index) ?? `cuda:${num(d.cuda_index) ?? "?"}`;
+  const why = typeof d.unnamed === "string" ? `; not matched to nvidia-smi: ${d.unnamed}` : "";
+  return `${r.host} GPU ${index} (${[...ids, ...(why ? [why.slice(2)] : [])].join(", ") || "no UUID"})`;
+}
+
+const flops = (tflops: number, cpu: boolean) => (cpu ? `${(tflops * 1e3).toPrecision(3)} GFLOP/s` : `${tflops.toFixed(1)} TFLOP/s`);
+
+export function gemmMeasurement(output: string, params?: GemmParams): Measurement {
+  const result = taggedLines(output, "RESULT").pop();
+  if (!result) throw new ParseError("no GPUCHECK_RESULT line in rank 0's output: the gemm sweep did not finish");
+  if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the gemm result lists no ranks");
+  const ranks: Rank[] = (result.ranks as unknown[]).map((x, i) => {
+    const r = obj(x);
+    return { rank: num(r.rank) ?? i, host: typeof r.host === "string" ? r.host : "unknown host", device: obj(r.device), dtypes: obj(r.dtypes), checksum: obj(r.checksum) };
+  });
+  const cpu = ranks.some((r) => r.device.type !== "cuda");
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, series: {}, raw: result };
+  const set = (metric: string, value: number | null, detail?: string, reason?: string) => {
+    m.metrics[metric] = value;
+    if (value === null) m.unmeasured![metric] = reason ?? "not reported";
+    if (detail) m.details![metric] = detail;
+  };
+  const wanted = params?.dtypes;
+  for (const d of GEMM_DTYPES) {
+    const best = `gemm_${d}_tflops_min`;
+    const median = `gemm_${d}_median_min`;
+    const rows = ranks.map((r) => ({ r, got: obj(r.dtypes[d]) }));
+    const gaps = rows.filter(({ got }) => num(got.best_tflops) === null || num(got.median_tflops) === null);
+    if (ranks.every((r) => r.dtypes[d] === undefined)) {
+      // a dtype the test did not ask for has no metrics (validate rejects thresholds on it)
+      if (wanted?.includes(d)) for (const metric of [best, median]) set(metric, null, undefined, `no rank reported ${d}`);
+      continue;
+    }
+    if (gaps.length) {
+      const why = gaps.map(({ r, got }) => `${gemmPart(r)}: ${typeof got.unmeasured === "string" ? got.unmeasured : `no ${d} result`}`).join("; ");
+      for (const metric of [best, median]) set(metric, null, undefined, why);
+      continue;
+    }
+    const measured = rows.map(({ r, got }) => ({ r, best: got.best_tflops as number, median: got.median_tflops as number, n: num(got.best_n), shapes: Array.isArray(got.shapes) ? got.shapes.map(obj) : [] }));
+    measured.sort((a, b) => a.best - b.best);
+    const device = cpu ? "device: cpu; " : "";
+    const line = (x: (typeof measured)[number]) => `${gemmPart(x.r)}: best ${flops(x.best, cpu)} at ${x.n ?? "?"}³, median ${flops(x.median, cpu)}`;
+    set(best, measured[0]!.best, device + measured.map(line).join("; "));
+    const byMedian = [...measured].sort((a, b) => a.median - b.median);
+    set(median, byMedian[0]!.median, device + byMedian.map(line).join("; "));
+    for (const x of measured) {
+      m.series![`${d} ${gemmPart(x.r)}`] = x.shapes.flatMap((s) => (num(s.n) !== null && num(s.tflops) !== null ? [{ x: s.n as number, y: s.tflops as number }] : []));
+    }
+  }
+  checksumMetric(ranks, obj(result.checksum), set);
+  return m;
+}
+
+function checksumMetric(ranks: Rank[], summary: Obj, set: (metric: string, value: number | null, detail?: string, reason?: string) => void) {
+  const metric = "gemm_checksum_mismatches";
+  const unhashed = ranks.filter((r) => typeof r.checksum.sha256 !== "string");
+  if (unhashed.length) return set(metric, null, undefined, `no checksum from ${unhashed.map(gemmPart).join("; ")}`);
+  if (!Array.isArray(summary.mismatched_ranks)) return set(metric, null, undefined, "the result does not say which ranks' checksums differ");
+  const bad = new Set(summary.mismatched_ranks as number[]);
+  const notes = Array.isArray(summary.notes) ? (summary.notes as string[]) : [];
+  const first = ranks[0]!.checksum;
+  const what = `${String(first.dtype)} ${String(first.n)}³ product of identical seeded inputs`;
+  const hash = (r: Rank) => String(r.checksum.sha256).slice(0, 12);
+  const odd = ranks.filter((r) => bad.has(r.rank));
+  const same = ranks.filter((r) => !bad.has(r.rank));
+  const detail = odd.length
+    ? `${odd.map((r) => `${gemmPart(r)}: sha256 ${hash(r)}…`).join("; ")} ${odd.length === 1 ? "differs from the majority of its" : "differ from the majority of their"} model (${same.length ? `${hash(same[0]!)}… on ${same.length} rank${same.length === 1 ? "" : "s"}` : "none"}) for the ${what}${notes.length ? `; ${notes.join("; ")}` : ""}`
+    : `all ${ranks.length} ranks hashed the ${what} alike`;
+  set(metric, odd.length, detail);
+}

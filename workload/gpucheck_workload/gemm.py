@@ -1,0 +1,288 @@
+"""Matrix-multiply throughput per GPU (or CPU rank), all ranks at once, measured as Stas Bekman's
+MAMF finder does: random inputs, a sweep of M=N=K shapes, the L2 cache flushed before every timed
+call; per dtype the best and the median TFLOP/s over the shapes, and the shape of the best.
+
+Every rank runs the sweep at the same time (a barrier before each dtype) so power and thermal
+interactions between the GPUs of a node show. Then every rank multiplies the same seeded inputs at
+one fixed shape and hashes the result's bits: identical GPUs must give identical bits, so a rank
+whose hash differs from the others of its model is named (silent data corruption).
+
+A dtype the device or torch cannot run is reported with the reason, never with a number.
+"""
+import hashlib
+import os
+import socket
+import statistics
+import time
+
+from . import dist as pg, emit
+from .errors import WorkloadError, require_torch
+
+HELP = "matrix-multiply TFLOP/s per GPU over a shape sweep, and an output checksum compared across GPUs"
+
+DTYPES = ("bf16", "fp16", "tf32", "fp8", "fp32")
+# torch on CPU: fp32 and bf16 run natively; the others are GPU formats (tf32 is a tensor-core mode)
+CPU_DTYPES = ("fp32", "bf16")
+GPU_SIZES = (1024, 16384, 1024)
+CPU_SIZES = (128, 512, 128)
+GPU_CHECKSUM_SIZE = 4096
+CPU_CHECKSUM_SIZE = 256
+# flushing writes a buffer bigger than the last-level cache: H100's L2 is 50 MiB, a server CPU's L3 ~ 100s of MiB
+GPU_FLUSH_BYTES = 256 * 1024 ** 2
+CPU_FLUSH_BYTES = 64 * 1024 ** 2
+# a test hook: this rank perturbs one element of its checksum input (workload/tests/test_gemm.py)
+FAULT_ENV = "GPUCHECK_GEMM_FAULT_RANK"
+
+
+def add_arguments(p):
+    p.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated: %s" % ", ".join(DTYPES))
+    p.add_argument("--min-size", type=int, help="first M=N=K (default %d on GPU, %d on CPU)" % (GPU_SIZES[0], CPU_SIZES[0]))
+    p.add_argument("--max-size", type=int, help="last M=N=K (default %d on GPU, %d on CPU)" % (GPU_SIZES[1], CPU_SIZES[1]))
+    p.add_argument("--step", type=int, help="sweep step (default %d on GPU, %d on CPU)" % (GPU_SIZES[2], CPU_SIZES[2]))
+    p.add_argument("--iters", type=int, default=10, help="timed calls per shape")
+    p.add_argument("--warmup", type=int, default=3, help="untimed calls per shape first")
+    p.add_argument("--checksum-size", type=int, help="M=N=K of the checksum (default %d on GPU, %d on CPU)" % (GPU_CHECKSUM_SIZE, CPU_CHECKSUM_SIZE))
+    p.add_argument("--seed", type=int, default=0)
+
+
+def parse_dtypes(text):
+    wanted = [d.strip() for d in text.split(",") if d.strip()]
+    bad = [d for d in wanted if d not in DTYPES]
+    if bad or not wanted:
+        raise WorkloadError("--dtypes must list some of %s, got %r" % (", ".join(DTYPES), text))
+    return list(dict.fromkeys(wanted))
+
+
+def sizes(lo, hi, step):
+    if lo < 1 or step < 1 or hi < lo:
+        raise WorkloadError("the sweep needs 1 <= --min-size <= --max-size and --step >= 1, got %d, %d, %d" % (lo, hi, step))
+    return list(range(lo, hi + 1, step))
+
+
+def main(args):
+    from . import affinity, ranks as ranks_mod
+    ranks = ranks_mod.detect()
+    affinity.bind(ranks)
+    return run(args, ranks)
+
+
+def run(args, ranks):
+    dtypes = parse_dtypes(args.dtypes)
+    if args.iters < 1 or args.warmup < 0:
+        raise WorkloadError("--iters must be at least 1 and --warmup at least 0")
+    torch = require_torch()
+    import torch.distributed as dist
+
+    ctx = pg.init(ranks, "auto")
+    try:
+        cuda = ctx.device.type == "cuda"
+        lo, hi, step = GPU_SIZES if cuda else CPU_SIZES
+        shapes = sizes(args.min_size or lo, args.max_size or hi, args.step or step)
+        check_n = args.checksum_size or (GPU_CHECKSUM_SIZE if cuda else CPU_CHECKSUM_SIZE)
+        mine = {"rank": ranks.rank, "local_rank": ranks.local_rank, "host": socket.gethostname(),
+                "device": _identity(torch, ctx.device), "dtypes": {}}
+        flush = _Flush(torch, ctx.device)
+        for d in dtypes:
+            pg.barrier(ctx)  # every rank starts the dtype together: the GPUs load the node at once
+            mine["dtypes"][d] = _sweep(torch, ctx, flush, d, shapes, args.iters, args.warmup)
+        pg.barrier(ctx)
+        mine["checksum"] = _checksum(torch, ctx, check_n, args.seed, ranks.rank)
+        everyone = [None] * ranks.world_size
+        dist.all_gather_object(everyone, mine)
+        if ranks.rank == 0:
+            emit.tagged("RESULT", result(torch.__version__, ctx.backend, shapes, args.iters, args.warmup, everyone))
+        return 0
+    finally:
+        pg.close()
+
+
+def result(torch_version, backend, shapes, iters, warmup, ranks):
+    return {"world_size": len(ranks), "backend": backend, "torch": torch_version, "sizes": shapes,
+            "iters": iters, "warmup": warmup, "ranks": ranks, "checksum": compare_checksums(ranks)}
+
+
+def compare_checksums(ranks):
+    """Ranks whose hash differs from the majority of the ranks with the same device model.
+
+    Different models may round differently, so only like is compared with like. A tie has no
+    majority: every rank outside the first largest group is named, so a 1:1 split still fails.
+    """
+    groups = {}
+    for r in ranks:
+        c = r.get("checksum") or {}
+        groups.setdefault(r["device"]["name"], []).append((r["rank"], c.get("sha256")))
+    mismatched, notes = [], []
+    for name, members in sorted(groups.items()):
+        counts = {}
+        for _, h in members:
+            counts[h] = counts.get(h, 0) + 1
+        best = max(counts.values())
+        majority = next(h for _, h in members if counts[h] == best)
+        if best * 2 <= len(members) and len(counts) > 1:
+            notes.append("%s: no majority among %d ranks" % (name, len(members)))
+        mismatched += [rank for rank, h in members if h != majority]
+    return {"mismatched_ranks": sorted(mismatched), "notes": notes}
+
+
+def _identity(torch, device):
+    """What names this rank's device: the GPU's index as nvidia-smi counts it, UUID and PCI bus."""
+    if device.type != "cuda":
+        from . import cpu
+        return {"type": "cpu", "name": cpu.model(), "index": None, "uuid": None, "pci_bus_id": None}
+    props = torch.cuda.get_device_properties(device)
+    uuid = getattr(props, "uuid", None)  # torch >= 2.0
+    uuid = None if uuid is None else ("GPU-%s" % uuid if not str(uuid).startswith("GPU-") else str(uuid))
+    found = _nvidia_smi_gpu(uuid) if uuid else None
+    return {"type": "cuda", "name": props.name, "cuda_index": device.index,
+            "capability": "%d.%d" % (props.major, props.minor),
+            "index": found["index"] if found else None, "uuid": uuid,
+            "pci_bus_id": found["pci_bus_id"] if found else None,
+            "unnamed": None if found else ("torch %s gives no GPU UUID" % torch.__version__ if not uuid else "nvidia-smi did not list %s" % uuid)}
+
+
+def _nvidia_smi_gpu(uuid):
+    """nvidia-smi's index and PCI bus id of the GPU with this UUID (CUDA_VISIBLE_DEVICES renumbers torch's)."""
+    import subprocess
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,pci.bus_id", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 3 and parts[1] == uuid:
+            return {"index": int(parts[0]), "pci_bus_id": parts[2]}
+    return None
+
+
+class _Flush:
+    """Writes a buffer larger than the last-level cache so each timed call reads its inputs from memory."""
+
+    def __init__(self, torch, device):
+        n = (GPU_FLUSH_BYTES if device.type == "cuda" else CPU_FLUSH_BYTES) // 4
+        self.buf = torch.empty(n, dtype=torch.float32, device=device)
+
+    def __call__(self):
+        self.buf.zero_()
+
+
+def unsupported(torch, device, dtype):
+    """Why this dtype cannot be measured here; None when it can."""
+    if device.type != "cuda":
+        return None if dtype in CPU_DTYPES else "CPU: %s not measured" % dtype
+    major, minor = torch.cuda.get_device_capability(device)
+    if dtype == "bf16" and major < 8:
+        return "bf16 needs compute capability 8.0 or later, this GPU has %d.%d" % (major, minor)
+    if dtype == "tf32" and major < 8:
+        return "tf32 needs compute capability 8.0 or later, this GPU has %d.%d" % (major, minor)
+    if dtype == "fp8":
+        if (major, minor) < (8, 9):
+            return "fp8 needs compute capability 8.9 or later, this GPU has %d.%d" % (major, minor)
+        if not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
+            return "fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch %s" % torch.__version__
+    return None
+
+
+_TORCH_DTYPE = {"bf16": "bfloat16", "fp16": "float16", "tf32": "float32", "fp32": "float32", "fp8": "float8_e4m3fn"}
+
+
+def _operands(torch, device, dtype, n, generator=None):
+    kind = getattr(torch, _TORCH_DTYPE[dtype])
+    make = torch.float32 if dtype == "fp8" or device.type != "cuda" else kind
+    a = torch.randn(n, n, dtype=make, device="cpu" if generator else device, generator=generator)
+    b = torch.randn(n, n, dtype=make, device="cpu" if generator else device, generator=generator)
+    a, b = a.to(device=device, dtype=kind), b.to(device=device, dtype=kind)
+    if dtype == "fp8":
+        b = b.t().contiguous().t()  # _scaled_mm wants its second operand column-major
+    return a, b
+
+
+def _matmul(torch, device, dtype):
+    if dtype != "fp8":
+        return torch.matmul
+    one = torch.ones((), dtype=torch.float32, device=device)
+
+    def scaled(a, b):
+        try:  # torch >= 2.4: scales are required and the result is one tensor
+            out = torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        except TypeError:  # torch 2.1-2.3: optional scales, returns (result, amax)
+            out = torch._scaled_mm(a, b, out_dtype=torch.bfloat16)
+        return out[0] if isinstance(out, tuple) else out
+    return scaled
+
+
+class _Tf32:
+    """tf32 is fp32 inputs with tensor-core rounding allowed; fp32 forbids it."""
+
+    def __init__(self, torch, allow):
+        self.torch, self.allow = torch, allow
+
+    def __enter__(self):
+        m = self.torch.backends.cuda.matmul
+        self.before = m.allow_tf32
+        m.allow_tf32 = self.allow
+
+    def __exit__(self, *exc):
+        self.torch.backends.cuda.matmul.allow_tf32 = self.before
+
+
+def _sweep(torch, ctx, flush, dtype, shapes, iters, warmup):
+    why = unsupported(torch, ctx.device, dtype)
+    if why:
+        return {"unmeasured": why}
+    mm = _matmul(torch, ctx.device, dtype)
+    per_shape = []
+    with _Tf32(torch, dtype == "tf32"):
+        for n in shapes:
+            try:
+                a, b = _operands(torch, ctx.device, dtype, n)
+                seconds = _time(torch, ctx, flush, mm, a, b, iters, warmup)
+            except RuntimeError as e:
+                # out of memory, a shape fp8 kernels refuse, a GPU fault: this dtype is unmeasured on this
+                # rank, and the rank goes on so the others do not wait for it at the next barrier
+                return {"unmeasured": "%s matmul at %d³ failed: %s" % (dtype, n, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)}
+            per_shape.append({"n": n, "tflops": 2.0 * n ** 3 / seconds / 1e12})
+            del a, b
+    return summarise(per_shape)
+
+
+def summarise(per_shape):
+    best = max(per_shape, key=lambda s: s["tflops"])
+    return {"best_tflops": best["tflops"], "best_n": best["n"],
+            "median_tflops": statistics.median(s["tflops"] for s in per_shape), "shapes": per_shape}
+
+
+def _time(torch, ctx, flush, mm, a, b, iters, warmup):
+    """The median seconds of one call, each timed alone after a cache flush."""
+    for _ in range(warmup):
+        mm(a, b)
+    times = []
+    if ctx.device.type == "cuda":
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+        for start, end in events:
+            flush()
+            start.record()
+            mm(a, b)
+            end.record()
+        torch.cuda.synchronize(ctx.device)
+        times = [s.elapsed_time(e) / 1e3 for s, e in events]
+    else:
+        for _ in range(iters):
+            flush()
+            t0 = time.perf_counter()
+            mm(a, b)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _checksum(torch, ctx, n, seed, rank):
+    """SHA-256 of the bits of one fixed-shape product of inputs every rank draws from the same seed."""
+    dtype = "bf16" if ctx.device.type == "cuda" and unsupported(torch, ctx.device, "bf16") is None else "fp32"
+    gen = torch.Generator().manual_seed(seed)  # drawn on the CPU: identical on every rank and device
+    a, b = _operands(torch, ctx.device, dtype, n, gen)
+    if os.environ.get(FAULT_ENV) == str(rank):
+        a[0, 0] += 1
+    with _Tf32(torch, False):
+        out = torch.matmul(a, b)
+    bits = out.contiguous().view(torch.int16 if out.element_size() == 2 else torch.int32).cpu().numpy().tobytes()
+    return {"n": n, "dtype": dtype, "sha256": hashlib.sha256(bits).hexdigest()}
