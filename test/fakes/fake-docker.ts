@@ -49,7 +49,7 @@ export class FakeDockerEngine {
     return engine;
   }
 
-  /** containers not removed, and the marker-free view of what still runs in them */
+  /** every container not removed yet, running or not: a run must remove all it created */
   leftovers(): string[] {
     return [...this.containers.values()].map((c) => `container ${c.name} ${c.exitCode === undefined && c.proc ? "running" : "exited"}`);
   }
