@@ -20,6 +20,9 @@ export interface ConformanceTarget {
   leftovers(marker: string): Promise<string[]>;
   /** seconds the platform needs beyond the workload (container start, scheduling) */
   slackS?: number;
+  /** ms the hang and cancel cases give the ranks to start before the timeout or Ctrl-C
+   *  (default 4000 and 3000); a fake that starts ranks in well under a second takes less */
+  settleMs?: number;
   /** the suite's other platform blocks the platform reads (docker's ssh engines read platform.ssh) */
   platformSettings?: Record<string, unknown>;
 }
@@ -138,9 +141,11 @@ export function conformance(platform: Platform<unknown>, target: () => Conforman
     const tg = target();
     const marker = `gpucheck-hang-${process.pid}-${Date.now()}`;
     const code = `import time, sys\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
-    const timeoutMs = 4000 + slack();
-    const { units, elapsedMs } = await runScript(platform, tg, scriptTest("hang", tg.python, code, { timeoutMs, args: [marker] }));
+    const timeoutMs = (tg.settleMs ?? 4000) + slack();
+    const { units, lines, elapsedMs } = await runScript(platform, tg, scriptTest("hang", tg.python, code, { timeoutMs, args: [marker] }));
     expect(units[0]!.status).toBe("timeout");
+    // a rank that never started would leave nothing to find below
+    expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
     expect(elapsedMs).toBeLessThan(timeoutMs + slack() + 10_000);
     expect(await tg.leftovers(marker)).toEqual([]);
   }, opts(30_000));
@@ -149,8 +154,9 @@ export function conformance(platform: Platform<unknown>, target: () => Conforman
     const tg = target();
     const marker = `gpucheck-cancel-${process.pid}-${Date.now()}`;
     const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
-    const { units } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), 3000 + slack());
+    const { units, lines } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), (tg.settleMs ?? 3000) + slack());
     expect(units[0]!.status).toBe("cancelled");
+    expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
     expect(await tg.leftovers(marker)).toEqual([]);
   }, opts(150_000));
 

@@ -1,0 +1,36 @@
+#!/bin/sh
+# A stand-in for the OpenSSH client (test/platforms/ssh-conformance.test.ts puts it on PATH as
+# `ssh`): every host is a scratch directory on this machine, <root>/hosts/<host>, and the remote
+# command runs there as sshd would run it: one string for `/bin/sh -c`, in a clean environment
+# whose HOME is that directory, with SSH_CONNECTION naming the address the host was reached on.
+# stdin stays the channel's stdin, so the remote watchdog sees EOF when the client goes away.
+# What a local shell cannot show (a refused connection, an unknown host key) is replayed: a file
+# <root>/faults/<host> (or <user>@<host> when a login user is given) holds ssh's stderr for that
+# host, printed with ssh's exit code 255.
+root=$(cd "$(dirname "$0")/.." && pwd)
+op=
+user=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -l) user=$2; shift 2 ;;
+    -F | -i | -p | -o) shift 2 ;;
+    -O) op=$2; shift 2 ;;
+    --) shift; break ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+host=$1
+shift
+fault=$root/faults/${user:+$user@}$host
+if [ -f "$fault" ]; then
+  cat "$fault" >&2
+  exit 255
+fi
+# `ssh -O exit`: no ControlMaster here to close
+[ -n "$op" ] && exit 0
+home=$root/hosts/$host
+mkdir -p "$home"
+cd "$home" || exit 255
+exec env -i HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin LOGNAME="$(id -un)" USER="$(id -un)" \
+  SSH_CONNECTION="127.0.0.1 50000 127.0.0.1 22" /bin/sh -c "$*"
