@@ -4,26 +4,18 @@
 // The run-time half (child processes, tar, sockets) is loaded only when a test runs.
 import type { UnitRun } from "../lib/types.ts";
 import { rankArgv, remoteCommand, sshArgv } from "./ssh/argv.ts";
-import { procsOf, unitsOf, type Launcher, type Rendezvous } from "./ssh/layout.ts";
+import { procsOf, unitsOf } from "./ssh/layout.ts";
+import type { SshManifest } from "./ssh/manifest.ts";
 import { shJoin, shQuote } from "./ssh/quote.ts";
 import { prepareScript, rankScript, stageOf, stageScript } from "./ssh/scripts.ts";
 import { sshSettings, type SshSettings } from "./ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "./ssh/target.ts";
-import type { Manifest, Platform, RenderContext, RunContext } from "./types.ts";
+import type { Platform, RenderContext, RunContext } from "./types.ts";
 import { slot, slotsIn } from "../lib/slots.ts";
 import { describeSlots } from "./ssh/slots.ts";
 
 const RUN = slot("runId");
 
-/** What the ssh platform runs: per host its preparation, per unit each remote process's exact ssh argv. */
-export interface SshManifest extends Manifest {
-  launcher: Launcher;
-  stageDir: string;
-  maxParallel: number;
-  hosts: Array<{ host: string; prepare: string[]; stageIfMissing: string[] }>;
-  units: Array<{ unit: string; hosts: string[]; master: Rendezvous; ranks: Array<{ rank: number; host: string; ranks: number[]; argv: string[] }> }>;
-  text: string;
-}
 
 function render(ctx: RenderContext<SshSettings>): SshManifest {
   const s = ctx.settings;
@@ -75,6 +67,8 @@ const indent = (script: string) => script.split("\n").map((l) => `    ${l}`);
 /** the per-rank part of a rank's environment, for the one-line summary */
 const varying = (env: Record<string, string>) => ["RANK", "LOCAL_RANK", "GPUCHECK_NODE"].filter((k) => k in env).map((k) => `${k}=${shQuote(env[k]!)}`);
 
+export type { SshManifest };
+
 export const ssh: Platform<SshSettings, SshManifest> = {
   name: "ssh",
   summary: "bare-metal hosts over the system OpenSSH client (ControlMaster), one process per rank",
@@ -82,5 +76,5 @@ export const ssh: Platform<SshSettings, SshManifest> = {
   settings: sshSettings,
   hosts: (ctx) => ({ names: resolveHosts(ctx.settings, ctx.cli, ctx.suite).map((h) => h.name), separate: true }),
   render,
-  run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx),
+  run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx, () => render(ctx)),
 };
