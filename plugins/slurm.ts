@@ -3,7 +3,8 @@
 // settings.ts (the suite's platform.slurm block), sbatch.ts (the script, pure), run.ts (submit,
 // follow, cancel), follow.ts (polling), outcome.ts (verdict per unit), stage.ts (workload).
 import type { Manifest, Platform } from "./types.ts";
-import { renderSbatch } from "./slurm/sbatch.ts";
+import { renderSbatch, SWEEP_SLOTS } from "./slurm/sbatch.ts";
+import type { Slots } from "../lib/slots.ts";
 import { expandHostlist } from "./slurm/hostlist.ts";
 import { settings, type SlurmSettings } from "./slurm/settings.ts";
 
@@ -11,6 +12,15 @@ import { settings, type SlurmSettings } from "./slurm/settings.ts";
 export interface SlurmManifest extends Manifest {
   script: string;
   text: string;
+}
+
+function sweepSlots(s: SlurmSettings, cli: { hosts?: string[] }): Slots {
+  const nodelist = cli.hosts?.length ? cli.hosts.join(",") : s.nodelist;
+  const among = [s.partition ? `partition ${s.partition}` : "the default partition", ...(nodelist ? [`matching ${nodelist}`] : []), ...(s.exclude ? [`except ${s.exclude}`] : [])].join(" ");
+  return {
+    [SWEEP_SLOTS.count]: `how many nodes of ${among} sinfo lists as usable (not drained or down) at submission`,
+    [SWEEP_SLOTS.list]: `those nodes, as a Slurm hostlist`,
+  };
 }
 
 export const slurm: Platform<SlurmSettings, SlurmManifest> = {
@@ -31,7 +41,7 @@ export const slurm: Platform<SlurmSettings, SlurmManifest> = {
   // plan shows the exact script; in per-node mode sinfo decides --nodes/--nodelist at submission
   render: (ctx) => {
     const script = renderSbatch(ctx);
-    return { script, slots: {}, text: script };
+    return { script, slots: ctx.test.perNode ? sweepSlots(ctx.settings, ctx.cli) : {}, text: script };
   },
   run: async (ctx) => {
     const { runSlurm } = await import("./slurm/run.ts");
