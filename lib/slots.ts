@@ -29,9 +29,13 @@ export function bindSlots<T>(value: T, values: Record<string, string | number>):
   return walk(value, (s) => s.replace(SLOT, (whole, name: string) => (name in values ? String(values[name]) : whole))) as T;
 }
 
-/** Throws when a slot is left unbound: a launch must never carry a "{{…}}" to a node. */
-export function complete<T>(value: T, what: string): T {
-  const left = slotsIn(value);
+/**
+ * Throws when one of the rendering's slots is left unbound: a launch must never carry one to a node.
+ * Only the named slots count: a suite's own text may hold braces of its own.
+ */
+export function complete<T>(value: T, slots: Iterable<string>, what: string): T {
+  const named = new Set(slots);
+  const left = slotsIn(value).filter((n) => named.has(n));
   if (left.length) throw new PlatformError(`internal error: ${what} still has unbound slot(s) ${left.map(slot).join(", ")}`);
   return value;
 }

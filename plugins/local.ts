@@ -84,7 +84,7 @@ function stage(files: ReadonlyMap<string, string>, dir: string): void {
 export async function bindLocal(ctx: RunContext<Settings>): Promise<LocalManifest> {
   const manifest = render(ctx);
   const values = { resultsDir: ctx.outDir, ...("masterPort" in manifest.slots ? { masterPort: await freePort() } : {}) };
-  return complete(bindSlots(manifest, values), "the local manifest");
+  return complete(bindSlots(manifest, values), Object.keys(manifest.slots), "the local manifest");
 }
 
 async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {

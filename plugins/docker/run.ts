@@ -92,7 +92,7 @@ export function boundContainers(ctx: RunContext<DockerSettings>, u: UnitPlan, ss
     const name = typeof key === "string" ? /^\{\{(.+)\}\}$/.exec(key)?.[1] : undefined;
     if (name) values[name] = value;
   }
-  return complete(bindSlots(containersOf(ctx, u, planned, slot("runId")), values), `the containers of unit ${u.unit}`);
+  return complete(bindSlots(containersOf(ctx, u, planned, slot("runId")), values), Object.keys(values), `the containers of unit ${u.unit}`);
 }
 
 /** A unit that never started its containers: infra, or how the run was stopped meanwhile. */

@@ -47,7 +47,7 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   const needsPort = new Set(s.masterPort ? [] : units.map((u) => u.hosts[0]!));
   // from here on, what runs is the rendered manifest with this run's values bound
   const manifest = bindSlots(rendered!, { runId, controlDir });
-  const hostArgv = new Map(manifest.hosts.map((h) => [h.host, complete(h, `the ssh commands for host ${h.host}`)]));
+  const hostArgv = new Map(manifest.hosts.map((h) => [h.host, complete(h, Object.keys(rendered!.slots), `the ssh commands for host ${h.host}`)]));
   let tar: Uint8Array | undefined;
   const connectSlots = limiter(s.maxParallel);
   const prepared = new Map<HostSpec, Promise<HostState>>(

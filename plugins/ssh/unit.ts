@@ -106,7 +106,8 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   if (!master) stop("infra", "");
   // what runs is the plan's rendering with this unit's rendezvous bound, nothing rebuilt
   const h0 = u.hosts[0]!.name;
-  const bound = host0.ok ? complete(bindSlots(planned, { [`masterAddr:${h0}`]: host0.addr, ...(host0.port !== undefined ? { [`masterPort:${h0}`]: host0.port } : {}) }), `the ssh manifest of unit ${u.unit}`) : planned;
+  const rendezvous = { [`masterAddr:${h0}`]: host0.ok ? host0.addr : "", ...(host0.ok && host0.port !== undefined ? { [`masterPort:${h0}`]: host0.port } : {}) };
+  const bound = host0.ok ? complete(bindSlots(planned, rendezvous), [`masterAddr:${h0}`, `masterPort:${h0}`, "runId", "controlDir"], `the ssh manifest of unit ${u.unit}`) : planned;
   const argvOf = new Map(bound.ranks.map((r) => [r.rank, r.argv]));
 
   await Promise.all(
