@@ -32,7 +32,7 @@ export interface ProcIo {
   signal: AbortSignal;
 }
 
-export async function runRemoteProc(p: RemoteProc, io: ProcIo): Promise<ProcOutcome> {
+export async function runRemoteProc(_p: RemoteProc, io: ProcIo): Promise<ProcOutcome> {
   const emit = io.line;
   const mark = sentinel(io.runId);
   let exitCode: number | null = null;

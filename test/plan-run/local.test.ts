@@ -27,7 +27,9 @@ async function planAndRun(t: TestToRender) {
   const launched = units.map((u) => ({
     unit: u.unit,
     ranks: u.ranks.map((r) => {
-      const line = readFileSync(r.path, "utf8").split("\n").find((l) => l.includes("LAUNCHED "))!;
+      const line = readFileSync(r.path, "utf8")
+        .split("\n")
+        .find((l) => l.includes("LAUNCHED "))!;
       return { rank: r.rank, ...(JSON.parse(line.slice(line.indexOf("LAUNCHED ") + 9)) as { argv: string[]; env: Record<string, string> }) };
     }),
   }));

@@ -55,4 +55,3 @@ describe("plan equals run: slurm", () => {
     expect(submitted[0]).toBe(renderSbatch(ctx, usable));
   });
 });
-

@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { workloadFiles, workloadHash } from "../../lib/assets.ts";
-import type { Launch, PlannedTest, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
+import type { Launch, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
 import type { CliOverrides, Platform, RunContext, TestToRender } from "../../plugins/types.ts";
 import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 import { tempDir } from "../tmp.ts";

@@ -21,7 +21,10 @@ beforeAll(() => {
   const bin = tempDir("gpucheck-ssh-record-");
   recorded = tempDir("gpucheck-ssh-argv-");
   const wrapper = join(bin, "ssh");
-  writeFileSync(wrapper, `#!/bin/sh\nf=$(mktemp ${recorded}/XXXXXX)\n/usr/bin/python3 -c 'import json, sys; open(sys.argv[1], "w").write(json.dumps(["ssh"] + sys.argv[2:]))' "$f" "$@"\nexec /usr/bin/ssh "$@"\n`);
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nf=$(mktemp ${recorded}/XXXXXX)\n/usr/bin/python3 -c 'import json, sys; open(sys.argv[1], "w").write(json.dumps(["ssh"] + sys.argv[2:]))' "$f" "$@"\nexec /usr/bin/ssh "$@"\n`,
+  );
   chmodSync(wrapper, 0o755);
   process.env.PATH = `${bin}:${path}`;
 });
@@ -46,7 +49,12 @@ function usedValues(argvs: string[][], units: Awaited<ReturnType<typeof ssh.run>
   const controlDir = argvs.flatMap((a) => a.filter((x) => x.startsWith("ControlPath=")).map((x) => x.slice("ControlPath=".length, -"/%C".length)))[0]!;
   const values: Record<string, string> = { runId, controlDir };
   for (const u of units) {
-    const env = JSON.parse(u.output.split("\n").find((l) => l.includes("ENV {"))!.replace(/^.*?ENV /, "")) as Record<string, string>;
+    const env = JSON.parse(
+      u.output
+        .split("\n")
+        .find((l) => l.includes("ENV {"))!
+        .replace(/^.*?ENV /, ""),
+    ) as Record<string, string>;
     values[`masterAddr:${u.hosts[0]}`] = env.MASTER_ADDR!;
     values[`masterPort:${u.hosts[0]}`] = env.MASTER_PORT!;
   }
