@@ -1,5 +1,6 @@
 // A plan for people: per test what runs where, with the platform's rendering verbatim.
-import type { Plan } from "./types.ts";
+import type { Slots } from "./slots.ts";
+import type { Plan, PlannedUnit } from "./types.ts";
 
 export function renderPlanText(plan: Plan): string {
   const out: string[] = [];
@@ -18,6 +19,9 @@ export function renderPlanText(plan: Plan): string {
     if (env.length) out.push(`   env: ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);
     for (const e of t.expect) out.push(`   expect: ${e.text}`);
     out.push(`   files: ${t.launch.files.length} workload files (gpucheck_workload/)`);
+    for (const u of t.units) out.push(`   unit ${u.name}${u.eachNode ? " (one per node found at run time)" : ""}: ${unitNodes(u)}`);
+    const slots = Object.entries((t.rendered as { slots?: Slots } | null)?.slots ?? {});
+    if (slots.length) out.push("   slots the run fills in:", ...slots.map(([k, v]) => `     {{${k}}}: ${v}`));
     out.push(...indent(renderedText(t.rendered), "   "), "");
   }
   return `${out.join("\n")}\n`;
@@ -28,6 +32,10 @@ function renderedText(r: unknown): string {
   if (r && typeof r === "object" && typeof (r as { text?: unknown }).text === "string") return (r as { text: string }).text;
   if (r && typeof r === "object" && typeof (r as { yaml?: unknown }).yaml === "string") return (r as { yaml: string }).yaml;
   return JSON.stringify(r, null, 2);
+}
+
+function unitNodes(u: PlannedUnit): string {
+  return u.nodes.map((n, i) => `${n} (ranks ${u.ranks.filter((r) => r.node === i).map((r) => r.rank).join(",")})`).join(", ");
 }
 
 function indent(text: string, pad: string): string[] {

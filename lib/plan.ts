@@ -4,6 +4,7 @@ import { SuiteError } from "./errors.ts";
 import type { AnyKind } from "./kinds/kind.ts";
 import { KINDS } from "./kinds/mod.ts";
 import { checkNodesFit, placementOf } from "./placement.ts";
+import { planUnits } from "./plan-units.ts";
 import { suggest } from "./schema/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "./types.ts";
 import { workloadArgs } from "./workload-args.ts";
@@ -87,6 +88,7 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
       },
       expect: spec.expect,
       spec,
+      units: planUnits({ nodes, ranksPerNode, perNode }, hosts),
     };
     const ctx: RenderContext<unknown> = { suite, settings, cli: opts.cli, test, launch: test.launch, workloadHash: hash };
     return { ...test, ...(hosts && { placement: placementOf(spec, hosts) }), rendered: platform.render(ctx) };

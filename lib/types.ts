@@ -106,8 +106,29 @@ export interface PlannedTest {
   spec: TestSpec;
   /** which of the run's hosts the test uses; absent when the platform learns its nodes only at run time (k8s, slurm without a node list) */
   placement?: Placement;
+  /** what runs together: one unit for the whole test, one per node in per-node mode (lib/plan-units.ts) */
+  units: PlannedUnit[];
   /** the platform's rendering (ssh argv, sbatch script, container options, manifests): pure data */
   rendered: unknown;
+}
+
+/** One rank of a unit: `node` indexes the unit's `nodes`. */
+export interface UnitRank {
+  rank: number;
+  localRank: number;
+  node: number;
+}
+
+/**
+ * A set of nodes run together, with its ranks: the whole test, one node (per-node mode), or any
+ * other subset a pattern picks. A node the platform learns only at run time is a slot ("{{node0}}");
+ * `eachNode`: the unit stands for one copy per node found at run time ("{{node}}" its name).
+ */
+export interface PlannedUnit {
+  name: string;
+  nodes: string[];
+  ranks: UnitRank[];
+  eachNode?: true;
 }
 
 export interface Placement {

@@ -6,37 +6,49 @@
 import { createHash } from "node:crypto";
 import { DIAL_COMMAND, engineList, nodeName, sshBlock } from "./docker/engines.ts";
 import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
-import { settings, type DockerSettings } from "./docker/spec.ts";
+import { settings, type ContainerBody, type DockerSettings } from "./docker/spec.ts";
 import { planText } from "./docker/text.ts";
 import { sshArgv } from "./ssh/argv.ts";
 import { targetOf } from "./ssh/target.ts";
-import type { Platform, RenderContext, RunContext } from "./types.ts";
+import { slot, slotsIn } from "../lib/slots.ts";
+import { describeSlots } from "./ssh/slots.ts";
+import type { Manifest, Platform, RenderContext, RunContext } from "./types.ts";
 
 /** Containers of one run carry this label on every engine: the sweep at the end finds them by it. */
 export function runLabel(outDir: string): string {
   return createHash("sha256").update(outDir).digest("hex").slice(0, 12);
 }
 
-function render(ctx: RenderContext<DockerSettings>) {
+/** What the docker platform creates: per unit, each container's exact create body on its engine. */
+export interface DockerManifest extends Manifest {
+  engines: string[];
+  dial?: Record<string, string[]>;
+  stage: string;
+  units: Array<{ unit: string; containers: Array<{ engine: string; create: ContainerBody }> }>;
+  text: string;
+}
+
+function render(ctx: RenderContext<DockerSettings>): DockerManifest {
   const engines = engineList(ctx.settings, ctx.cli, ctx.suite);
   const ssh = sshBlock(ctx.suite);
-  const target = targetOf(ssh, ctx.suite, "<control-dir>");
+  const target = targetOf(ssh, ctx.suite, slot("controlDir"));
   // every API connection to an ssh engine: a channel on the host's ControlMaster
   const dial = engines.flatMap((e): Array<[string, string[]]> => (e.kind === "ssh" ? [[e.url, sshArgv(target, e.host, "mux", DIAL_COMMAND)]] : []));
   const units = unitsOf(ctx.test, engines).map((u) => {
     const master = plannedMaster(u, ssh, ctx.test.perNode);
-    return { unit: u.unit, master, containers: containersOf(ctx, u, master, "<run>") };
+    return { unit: u.unit, master, containers: containersOf(ctx, u, master, slot("runId")) };
   });
-  return {
+  const manifest = {
     engines: engines.map((e) => e.url),
     ...(dial.length ? { dial: Object.fromEntries(dial) } : {}),
     stage: "workload copied into each container at /opt/gpucheck (put_archive)",
     units: units.map((u) => ({ unit: u.unit, containers: u.containers.map(({ node, body }) => ({ engine: node.engine, create: body })) })),
     text: planText({ engines: engines.map((e) => e.url), image: imageOf(ctx), pull: ctx.settings.pull, dial, units }),
   };
+  return { ...manifest, slots: describeSlots(slotsIn(manifest), "a hash of the run's results directory (container names and the gpucheck.run label the end-of-run sweep finds them by)") };
 }
 
-export const docker: Platform<DockerSettings> = {
+export const docker: Platform<DockerSettings, DockerManifest> = {
   name: "docker",
   summary: "one container per node via the Docker Engine API (also podman's), remote engines over ssh; GPUs by device request",
   flags: ["hosts", "image", "keep"],

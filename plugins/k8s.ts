@@ -6,9 +6,10 @@ import { stringify } from "yaml";
 import { SuiteError } from "../lib/errors.ts";
 import type { UnitRun } from "../lib/types.ts";
 import { buildManifests, type Manifest, type ManifestInput } from "./k8s/manifests.ts";
-import { namesFor, planRunId } from "./k8s/names.ts";
+import { namesFor } from "./k8s/names.ts";
+import { slot } from "../lib/slots.ts";
 import { settings, type K8sSettings } from "./k8s/settings.ts";
-import type { Platform, RenderContext, RunContext } from "./types.ts";
+import type { Manifest as PlatformManifest, Platform, RenderContext, RunContext } from "./types.ts";
 
 export function imageFor(ctx: RenderContext<K8sSettings>): string {
   const image = ctx.cli.image ?? ctx.settings.image;
@@ -39,18 +40,30 @@ export function manifestsYaml(manifests: Manifest[], header: string[] = []): str
   return head + manifests.map((m) => stringify(m, { lineWidth: 0, aliasDuplicateObjects: false })).join("---\n");
 }
 
-function render(ctx: RenderContext<K8sSettings>): { manifests: Manifest[]; yaml: string } {
+/** The objects a test creates, as applied; the run uses a fresh run id in every name and label. */
+export interface K8sManifest extends PlatformManifest {
+  manifests: Manifest[];
+  yaml: string;
+}
+
+function render(ctx: RenderContext<K8sSettings>): K8sManifest {
   // the workload's content is staged at run time; the plan shows which files go where
   const files = new Map(ctx.launch.files.map((p) => [p, `(${p} from the gpucheck binary, workload ${ctx.workloadHash})`]));
-  const runId = planRunId(ctx.suite.name, ctx.test.name, ctx.workloadHash);
-  const namespace = ctx.settings.namespace ?? "default";
-  const manifests = buildManifests(manifestInput(ctx, runId, namespace, files));
+  const manifests = buildManifests(manifestInput(ctx, slot("runId"), namespaceOf(ctx.settings), files));
   const header = [
-    `test ${ctx.test.name}: run id ${runId} here; a real run uses a fresh one`,
-    ...(ctx.settings.namespace ? [] : ["namespace: the kubeconfig context's at run time (\"default\" shown)"]),
+    `test ${ctx.test.name}`,
     ...(ctx.test.perNode ? [`per-node: one such Job per Ready, schedulable node matching nodeSelector ("each-matching-node" stands for its name)`] : []),
   ];
-  return { manifests, yaml: manifestsYaml(manifests, header) };
+  const slots = {
+    runId: "a fresh 6-character id per test run, in every object's name and its gpucheck.dev/run label",
+    ...(ctx.settings.namespace ? {} : { namespace: "the kubeconfig context's namespace at run time (\"default\" when it names none)" }),
+  };
+  return { manifests, yaml: manifestsYaml(manifests, header), slots };
+}
+
+/** The namespace as the plan names it: the suite's, else a slot the kubeconfig fills in at run time. */
+export function namespaceOf(s: K8sSettings): string {
+  return s.namespace ?? slot("namespace");
 }
 
 async function run(ctx: RunContext<K8sSettings>): Promise<UnitRun[]> {
@@ -58,7 +71,7 @@ async function run(ctx: RunContext<K8sSettings>): Promise<UnitRun[]> {
   return runTest(ctx);
 }
 
-export const k8s: Platform<K8sSettings> = {
+export const k8s: Platform<K8sSettings, K8sManifest> = {
   name: "k8s",
   summary: "Kubernetes: Indexed Job + headless Service (or Kubeflow PyTorchJob/MPIJob), workload in a ConfigMap",
   flags: ["image", "context", "keep"],

@@ -9,7 +9,9 @@ import { exitHow } from "./_shared/rank-lines.ts";
 import { UnitLog } from "./_shared/unit-log.ts";
 import { stopReason, unitResult } from "./_shared/unit-result.ts";
 import { runProc } from "./_proc.ts";
-import { rankEnv, type Platform, type RenderContext, type RunContext } from "./types.ts";
+import { bindSlots, complete, slot, slotsIn } from "../lib/slots.ts";
+import { unitsOfTest } from "../lib/plan-units.ts";
+import { rankEnv, type Manifest, type Platform, type RenderContext, type RunContext } from "./types.ts";
 
 const settings = z.lazy(() =>
   z
@@ -32,29 +34,42 @@ interface RankLaunch {
   env: Record<string, string>;
 }
 
-function ranksFor(ctx: RenderContext<Settings>, stageDir: string, port: number | string): RankLaunch[] {
+/** What the local platform launches: per unit, one process per rank. */
+export interface LocalManifest extends Manifest {
+  host: string;
+  stageDir: string;
+  units: Array<{ unit: string; ranks: RankLaunch[] }>;
+}
+
+const SLOTS = {
+  resultsDir: "the run's results directory",
+  masterPort: "a free port on this host, chosen when the test starts",
+};
+
+/** Pure: the test's processes, with the stage directory and the port as slots unless the suite fixes them. */
+function render(ctx: RenderContext<Settings>): LocalManifest {
   const { test, launch } = ctx;
-  const node = hostname();
-  return Array.from({ length: test.worldSize }, (_, rank) => ({
-    rank,
-    argv: [launch.python, ...launch.args],
-    env: {
-      // each rank binds to its own share of this host's CPUs (workload affinity.py); a suite's env may say "none"
-      GPUCHECK_CPU_BIND: "split",
-      ...launch.env,
-      ...rankEnv({
-        rank,
-        worldSize: test.worldSize,
-        localRank: rank % test.ranksPerNode,
-        localWorldSize: test.ranksPerNode,
-        masterAddr: "127.0.0.1",
-        masterPort: Number(port) || 0,
-        node,
-      }),
-      ...(typeof port === "string" ? { MASTER_PORT: port } : {}),
-      PYTHONPATH: stageDir,
-    },
+  const host = hostname();
+  const stageDir = ctx.settings.stageDir ?? `${slot("resultsDir")}/workload`;
+  const port = ctx.settings.masterPort ?? slot("masterPort");
+  // every node of a local test is this host: one unit runs all of them side by side
+  const units = unitsOfTest(test, { names: [host], separate: false }).map((u) => ({
+    unit: u.name,
+    ranks: u.ranks.map((r) => ({
+      rank: r.rank,
+      argv: [launch.python, ...launch.args],
+      env: {
+        // each rank binds to its own share of this host's CPUs (workload affinity.py); a suite's env may say "none"
+        GPUCHECK_CPU_BIND: "split",
+        ...launch.env,
+        ...rankEnv({ rank: r.rank, worldSize: u.ranks.length, localRank: r.localRank, localWorldSize: test.ranksPerNode, masterAddr: "127.0.0.1", masterPort: 0, node: host }),
+        MASTER_PORT: String(port),
+        PYTHONPATH: stageDir,
+      },
+    })),
   }));
+  const slots = Object.fromEntries(Object.entries(SLOTS).filter(([k]) => slotsIn({ stageDir, units }).includes(k)));
+  return { host, stageDir, units, slots };
 }
 
 function stage(files: ReadonlyMap<string, string>, dir: string): void {
@@ -65,12 +80,20 @@ function stage(files: ReadonlyMap<string, string>, dir: string): void {
   }
 }
 
+/** The rendered manifest with this run's values bound: exactly what run() launches. */
+export async function bindLocal(ctx: RunContext<Settings>): Promise<LocalManifest> {
+  const manifest = render(ctx);
+  const values = { resultsDir: ctx.outDir, ...("masterPort" in manifest.slots ? { masterPort: await freePort() } : {}) };
+  return complete(bindSlots(manifest, values), Object.keys(manifest.slots), "the local manifest");
+}
+
 async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {
-  const stageDir = ctx.settings.stageDir ?? join(ctx.outDir, "workload");
-  stage(ctx.workload, stageDir);
-  const port = ctx.settings.masterPort ?? (await freePort());
-  const host = hostname();
-  const unit = ctx.test.perNode ? host : "all";
+  const manifest = await bindLocal(ctx);
+  stage(ctx.workload, manifest.stageDir);
+  return Promise.all(manifest.units.map((u) => runUnit(ctx, manifest.host, u.unit, u.ranks)));
+}
+
+async function runUnit(ctx: RunContext<Settings>, host: string, unit: string, launches: RankLaunch[]): Promise<UnitRun> {
   const log = new UnitLog({ dir: join(ctx.logDir, unit), unit, onLine: ctx.onLine });
   const startedAt = Date.now();
 
@@ -79,7 +102,6 @@ async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {
   const stop = AbortSignal.any([ctx.signal, peersFailed.signal]);
   let firstFailure: { rank: number; code: number | null; signal: string | null } | undefined;
 
-  const launches = ranksFor(ctx, stageDir, port);
   for (const l of launches) log.open(l.rank);
   const results = await Promise.all(
     launches.map(async (l) => {
@@ -100,8 +122,7 @@ async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {
   const killed = results.filter((r) => r.res.killed).map((r) => `rank ${r.launch.rank} (pid ${r.res.pid})`);
   const spawnError = results.find((r) => r.res.spawnError)?.res.spawnError;
   const codes = new Map(results.map((r) => [r.launch.rank, r.res.code]));
-  return [
-    unitResult({
+  return unitResult({
       unit,
       hosts: [host],
       startedAt,
@@ -113,20 +134,15 @@ async function run(ctx: RunContext<Settings>): Promise<UnitRun[]> {
       ...(firstFailure
         ? { failed: { who: `rank ${firstFailure.rank}`, on: host, how: `failed with ${exitHow(firstFailure.code, firstFailure.signal)}`, reason: log.lastError(firstFailure.rank) } }
         : {}),
-    }),
-  ];
+  });
 }
 
-export const local: Platform<Settings> = {
+export const local: Platform<Settings, LocalManifest> = {
   name: "local",
   summary: "ranks as subprocesses on this host",
   flags: [],
   settings,
   hosts: () => ({ names: [hostname()], separate: false }),
-  render: (ctx) => ({
-    host: hostname(),
-    stageDir: ctx.settings.stageDir ?? "<results>/workload",
-    ranks: ranksFor(ctx, ctx.settings.stageDir ?? "<results>/workload", ctx.settings.masterPort ?? "<free port>"),
-  }),
+  render,
   run,
 };

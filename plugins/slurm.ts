@@ -2,12 +2,28 @@
 // is one job too, with one step per node. See plugins/slurm/ for the pieces:
 // settings.ts (the suite's platform.slurm block), sbatch.ts (the script, pure), run.ts (submit,
 // follow, cancel), follow.ts (polling), outcome.ts (verdict per unit), stage.ts (workload).
-import type { Platform } from "./types.ts";
-import { renderSbatch } from "./slurm/sbatch.ts";
+import type { Manifest, Platform } from "./types.ts";
+import { renderSbatch, SWEEP_SLOTS } from "./slurm/sbatch.ts";
+import type { Slots } from "../lib/slots.ts";
 import { expandHostlist } from "./slurm/hostlist.ts";
 import { settings, type SlurmSettings } from "./slurm/settings.ts";
 
-export const slurm: Platform<SlurmSettings> = {
+/** The batch script sbatch is given; in per-node mode the run adds the usable nodes sinfo lists at submission. */
+export interface SlurmManifest extends Manifest {
+  script: string;
+  text: string;
+}
+
+function sweepSlots(s: SlurmSettings, cli: { hosts?: string[] }): Slots {
+  const nodelist = cli.hosts?.length ? cli.hosts.join(",") : s.nodelist;
+  const among = [s.partition ? `partition ${s.partition}` : "the default partition", ...(nodelist ? [`matching ${nodelist}`] : []), ...(s.exclude ? [`except ${s.exclude}`] : [])].join(" ");
+  return {
+    [SWEEP_SLOTS.count]: `how many nodes of ${among} sinfo lists as usable (not drained or down) at submission`,
+    [SWEEP_SLOTS.list]: `those nodes, as a Slurm hostlist`,
+  };
+}
+
+export const slurm: Platform<SlurmSettings, SlurmManifest> = {
   name: "slurm",
   summary: "each test one sbatch job, one srun task per rank; per-node sweeps in one job",
   flags: ["hosts", "image"],
@@ -23,7 +39,10 @@ export const slurm: Platform<SlurmSettings> = {
     }
   },
   // plan shows the exact script; in per-node mode sinfo decides --nodes/--nodelist at submission
-  render: (ctx) => renderSbatch(ctx),
+  render: (ctx) => {
+    const script = renderSbatch(ctx);
+    return { script, slots: ctx.test.perNode ? sweepSlots(ctx.settings, ctx.cli) : {}, text: script };
+  },
   run: async (ctx) => {
     const { runSlurm } = await import("./slurm/run.ts");
     return runSlurm(ctx);

@@ -5,19 +5,23 @@
 import type { UnitRun } from "../lib/types.ts";
 import { rankArgv, remoteCommand, sshArgv } from "./ssh/argv.ts";
 import { procsOf, unitsOf } from "./ssh/layout.ts";
+import type { SshManifest } from "./ssh/manifest.ts";
 import { shJoin, shQuote } from "./ssh/quote.ts";
 import { prepareScript, rankScript, stageOf, stageScript } from "./ssh/scripts.ts";
 import { sshSettings, type SshSettings } from "./ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "./ssh/target.ts";
 import type { Platform, RenderContext, RunContext } from "./types.ts";
+import { slot, slotsIn } from "../lib/slots.ts";
+import { describeSlots } from "./ssh/slots.ts";
 
-const RUN = "<run-id>";
+const RUN = slot("runId");
 
-function render(ctx: RenderContext<SshSettings>) {
+
+function render(ctx: RenderContext<SshSettings>): SshManifest {
   const s = ctx.settings;
   const hosts = hostsForTest(ctx.test, resolveHosts(s, ctx.cli, ctx.suite));
   const units = unitsOf(ctx.test, hosts);
-  const target = targetOf(s, ctx.suite, "<control-dir>");
+  const target = targetOf(s, ctx.suite, slot("controlDir"));
   const stage = { base: s.stageDir, hash: ctx.workloadHash };
   const python = ctx.cli.python ?? s.python ?? ctx.launch.python;
   const rendezvousHosts = new Set(units.map((u) => u.hosts[0]!));
@@ -29,7 +33,8 @@ function render(ctx: RenderContext<SshSettings>) {
     stageIfMissing: sshArgv(target, h, "mux", remoteCommand(stageScript(stage), `gpucheck-${RUN}-stage`)),
   }));
   const launched = units.map((u) => {
-    const master = { addr: (u.unit === "all" ? s.masterAddr : undefined) ?? `<address ssh reached ${u.hosts[0]!.name} on>`, port: String(s.masterPort ?? `<free port on ${u.hosts[0]!.name}>`) };
+    const h0 = u.hosts[0]!.name;
+    const master = { addr: (u.unit === "all" ? s.masterAddr : undefined) ?? slot(`masterAddr:${h0}`), port: String(s.masterPort ?? slot(`masterPort:${h0}`)) };
     const procs = procsOf(u, ctx.launch, python, s.launcher, master, { GPUCHECK_RUN_ID: RUN });
     return {
       unit: u.unit,
@@ -44,7 +49,7 @@ function render(ctx: RenderContext<SshSettings>) {
     `ssh to ${used.length === hosts.length ? `${hosts.length} host(s)` : `${used.length} of the ${hosts.length} hosts (${used.map((h) => h.name).join(", ")})`}, launcher ${s.launcher}, stage ${stageOf(stage)}, at most ${s.maxParallel} connections at a time`,
     `ssh options: ${shJoin(prepared[0]!.prepare.slice(1, prepared[0]!.prepare.indexOf("--")))}`,
     "  (later commands on a host: ControlMaster=no over the same ControlPath; exact argv of every command: gpucheck plan --json)",
-    "first ssh to each host (opens its ControlMaster; <run-id> and <control-dir> are made at run time):",
+    "first ssh to each host (opens its ControlMaster):",
     ...indent(prepareScript(stage, python, !s.masterPort)),
     `then, where the stage is missing, with a tar stream of ${ctx.launch.files.length} files on stdin:`,
     ...indent(stageScript(stage)),
@@ -54,19 +59,22 @@ function render(ctx: RenderContext<SshSettings>) {
       ...u.procs.map((p) => `  ${s.launcher === "direct" ? `rank ${p.id}` : `ranks ${p.ranks[0]}-${p.ranks.at(-1)}`} on ${p.host.name}: ${[...varying(p.env), shJoin(p.argv)].join(" ")}`),
     ]),
   ].join("\n");
-  return { launcher: s.launcher, stageDir: stageOf(stage), maxParallel: s.maxParallel, hosts: prepared, units: launched.map(({ procs: _, ...u }) => u), text };
+  const manifest = { launcher: s.launcher, stageDir: stageOf(stage), maxParallel: s.maxParallel, hosts: prepared, units: launched.map(({ procs: _, ...u }) => u), text };
+  return { ...manifest, slots: describeSlots(slotsIn(manifest), "a fresh random id per test run (names remote pid files and logs)") };
 }
 
 const indent = (script: string) => script.split("\n").map((l) => `    ${l}`);
 /** the per-rank part of a rank's environment, for the one-line summary */
 const varying = (env: Record<string, string>) => ["RANK", "LOCAL_RANK", "GPUCHECK_NODE"].filter((k) => k in env).map((k) => `${k}=${shQuote(env[k]!)}`);
 
-export const ssh: Platform<SshSettings> = {
+export type { SshManifest };
+
+export const ssh: Platform<SshSettings, SshManifest> = {
   name: "ssh",
   summary: "bare-metal hosts over the system OpenSSH client (ControlMaster), one process per rank",
   flags: ["hosts"],
   settings: sshSettings,
   hosts: (ctx) => ({ names: resolveHosts(ctx.settings, ctx.cli, ctx.suite).map((h) => h.name), separate: true }),
   render,
-  run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx),
+  run: async (ctx: RunContext<SshSettings>): Promise<UnitRun[]> => (await import("./ssh/run.ts")).runSsh(ctx, () => render(ctx)),
 };

@@ -2,7 +2,8 @@
 // A platform renders a planned test into what it would launch (pure, printed by `gpucheck plan`)
 // and runs it (impure, honours ctx.signal, always cleans up what it created before returning).
 import type { z } from "zod";
-import type { Launch, PlannedTest, Suite, UnitRun } from "../lib/types.ts";
+import type { Slots } from "../lib/slots.ts";
+import type { Launch, PlannedTest, PlannedUnit, Suite, UnitRun } from "../lib/types.ts";
 
 /** Values from the command line that override suite settings. */
 export interface CliOverrides {
@@ -28,8 +29,8 @@ export interface RenderContext<S> {
   /** this platform's settings from the suite (`platform.<name>:`), validated by `settings` */
   settings: S;
   cli: CliOverrides;
-  /** the test being rendered, minus `rendered` */
-  test: Omit<PlannedTest, "rendered">;
+  /** the test being rendered, minus `rendered`; `units` absent only in a test built by hand (lib/plan-units.ts unitsOfTest) */
+  test: TestToRender;
   /** what to run on every rank: python + args + env; the platform adds rank env and PYTHONPATH */
   launch: Launch;
   /** sha256 of the staged workload, so platforms can stage once per content */
@@ -53,7 +54,20 @@ export interface RunContext<S> extends RenderContext<S> {
   note(message: string): void;
 }
 
-export interface Platform<S = unknown> {
+export type TestToRender = Omit<PlannedTest, "rendered" | "units"> & { units?: PlannedUnit[] };
+
+/**
+ * What render() returns: the platform's own typed manifest. Values only the run learns appear in
+ * it as named slots ("{{masterPort}}"); `slots` says what each will be. run() binds them into the
+ * same manifest (lib/slots.ts bindSlots) and launches exactly that.
+ */
+export interface Manifest {
+  slots: Slots;
+  /** the human rendering `gpucheck plan` prints */
+  text?: string;
+}
+
+export interface Platform<S = unknown, M extends Manifest = Manifest> {
   name: string;
   summary: string;
   /**
@@ -67,7 +81,7 @@ export interface Platform<S = unknown> {
   /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */
   hosts?(ctx: Pick<RenderContext<S>, "suite" | "settings" | "cli">): RunHosts | undefined;
   /** pure: the exact commands/scripts/manifests this test becomes; shown by `gpucheck plan` */
-  render(ctx: RenderContext<S>): unknown;
+  render(ctx: RenderContext<S>): M;
   /** launch, follow and clean up; one UnitRun per unit (one, or one per node in per-node mode) */
   run(ctx: RunContext<S>): Promise<UnitRun[]>;
 }

@@ -10,6 +10,8 @@ import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";
 import { PREFLIGHT_FAILED } from "../report/not-started.ts";
 import { commonOf } from "../kinds/mod.ts";
+import { planUnits } from "../plan-units.ts";
+import type { RunHosts } from "../../plugins/types.ts";
 
 /**
  * The preflight unit's time limit. The probes bound themselves (torch import and CUDA 120 s,
@@ -19,6 +21,11 @@ export const PREFLIGHT_TIMEOUT_MS = 5 * 60_000;
 
 /** Where the preflight's logs go: beside logs/, so no test name can collide with them. */
 export const PREFLIGHT_DIR = "preflight";
+
+/** Every host of the run, as a test's placement records them (used and idle); undefined when known only at run time. */
+function runHostsOf(t: PlannedTest): RunHosts | undefined {
+  return t.placement && { names: [...t.placement.hosts, ...t.placement.unused], separate: true };
+}
 
 /** The preflight as a planned test: one rank per node on every node, with the most GPUs any test asks for so the platform exposes them. */
 export function preflightTest(tests: PlannedTest[], needs: TestNeeds[]): PlannedTest {
@@ -47,6 +54,7 @@ export function preflightTest(tests: PlannedTest[], needs: TestNeeds[]): Planned
     launch,
     expect: [],
     spec: { ...commonOf(first.spec), name: "preflight", kind: "inventory", nodes, gpusPerNode, ranksPerNode: 1, perNode: true, timeoutMs: PREFLIGHT_TIMEOUT_MS, env, python: launch.python, expect: [] },
+    units: planUnits({ nodes, ranksPerNode: 1, perNode: true }, runHostsOf(first)),
     rendered: null,
   };
 }

@@ -1,8 +1,10 @@
 // Pure: which containers a test becomes, on which engines, with which rendezvous. The same
-// functions serve `gpucheck plan` (placeholders for what only the run learns: the address ssh
+// functions serve `gpucheck plan` (named slots for what only the run learns: the address ssh
 // reached the first host on, a free port there) and the run itself.
-import { SuiteError } from "../../lib/errors.ts";
-import type { PlannedTest } from "../../lib/types.ts";
+import { PlatformError, SuiteError } from "../../lib/errors.ts";
+import { unitsOfTest } from "../../lib/plan-units.ts";
+import type { PlannedTest, PlannedUnit } from "../../lib/types.ts";
+import { slot } from "../../lib/slots.ts";
 import type { RenderContext } from "../types.ts";
 import { nodeName, type Engine } from "./engines.ts";
 import { containerBody, DEFAULT_IMAGE, type ContainerBody, type DockerSettings, type NodeSpec } from "./spec.ts";
@@ -21,7 +23,7 @@ export interface UnitPlan {
   nodes: NodePlan[];
 }
 
-/** MASTER_ADDR/MASTER_PORT of a unit; the port is a placeholder string in `gpucheck plan`. */
+/** MASTER_ADDR/MASTER_PORT of a unit; the port is a named slot in `gpucheck plan`. */
 export interface Master {
   addr: string;
   port: number | string;
@@ -33,17 +35,21 @@ export type Planned = Array<{ node: NodeSpec; body: ContainerBody }>;
  * Per-node mode: one unit per engine. Otherwise one unit on the first `nodes` engines, or every
  * node on the only engine given (several containers on one machine: how multi-node is tried locally).
  */
-export function unitsOf(test: Pick<PlannedTest, "name" | "nodes" | "perNode">, engines: Engine[]): UnitPlan[] {
-  if (test.perNode) return engines.map((e) => ({ unit: nodeName(e), nodes: [{ node: nodeName(e), nodeRank: 0, engine: e }] }));
-  if (engines.length > 1 && engines.length < test.nodes) {
+export function unitsOf(test: Pick<PlannedTest, "name" | "nodes" | "perNode"> & { units?: PlannedUnit[] }, engines: Engine[]): UnitPlan[] {
+  if (!test.perNode && engines.length > 1 && engines.length < test.nodes) {
     throw new SuiteError(`gpucheck: docker: test "${test.name}" needs ${test.nodes} nodes but ${engines.length} engines were given: ${engines.map((e) => e.url).join(", ")}`);
   }
-  if (engines.length === 1) {
-    // several nodes on one engine are told apart by a suffix: localhost, localhost-1, …
-    const e = engines[0]!;
-    return [{ unit: "all", nodes: Array.from({ length: test.nodes }, (_, i) => ({ node: i ? `${nodeName(e)}-${i}` : nodeName(e), nodeRank: i, engine: e })) }];
-  }
-  return [{ unit: "all", nodes: engines.slice(0, test.nodes).map((engine, i) => ({ node: nodeName(engine), nodeRank: i, engine })) }];
+  const byName = new Map(engines.map((e) => [nodeName(e), e]));
+  // a container runs all of its node's ranks itself: only the nodes of each unit matter here
+  return unitsOfTest({ ranksPerNode: 1, ...test }, { names: [...byName.keys()], separate: engines.length > 1 }).map((u) => ({
+    unit: u.name,
+    nodes: u.nodes.map((name, i) => {
+      const engine = byName.get(name);
+      if (!engine) throw new PlatformError(`docker: unit "${u.name}" names node "${name}", which is no engine's: ${[...byName.keys()].join(", ")}`);
+      // several nodes on one engine are told apart by a suffix: localhost, localhost-1, …
+      return { node: u.nodes.indexOf(name) < i ? `${name}-${i}` : name, nodeRank: i, engine };
+    }),
+  }));
 }
 
 export function imageOf(ctx: Pick<RenderContext<DockerSettings>, "cli" | "settings">): string {
@@ -81,7 +87,7 @@ export function containersOf(ctx: RenderContext<DockerSettings>, unit: UnitPlan,
 export function plannedMaster(unit: UnitPlan, ssh: { masterAddr?: string; masterPort?: number }, perNode: boolean): Master {
   const first = unit.nodes[0]!;
   const e = first.engine;
-  const addr = e.kind === "ssh" ? (!perNode && ssh.masterAddr) || `<address ssh reached ${first.node} on>` : e.kind === "tcp" ? e.host : "127.0.0.1";
-  const port = (e.kind === "ssh" && ssh.masterPort) || `<free port on ${e.kind === "ssh" ? first.node : "this machine"}>`;
+  const addr = e.kind === "ssh" ? (!perNode && ssh.masterAddr) || slot(`masterAddr:${first.node}`) : e.kind === "tcp" ? e.host : "127.0.0.1";
+  const port = (e.kind === "ssh" && ssh.masterPort) || slot(`masterPort:${e.kind === "ssh" ? first.node : "local"}`);
   return { addr, port };
 }

@@ -10,7 +10,8 @@ import type { RunContext } from "../types.ts";
 import { client, removeRun } from "./client.ts";
 import { engineList, sshBlock, type Engine } from "./engines.ts";
 import { prepareEngine } from "./image.ts";
-import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf, type Master, type UnitPlan } from "./plan.ts";
+import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf, type Master, type Planned, type UnitPlan } from "./plan.ts";
+import { bindSlots, complete, slot } from "../../lib/slots.ts";
 import { openSshEngines, type Probe, type SshEngines } from "./remote.ts";
 import { deviceRequests, type DockerSettings } from "./spec.ts";
 import { runUnit } from "./unit.ts";
@@ -44,7 +45,7 @@ export async function runDocker(ctx: RunContext<DockerSettings>, runId: string):
       if (down) throw new PlatformError(down.message);
       const master = await masterOf(u, probes[0]!, ssh, ctx.test.perNode);
       await Promise.all([...new Set(u.nodes.map((n) => n.engine.url))].map(prepare));
-      const planned = containersOf(ctx, u, master, runId);
+      const planned = boundContainers(ctx, u, ssh, master, runId);
       return await runUnit(ctx, u.unit, planned, { client: get, lost: (url) => lostOf(byUrl.get(url)!, remote) });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
@@ -78,6 +79,20 @@ async function masterOf(u: UnitPlan, probe: Probe, ssh: { masterAddr?: string; m
     addr: (!perNode && ssh.masterAddr) || probe.addr,
     port: ssh.masterPort ?? probe.port!,
   };
+}
+
+/**
+ * The unit's containers exactly as `gpucheck plan` renders them, with this run's values bound into
+ * their slots: the run id, and the rendezvous where the plan could only name it.
+ */
+export function boundContainers(ctx: RunContext<DockerSettings>, u: UnitPlan, ssh: { masterAddr?: string; masterPort?: number }, master: Master, runId: string): Planned {
+  const planned = plannedMaster(u, ssh, ctx.test.perNode);
+  const values: Record<string, string | number> = { runId };
+  for (const [key, value] of [[planned.addr, master.addr], [planned.port, master.port]] as const) {
+    const name = typeof key === "string" ? /^\{\{(.+)\}\}$/.exec(key)?.[1] : undefined;
+    if (name) values[name] = value;
+  }
+  return complete(bindSlots(containersOf(ctx, u, planned, slot("runId")), values), Object.keys(values), `the containers of unit ${u.unit}`);
 }
 
 /** A unit that never started its containers: infra, or how the run was stopped meanwhile. */

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { PlatformError } from "../../lib/errors.ts";
 import type { UnitRun } from "../../lib/types.ts";
 import { unitResult } from "../_shared/unit-result.ts";
-import { manifestInput } from "../k8s.ts";
+import { manifestInput, namespaceOf } from "../k8s.ts";
+import { bindSlots, complete, slot } from "../../lib/slots.ts";
 import type { RunContext } from "../types.ts";
 import { apiError } from "./api-errors.ts";
 import { cleanupCommand, deleteRun, resourceName, type Kind } from "./cleanup.ts";
@@ -79,7 +80,9 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
   const files = new Map(ctx.workload);
   const size = [...files.values()].reduce((n, text) => n + Buffer.byteLength(text), 0);
   if (size > CONFIGMAP_MAX) throw new PlatformError(`k8s: the workload is ${size} bytes, over a ConfigMap's 1 MiB`);
-  const manifests = buildManifests(manifestInput(ctx, runId, kube.namespace, files), nodes?.usable);
+  // what plan rendered (with the workload's real content), run id and namespace bound into its slots
+  const rendered = buildManifests(manifestInput(ctx, slot("runId"), namespaceOf(ctx.settings), files), nodes?.usable);
+  const manifests = complete(bindSlots(rendered, { runId, namespace: kube.namespace }), ["runId", "namespace"], "the k8s manifests");
   const kinds: Kind[] = manifests.map((m) => ({ apiVersion: m.apiVersion, kind: m.kind, resource: resourceName(m.apiVersion, m.kind) }));
   const startedAt = new Date().toISOString();
   const skipped: UnitRun[] = (nodes?.skipped ?? []).map((s) =>

@@ -5,7 +5,8 @@
 //   pytorchjob / mpijob: ConfigMap + the Kubeflow job (see kubeflow.ts)
 //   per-node:    ConfigMap + one single-pod Job per node, pinned by node affinity
 import type { V1ConfigMap, V1Job, V1Service } from "@kubernetes/client-node";
-import type { Launch, PlannedTest } from "../../lib/types.ts";
+import type { Launch } from "../../lib/types.ts";
+import type { TestToRender } from "../types.ts";
 import { mpiJob, pytorchJob } from "./kubeflow.ts";
 import { ANNOTATION_NODE, configMapKey, LABEL_UNIT, perNodeJobName, runLabels, unitLabel, type Names } from "./names.ts";
 import { podTemplate } from "./pod.ts";
@@ -22,7 +23,7 @@ export interface ManifestInput {
   namespace: string;
   image: string;
   settings: K8sSettings;
-  test: Omit<PlannedTest, "rendered">;
+  test: TestToRender;
   launch: Launch;
   /** workload path → content; render() passes placeholders, run() the real files */
   files: ReadonlyMap<string, string>;

@@ -53,11 +53,6 @@ export function newRunId(): string {
   return createHash("sha256").update(`${process.pid}-${Date.now()}-${Math.random()}`).digest("hex").slice(0, 6);
 }
 
-/** the run id `gpucheck plan` shows: stable for the same suite, test and workload */
-export function planRunId(suite: string, test: string, workloadHash: string): string {
-  return createHash("sha256").update(`${suite}\0${test}\0${workloadHash}`).digest("hex").slice(0, 6);
-}
-
 /**
  * Kubernetes expands `$(VAR)` in command, args and env values; `$$` is its escape. Everything the
  * suite supplies is escaped so that hostile values arrive literally.

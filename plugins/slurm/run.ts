@@ -16,7 +16,8 @@ import { expandHostlist } from "./hostlist.ts";
 import { sweepNodes } from "./nodes.ts";
 import { type OutcomeInput, type UnitPlan, unitRuns } from "./outcome.ts";
 import { SINFO_FORMAT, parseSinfo } from "./query.ts";
-import { END_MARK, jobName, renderSbatch, stagePath } from "./sbatch.ts";
+import { END_MARK, jobName, renderSbatch, stagePath, SWEEP_SLOTS, sweepValues } from "./sbatch.ts";
+import { bindSlots, complete } from "../../lib/slots.ts";
 import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
 import { FileTail, RankTails } from "./tail.ts";
@@ -69,7 +70,8 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
 
   const archive = s.stageDir ? undefined : stageArchive(logDir, ctx.workloadHash, ctx.workload);
   if (s.stageDir) stageShared(s.stageDir, ctx.workloadHash, ctx.workload);
-  writeFileSync(join(logDir, "job.sbatch"), renderSbatch(ctx, sweep));
+  // the script plan printed, with the sweep's nodes bound into its slots
+  writeFileSync(join(logDir, "job.sbatch"), complete(bindSlots(renderSbatch(ctx), sweep ? sweepValues(sweep) : {}), Object.values(SWEEP_SLOTS), "the batch script"));
   try {
     if (ctx.signal.aborted) {
       const stopped = { by: stopReason(ctx.signal), timeoutMs: test.timeoutMs, what: "stopped before submission" };

@@ -7,6 +7,7 @@ import { SuiteError } from "../../lib/errors.ts";
 import type { RenderContext } from "../types.ts";
 import { compressHostlist } from "./hostlist.ts";
 import { directive, quote, word } from "./quote.ts";
+import { slot } from "../../lib/slots.ts";
 import type { SlurmSettings } from "./settings.ts";
 
 /** Printed by the script after each unit's step, read back by outcome.ts. */
@@ -36,12 +37,20 @@ export function slurmTime(ms: number): string {
   return d ? `${d}-${hms.padStart(8, "0")}` : hms;
 }
 
+/** Per-node: the nodes are the usable ones sinfo lists at submission, so the plan names them as slots. */
+export const SWEEP_SLOTS = { count: "sweepNodeCount", list: "sweepNodelist" } as const;
+
+/** The sweep's slots as their directives would write them (renderSbatch(ctx, sweep) exactly). */
+export function sweepValues(sweep: string[]): Record<string, string> {
+  return { [SWEEP_SLOTS.count]: word(String(sweep.length)), [SWEEP_SLOTS.list]: word(compressHostlist(sweep)) };
+}
+
 function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): string[] {
   const { test, settings: s } = ctx;
   const nodelist = ctx.cli.hosts?.length ? ctx.cli.hosts.join(",") : s.nodelist;
   const out = [
     directive("job-name", jobName(ctx.suite.name, test.name)),
-    directive("nodes", sweep ? sweep.length : test.nodes),
+    sweep ? directive("nodes", sweep.length) : test.perNode ? `#SBATCH --nodes=${slot(SWEEP_SLOTS.count)}` : directive("nodes", test.nodes),
     directive("ntasks-per-node", test.ranksPerNode),
   ];
   if (test.gpusPerNode > 0) out.push(directive("gpus-per-node", test.gpusPerNode));
@@ -54,6 +63,7 @@ function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): strin
     if (s[key] !== undefined) out.push(directive(key, s[key]));
   }
   if (sweep) out.push(directive("nodelist", compressHostlist(sweep)));
+  else if (test.perNode) out.push(`#SBATCH --nodelist=${slot(SWEEP_SLOTS.list)}`);
   else {
     if (nodelist !== undefined) out.push(directive("nodelist", nodelist));
     if (s.exclude !== undefined) out.push(directive("exclude", s.exclude));
@@ -122,7 +132,7 @@ function rankCommand(ctx: RenderContext<SlurmSettings>): string {
   return [...opts, ...prefix, `/bin/bash -c "$rank_env" gpucheck-rank`, ...argv].join(" ");
 }
 
-/** The batch script for one test; in per-node mode at run time, `sweep` is the nodes it covers. */
+/** The batch script for one test; per-node, `sweep` is the nodes it covers (absent: named slots, see SWEEP_SLOTS). */
 export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]): string {
   const { test, launch } = ctx;
   const sbcast = !ctx.settings.stageDir;
@@ -132,7 +142,6 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
     `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`,
     ...headerLines(ctx, sweep),
   ];
-  if (test.perNode && !sweep) lines.push("# per-node: at submission --nodes and --nodelist become the usable (not drained or down) nodes that sinfo lists");
   lines.push("set -uo pipefail", "");
   const env = Object.entries(launch.env);
   if (env.length) lines.push("# the test's environment, as the suite gives it", ...env.map(([k, v]) => `export ${envName(k)}=${quote(v)}`), "");

@@ -3,15 +3,16 @@
 // workload gets it as one tar stream over the master. A host that cannot be reached or refuses the
 // login comes back as `down` with ssh's own words.
 import { runProc } from "../_proc.ts";
-import { remoteCommand, sshArgv, type SshTarget } from "./argv.ts";
 import type { HostSpec } from "./hosts.ts";
-import { prepareScript, stageOf, stageScript, type StagePaths } from "./scripts.ts";
+import { stageOf, type StagePaths } from "./scripts.ts";
 
 export type HostState =
   | { ok: true; addr: string; port?: number; copied: boolean }
   | { ok: false; message: string };
 
 export interface PrepareOptions {
+  /** the host's two commands as the manifest renders them (run id and control directory bound) */
+  argv: { prepare: string[]; stageIfMissing: string[] };
   stage: StagePaths;
   /** the workload as a tar archive, built once for all hosts */
   tar: () => Uint8Array;
@@ -19,7 +20,6 @@ export interface PrepareOptions {
   python: string;
   /** the host will hold a rendezvous: find a free port there */
   wantPort: boolean;
-  runId: string;
   signal: AbortSignal;
 }
 
@@ -37,9 +37,8 @@ function lastLines(text: string, n = 3): string {
   return text.trim().split("\n").slice(-n).join(" | ");
 }
 
-export async function prepareHost(t: SshTarget, host: HostSpec, o: PrepareOptions): Promise<HostState> {
-  const name = `gpucheck-${o.runId}-prepare`;
-  const res = await runProc({ argv: sshArgv(t, host, "master", remoteCommand(prepareScript(o.stage, o.python, o.wantPort), name)), signal: o.signal, graceMs: 500 });
+export async function prepareHost(host: HostSpec, o: PrepareOptions): Promise<HostState> {
+  const res = await runProc({ argv: o.argv.prepare, signal: o.signal, graceMs: 500 });
   if (res.spawnError) return { ok: false, message: `host ${host.name}: ${res.spawnError}` };
   if (res.killed) return { ok: false, message: `host ${host.name}: stopped while connecting` };
   if (res.code === 255) return { ok: false, message: `host ${host.name}: ${describeSshFailure(res.stderr)}` };
@@ -52,7 +51,7 @@ export async function prepareHost(t: SshTarget, host: HostSpec, o: PrepareOption
   let copied = false;
   if (!/^gpucheck-staged yes$/m.test(res.stdout)) {
     const up = await runProc({
-      argv: sshArgv(t, host, "mux", remoteCommand(stageScript(o.stage), `gpucheck-${o.runId}-stage`)),
+      argv: o.argv.stageIfMissing,
       input: o.tar(),
       signal: o.signal,
       graceMs: 500,

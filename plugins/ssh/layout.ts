@@ -1,6 +1,8 @@
-// Where ranks go. Pure: the same function serves `gpucheck plan` (with placeholders for what
-// only the run knows: the master port, the run id) and the run itself.
-import type { Launch, PlannedTest } from "../../lib/types.ts";
+// Where ranks go. Pure: the same function serves `gpucheck plan` (with named slots for what only
+// the run knows: the master port, the run id) and the run itself.
+import { PlatformError } from "../../lib/errors.ts";
+import { unitsOfTest } from "../../lib/plan-units.ts";
+import type { Launch, PlannedTest, PlannedUnit } from "../../lib/types.ts";
 import { rankEnv } from "../types.ts";
 import type { HostSpec } from "./hosts.ts";
 
@@ -30,11 +32,19 @@ export interface RemoteProc {
   mux: boolean;
 }
 
-/** Cluster mode: the first `nodes` hosts form one unit; per-node mode: every host is its own. */
-export function unitsOf(test: Pick<PlannedTest, "nodes" | "ranksPerNode" | "perNode">, hosts: HostSpec[]): UnitLayout[] {
-  if (test.perNode) return hosts.map((h) => ({ unit: h.name, hosts: [h], worldSize: test.ranksPerNode, ranksPerNode: test.ranksPerNode }));
-  const used = hosts.slice(0, test.nodes);
-  return [{ unit: "all", hosts: used, worldSize: used.length * test.ranksPerNode, ranksPerNode: test.ranksPerNode }];
+/** The test's units (lib/plan-units.ts: the first `nodes` hosts, or one unit per host) on these hosts. */
+export function unitsOf(test: Pick<PlannedTest, "nodes" | "ranksPerNode" | "perNode"> & { units?: PlannedUnit[] }, hosts: HostSpec[]): UnitLayout[] {
+  const byName = new Map(hosts.map((h) => [h.name, h]));
+  return unitsOfTest(test, { names: hosts.map((h) => h.name), separate: true }).map((u) => ({
+    unit: u.name,
+    hosts: u.nodes.map((n) => {
+      const h = byName.get(n);
+      if (!h) throw new PlatformError(`ssh: unit "${u.name}" names node "${n}", which is not among the hosts: ${[...byName.keys()].join(", ")}`);
+      return h;
+    }),
+    worldSize: u.ranks.length,
+    ranksPerNode: test.ranksPerNode,
+  }));
 }
 
 export interface Rendezvous {

@@ -3,7 +3,7 @@
 // (start <pgid>, exit <code>) are taken out of the stream. An ssh that ends without the exit
 // sentinel lost its connection.
 import { runProc } from "../_proc.ts";
-import { rankArgv, type SshTarget } from "./argv.ts";
+import type { SshTarget } from "./argv.ts";
 import type { RemoteProc } from "./layout.ts";
 import { sentinel, type StagePaths } from "./scripts.ts";
 
@@ -20,6 +20,8 @@ export interface ProcOutcome {
 }
 
 export interface ProcIo {
+  /** the exact local ssh command: the rendered manifest's, with the run's slots bound */
+  argv: string[];
   target: SshTarget;
   stage: StagePaths;
   runId: string;
@@ -30,13 +32,13 @@ export interface ProcIo {
   signal: AbortSignal;
 }
 
-export async function runRemoteProc(p: RemoteProc, io: ProcIo): Promise<ProcOutcome> {
+export async function runRemoteProc(_p: RemoteProc, io: ProcIo): Promise<ProcOutcome> {
   const emit = io.line;
   const mark = sentinel(io.runId);
   let exitCode: number | null = null;
   let started = false;
   const res = await runProc({
-    argv: rankArgv(p, io.target, io.stage, io.runId),
+    argv: io.argv,
     holdStdin: true,
     signal: io.signal,
     graceMs: 1000,

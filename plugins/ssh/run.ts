@@ -17,6 +17,8 @@ import { limiter } from "./limit.ts";
 import type { SshSettings } from "./settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "./target.ts";
 import { runUnit } from "./unit.ts";
+import { bindSlots, complete } from "../../lib/slots.ts";
+import type { SshManifest } from "./manifest.ts";
 
 /** ControlPath sockets must fit in sun_path (108 bytes): a long $TMPDIR falls back to /tmp. */
 export function controlDirectory(): string {
@@ -24,11 +26,14 @@ export function controlDirectory(): string {
   return mkdtempSync(join(base, "gpucheck-ssh-"));
 }
 
-export async function runSsh(ctx: RunContext<SshSettings>): Promise<UnitRun[]> {
+/** Runs the rendered manifest: the run id and control directory bound here, each unit's rendezvous when its first host answers. */
+export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshManifest): Promise<UnitRun[]> {
   const s = ctx.settings;
   let hosts: HostSpec[];
+  let rendered: SshManifest;
   try {
     hosts = hostsForTest(ctx.test, resolveHosts(s, ctx.cli, ctx.suite));
+    rendered = render();
   } catch (e) {
     throw e instanceof SuiteError ? new PlatformError(e.message.replace(/^gpucheck: /, "")) : e;
   }
@@ -40,13 +45,16 @@ export async function runSsh(ctx: RunContext<SshSettings>): Promise<UnitRun[]> {
   const stage = { base: s.stageDir, hash: ctx.workloadHash };
   const python = ctx.cli.python ?? s.python ?? ctx.launch.python;
   const needsPort = new Set(s.masterPort ? [] : units.map((u) => u.hosts[0]!));
+  // from here on, what runs is the rendered manifest with this run's values bound
+  const manifest = bindSlots(rendered!, { runId, controlDir });
+  const hostArgv = new Map(manifest.hosts.map((h) => [h.host, complete(h, Object.keys(rendered!.slots), `the ssh commands for host ${h.host}`)]));
   let tar: Uint8Array | undefined;
   const connectSlots = limiter(s.maxParallel);
   const prepared = new Map<HostSpec, Promise<HostState>>(
     used.map((h) => [
       h,
       connectSlots.run(() =>
-        prepareHost(target, h, { stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), runId, signal: ctx.signal }),
+        prepareHost(h, { argv: hostArgv.get(h.name)!, stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), signal: ctx.signal }),
       ),
     ]),
   );
@@ -76,7 +84,8 @@ export async function runSsh(ctx: RunContext<SshSettings>): Promise<UnitRun[]> {
     note: ctx.note,
   };
   try {
-    return await Promise.all(units.map((u) => runUnit(u, env)));
+    const planned = new Map(manifest.units.map((u) => [u.unit, u]));
+    return await Promise.all(units.map((u) => runUnit(u, env, planned.get(u.unit)!)));
   } finally {
     const states = await Promise.all(used.map(async (h) => [h, await prepared.get(h)!] as const));
     await Promise.all(states.filter(([, st]) => st.ok).map(([h]) => connectSlots.run(() => runProc({ argv: exitArgv(target, h), signal: AbortSignal.timeout(5000) }))));

@@ -15,6 +15,8 @@ import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layo
 import type { Limiter } from "./limit.ts";
 import { runRemoteProc, type ProcOutcome } from "./proc.ts";
 import { killScript, type StagePaths } from "./scripts.ts";
+import { bindSlots, complete } from "../../lib/slots.ts";
+import type { SshManifest } from "./manifest.ts";
 
 export interface UnitEnv {
   target: SshTarget;
@@ -52,7 +54,10 @@ function failureOf(p: RemoteProc, launcher: Launcher, code: number, log: UnitLog
 
 const sourceOf = (p: RemoteProc) => `${p.host.name}#${p.id}`;
 
-export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
+/** The unit as `gpucheck plan` rendered it, run id and control directory already bound. */
+export type PlannedSshUnit = SshManifest["units"][number];
+
+export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUnit): Promise<UnitRun> {
   const t0 = Date.now();
   const log = new UnitLog({ dir: join(env.logDir, u.unit), unit: u.unit, onLine: env.onLine });
   const states = u.hosts.map((h) => env.ready(h));
@@ -99,6 +104,11 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
   const master = host0.ok ? { addr: addr ?? host0.addr, port: String(env.masterPort ?? host0.port) } : undefined;
   const procs = master ? procsOf(u, env.launch, env.python, env.launcher, master, { GPUCHECK_RUN_ID: env.runId }) : [];
   if (!master) stop("infra", "");
+  // what runs is the plan's rendering with this unit's rendezvous bound, nothing rebuilt
+  const h0 = u.hosts[0]!.name;
+  const rendezvous = { [`masterAddr:${h0}`]: host0.ok ? host0.addr : "", ...(host0.ok && host0.port !== undefined ? { [`masterPort:${h0}`]: host0.port } : {}) };
+  const bound = host0.ok ? complete(bindSlots(planned, rendezvous), [`masterAddr:${h0}`, `masterPort:${h0}`, "runId", "controlDir"], `the ssh manifest of unit ${u.unit}`) : planned;
+  const argvOf = new Map(bound.ranks.map((r) => [r.rank, r.argv]));
 
   await Promise.all(
     procs.map(async (p) => {
@@ -112,6 +122,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv): Promise<UnitRun> {
       const prefixed = p.argv.includes("gpucheck_workload.launch");
       launched.set(p.id, entry);
       const out = await runRemoteProc(p, {
+        argv: argvOf.get(p.id)!,
         target: env.target,
         stage: env.stage,
         runId: env.runId,

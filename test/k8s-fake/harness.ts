@@ -1,10 +1,10 @@
 // Runs the k8s platform against a FakeCluster the way the executor would: a RunContext with the
 // real workload package (so gpucheck_workload.launch starts the ranks), a kubeconfig for the fake,
 // live lines and notes collected.
-import type { PlannedTest, UnitRun } from "../../lib/types.ts";
+import type { UnitRun } from "../../lib/types.ts";
 import { k8s } from "../../plugins/k8s.ts";
 import { runTest, type RunOptions } from "../../plugins/k8s/lifecycle.ts";
-import type { CliOverrides } from "../../plugins/types.ts";
+import type { CliOverrides, TestToRender } from "../../plugins/types.ts";
 import { fakeSuite, runContextFor } from "../platforms/conformance.ts";
 import type { FakeCluster } from "./cluster.ts";
 import { tempDir } from "../tmp.ts";
@@ -33,7 +33,7 @@ export interface HarnessOptions {
   during?(notes: string[]): void;
 }
 
-export async function runOnFake(cluster: FakeCluster, t: Omit<PlannedTest, "rendered">, o: HarnessOptions = {}): Promise<K8sRun> {
+export async function runOnFake(cluster: FakeCluster, t: TestToRender, o: HarnessOptions = {}): Promise<K8sRun> {
   const outDir = tempDir("gpucheck-k8s-");
   const kubeconfig = cluster.kubeconfig(o.kubeconfigDir ?? outDir, { namespace: "gpu" });
   const ctl = new AbortController();

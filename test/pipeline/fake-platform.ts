@@ -32,7 +32,7 @@ export function fakePlatform(script: Record<string, Behaviour>, hooks: { waiting
     summary: "writes scripted rank logs (tests only)",
     settings: z.object({}).strict(),
     flags: [],
-    render: () => ({}),
+    render: () => ({ slots: {} }),
     run: (ctx) => run(ctx, script, hooks),
   };
 }

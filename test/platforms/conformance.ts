@@ -4,8 +4,8 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { workloadFiles, workloadHash } from "../../lib/assets.ts";
-import type { Launch, PlannedTest, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
-import type { CliOverrides, Platform, RunContext } from "../../plugins/types.ts";
+import type { Launch, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
+import type { CliOverrides, Platform, RunContext, TestToRender } from "../../plugins/types.ts";
 import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 import { tempDir } from "../tmp.ts";
 
@@ -45,7 +45,7 @@ export function fakeSuite(): Suite {
   };
 }
 
-export function scriptTest(name: string, python: string, code: string, opts: { timeoutMs?: number; env?: Record<string, string>; args?: string[]; nodes?: number; ranksPerNode?: number } = {}): Omit<PlannedTest, "rendered"> {
+export function scriptTest(name: string, python: string, code: string, opts: { timeoutMs?: number; env?: Record<string, string>; args?: string[]; nodes?: number; ranksPerNode?: number } = {}): TestToRender {
   const nodes = opts.nodes ?? 1;
   const ranksPerNode = opts.ranksPerNode ?? 2;
   const launch: Launch = { python, args: ["-c", code, ...(opts.args ?? [])], env: opts.env ?? {}, files: [...workloadFiles().keys()] };
@@ -68,7 +68,7 @@ export function scriptTest(name: string, python: string, code: string, opts: { t
 
 /** The RunContext the executor would build for a test, for driving a platform directly. */
 export function runContextFor<S>(
-  t: Omit<PlannedTest, "rendered">,
+  t: TestToRender,
   o: { settings: S; outDir: string; signal: AbortSignal; suite?: Suite; cli?: CliOverrides; onLine?: RunContext<S>["onLine"]; note?: RunContext<S>["note"] },
 ): RunContext<S> {
   return {
@@ -88,7 +88,7 @@ export function runContextFor<S>(
   };
 }
 
-export async function runScript(platform: Platform<unknown>, target: ConformanceTarget, t: Omit<PlannedTest, "rendered">, abortAfterMs?: number): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
+export async function runScript(platform: Platform<unknown>, target: ConformanceTarget, t: TestToRender, abortAfterMs?: number): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
   const outDir = tempDir("gpucheck-conf-");
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);

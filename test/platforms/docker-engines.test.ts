@@ -87,11 +87,11 @@ describe("docker units", () => {
 
   test("the planned rendezvous: ssh hosts at the address ssh reaches them on unless masterAddr says, a port free there", () => {
     const [u] = unitsOf(t(2), e("n1", "n2"));
-    expect(plannedMaster(u!, {}, false)).toEqual({ addr: "<address ssh reached n1 on>", port: "<free port on n1>" });
+    expect(plannedMaster(u!, {}, false)).toEqual({ addr: "{{masterAddr:n1}}", port: "{{masterPort:n1}}" });
     expect(plannedMaster(u!, { masterAddr: "10.1.0.1", masterPort: 29500 }, false)).toEqual({ addr: "10.1.0.1", port: 29500 });
     // masterAddr names rank 0's host of a whole-cluster test; a per-node unit's rendezvous is its own host
-    expect(plannedMaster(unitsOf(t(1, true), e("n1"))[0]!, { masterAddr: "10.1.0.1" }, true).addr).toBe("<address ssh reached n1 on>");
-    expect(plannedMaster(unitsOf(t(2), e("unix:///var/run/docker.sock"))[0]!, {}, false)).toEqual({ addr: "127.0.0.1", port: "<free port on this machine>" });
+    expect(plannedMaster(unitsOf(t(1, true), e("n1"))[0]!, { masterAddr: "10.1.0.1" }, true).addr).toBe("{{masterAddr:n1}}");
+    expect(plannedMaster(unitsOf(t(2), e("unix:///var/run/docker.sock"))[0]!, {}, false)).toEqual({ addr: "127.0.0.1", port: "{{masterPort:local}}" });
   });
 });
 
@@ -102,13 +102,13 @@ describe("docker over ssh: plan and messages", () => {
     const test_ = scriptTest("ar", "python3", "pass", { nodes: 2 });
     const r = docker.render({ suite, settings: none, cli: { hosts: ["n1", "root@n2:22"] }, test: test_, launch: test_.launch, workloadHash: "h" }) as { dial: Record<string, string[]>; text: string };
     const common = ["-T", "-o", "BatchMode=yes", "-o", "ProxyJump=bastion", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"];
-    const mux = ["ssh", "-o", "ControlMaster=no", "-o", "ControlPath=<control-dir>/%C", "-F", join(dir, "ssh_config"), "-i", "/keys/id"];
+    const mux = ["ssh", "-o", "ControlMaster=no", "-o", "ControlPath={{controlDir}}/%C", "-F", join(dir, "ssh_config"), "-i", "/keys/id"];
     expect(r.dial).toEqual({
       "ssh://n1": [...mux, "-l", "ops", "-p", "2222", ...common, "--", "n1", "docker system dial-stdio"],
       // a host's own user and port win over the suite's
       "ssh://root@n2:22": [...mux, "-l", "root", "-p", "22", ...common, "--", "n2", "docker system dial-stdio"],
     });
-    expect(r.text).toContain("unit all: MASTER_ADDR=<address ssh reached n1 on> MASTER_PORT=<free port on n1>");
+    expect(r.text).toContain("unit all: MASTER_ADDR={{masterAddr:n1}} MASTER_PORT={{masterPort:n1}}");
   });
 
   test("the probe reports the address ssh reached the host on, and a free port only where a rendezvous lives", () => {

@@ -164,7 +164,7 @@ test("mpijob: mpirun on a launcher without GPUs starts one gpucheck_workload.lau
   expect(launcher.resources).toEqual({});
   expect(launcher.command.slice(0, 9)).toEqual(["mpirun", "--allow-run-as-root", "-np", "2", "--map-by", "ppr:1:node", "--bind-to", "none", "-x"]);
   expect(launcher.command).toContain("NCCL_DEBUG=INFO");
-  expect(launcher.command.find((a: string) => a.startsWith("MASTER_ADDR="))).toBe(`MASTER_ADDR=${mj.metadata.name}-worker-0.${mj.metadata.name}.default.svc`);
+  expect(launcher.command.find((a: string) => a.startsWith("MASTER_ADDR="))).toBe(`MASTER_ADDR=${mj.metadata.name}-worker-0.${mj.metadata.name}.{{namespace}}.svc`);
   const worker = mj.spec.mpiReplicaSpecs.Worker.template.spec.containers[0];
   expect(worker.command).toEqual(["/usr/sbin/sshd", "-De"]);
   expect(worker.resources.limits["nvidia.com/gpu"]).toBe("8");

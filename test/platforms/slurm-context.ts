@@ -1,10 +1,10 @@
 // A RunContext for calling the slurm platform's runSlurm directly (with a counting scheduler door),
 // shared by the integration tests and bench/slurm-pernode.ts.
 import { rmSync } from "node:fs";
-import type { PlannedTest, Suite } from "../../lib/types.ts";
+import type { Suite } from "../../lib/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
-import type { CliOverrides, RunContext } from "../../plugins/types.ts";
+import type { CliOverrides, RunContext, TestToRender } from "../../plugins/types.ts";
 import { fakeSuite, runContextFor } from "./conformance.ts";
 import { tempDir } from "../tmp.ts";
 
@@ -16,7 +16,7 @@ export function removeSlurmContexts(): void {
 }
 
 export function slurmContext(
-  t: Omit<PlannedTest, "rendered">,
+  t: TestToRender,
   opts: { settings?: Record<string, unknown>; suite?: Partial<Suite>; cli?: CliOverrides } = {},
 ): RunContext<SlurmSettings> & { lines: string[] } {
   const outDir = tempDir("gpucheck-slurm-");

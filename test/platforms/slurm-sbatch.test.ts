@@ -7,7 +7,7 @@ import type { PlannedTest } from "../../lib/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import { renderSbatch, slurmTime } from "../../plugins/slurm/sbatch.ts";
 import { directive, quote, word } from "../../plugins/slurm/quote.ts";
-import type { RenderContext } from "../../plugins/types.ts";
+import type { RenderContext, TestToRender } from "../../plugins/types.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import { gpucheck } from "../e2e/cli.ts";
 import { expectGolden } from "../report/golden.ts";
@@ -67,9 +67,9 @@ describe("settings", () => {
   });
 });
 
-function ctx(over: Partial<Omit<PlannedTest, "rendered">> = {}, settings: Record<string, unknown> = {}, cli = {}): RenderContext<SlurmSettings> {
+function ctx(over: Partial<TestToRender> = {}, settings: Record<string, unknown> = {}, cli = {}): RenderContext<SlurmSettings> {
   const launch = over.launch ?? { python: "/usr/bin/python3", args: ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1M"], env: { NCCL_DEBUG: "INFO" }, files: [] };
-  const t: Omit<PlannedTest, "rendered"> = {
+  const t: TestToRender = {
     name: "allreduce",
     kind: "collective",
     nodes: 2,
@@ -114,7 +114,7 @@ describe("renderSbatch", () => {
   }
   test("plan prints the same script the run submits", () => {
     const c = SHAPES["two-nodes-sbcast"]![0];
-    expect(slurm.render(c)).toBe(renderSbatch(c));
+    expect(slurm.render(c).script).toBe(renderSbatch(c));
   });
   test("an env name that is not a shell variable is refused", () => {
     const c = ctx({ launch: { python: "python3", args: [], env: { "BAD-NAME": "1" }, files: [] } });

@@ -256,12 +256,12 @@ describe("plan rendering", () => {
     expect(rendered.hosts.map((h) => h.host)).toEqual(["gpu01", "gpu02"]);
     expect(rendered.units[0]!.ranks.map((r) => [r.rank, r.host])).toEqual([[0, "gpu01"], [1, "gpu01"], [2, "gpu02"], [3, "gpu02"]]);
     const argv = rendered.units[0]!.ranks[2]!.argv;
-    expect(argv.slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=no", "-o", "ControlPath=<control-dir>/%C"]);
+    expect(argv.slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=no", "-o", "ControlPath={{controlDir}}/%C"]);
     expect(argv.slice(-3, -1)).toEqual(["--", "gpu02"]);
     expect(argv.at(-1)).toStartWith("exec /bin/sh -c ");
     expect(argv.at(-1)).toContain("export RANK=2");
     expect(rendered.text).toContain("rank 2 on gpu02: RANK=2 LOCAL_RANK=0 GPUCHECK_NODE=gpu02 python3 -c 'print(1)'");
-    expect(rendered.text).toContain("unit all: MASTER_ADDR=<address ssh reached gpu01 on> MASTER_PORT=<free port on gpu01>");
+    expect(rendered.text).toContain("unit all: MASTER_ADDR={{masterAddr:gpu01}} MASTER_PORT={{masterPort:gpu01}}");
   });
 
   test("render refuses a plan without hosts", () => {

@@ -1,0 +1,13 @@
+// The ssh platform's rendered manifest: what `gpucheck plan` prints and, slots bound, what runs.
+import type { Manifest } from "../types.ts";
+import type { Launcher, Rendezvous } from "./layout.ts";
+
+/** What the ssh platform runs: per host its preparation, per unit each remote process's exact ssh argv. */
+export interface SshManifest extends Manifest {
+  launcher: Launcher;
+  stageDir: string;
+  maxParallel: number;
+  hosts: Array<{ host: string; prepare: string[]; stageIfMissing: string[] }>;
+  units: Array<{ unit: string; hosts: string[]; master: Rendezvous; ranks: Array<{ rank: number; host: string; ranks: number[]; argv: string[] }> }>;
+  text: string;
+}
