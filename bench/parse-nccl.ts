@@ -70,7 +70,8 @@ export function generate(dir: string, bytes: number): string {
   out("# Collective test starting: all_reduce_perf");
   out("# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0");
   out("#\n# Using devices");
-  for (let r = 0; r < 8; r++) out(`#  Rank ${String(r).padStart(2)} Group  0 Pid ${31337 + r} on    ${HOST} device ${String(r).padStart(2)} [0000:${(0x18 + r * 16).toString(16)}:00] NVIDIA H100 80GB HBM3`);
+  for (let r = 0; r < 8; r++)
+    out(`#  Rank ${String(r).padStart(2)} Group  0 Pid ${31337 + r} on    ${HOST} device ${String(r).padStart(2)} [0000:${(0x18 + r * 16).toString(16)}:00] NVIDIA H100 80GB HBM3`);
   out("#\n#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong");
   let n = 0;
   for (const [i, size] of SIZES.entries()) {
@@ -136,7 +137,9 @@ function main(): void {
         ratios.push(parse[i]!.wallS / wc[i]!);
       }
       const wall = median(parse.map((s) => s.wallS));
-      console.log(`| ${size.toFixed(0)} MB | ${wall.toFixed(3)} | ${(size / wall).toFixed(0)} | ${median(parse.map((s) => s.maxRssMB)).toFixed(1)} | ${median(wc).toFixed(3)} | ${median(ratios).toFixed(1)}× |`);
+      console.log(
+        `| ${size.toFixed(0)} MB | ${wall.toFixed(3)} | ${(size / wall).toFixed(0)} | ${median(parse.map((s) => s.maxRssMB)).toFixed(1)} | ${median(wc).toFixed(3)} | ${median(ratios).toFixed(1)}× |`,
+      );
       rmSync(path);
     }
     const [startS, startRss] = [median(start.map((s) => s.wallS)), median(start.map((s) => s.maxRssMB))];

@@ -31,9 +31,23 @@ const tel = telemetry((samples - 1) / 2, 690);
 const hosts = Array.from({ length: nodes }, (_, i) => `gpu-${String(i + 1).padStart(3, "0")}`);
 const run = results(
   Array.from({ length: tests }, (_, t) =>
-    test(`allreduce-${t}`, "collective", expect, hosts.map((h, i) => ({
-      unit: h, hosts: [h], status: "completed" as const, startS: t * 100, durationS: 90, measurement: allReduceSweep(i === 7 ? 182 : 478, 8), tail: "[rank 0] # Avg bus bandwidth    : 187.412", telemetry: tel, ranks: 8,
-    })), { perNode: true, nodes }),
+    test(
+      `allreduce-${t}`,
+      "collective",
+      expect,
+      hosts.map((h, i) => ({
+        unit: h,
+        hosts: [h],
+        status: "completed" as const,
+        startS: t * 100,
+        durationS: 90,
+        measurement: allReduceSweep(i === 7 ? 182 : 478, 8),
+        tail: "[rank 0] # Avg bus bandwidth    : 187.412",
+        telemetry: tel,
+        ranks: 8,
+      })),
+      { perNode: true, nodes },
+    ),
   ),
 );
 
@@ -61,4 +75,6 @@ const rows: Array<[string, number, string]> = [
 const base = rows[0][1];
 console.log(`${tests} per-node tests × ${nodes} nodes, ${samples} telemetry samples × 3 series per unit; median of ${runs} (ms)`);
 for (const [what, ms, size] of rows) console.log(`${what.padEnd(58)} ${ms.toFixed(1).padStart(8)}  ×${(ms / base).toFixed(2).padStart(6)}  ${size}`);
-console.log(`results.json on disk: ${(statSync(join(dir, "results.json")).size / 1e6).toFixed(1)} MB; junit.xml valid: ${readFileSync(join(dir, "junit.xml"), "utf8").startsWith("<?xml")}`);
+console.log(
+  `results.json on disk: ${(statSync(join(dir, "results.json")).size / 1e6).toFixed(1)} MB; junit.xml valid: ${readFileSync(join(dir, "junit.xml"), "utf8").startsWith("<?xml")}`,
+);

@@ -61,7 +61,10 @@ function counts(file: string): { gpucheck: Record<string, number>; job: Record<s
 const CODE = "import os; print('node', os.environ['GPUCHECK_NODE'], 'rank', os.environ['RANK'], flush=True)";
 
 function ctx(test: ReturnType<typeof scriptTest>, staging: "sbcast" | "shared", cli: { hosts?: string[] } = {}): RunContext<SlurmSettings> {
-  const c = slurmContext({ ...test, timeoutMs: 600_000 }, { settings: { pollMaxS: 5, ...(staging === "shared" ? { stageDir: sharedStage } : {}) }, suite: { name: "bench", queueTimeoutMs: 300_000 }, cli });
+  const c = slurmContext(
+    { ...test, timeoutMs: 600_000 },
+    { settings: { pollMaxS: 5, ...(staging === "shared" ? { stageDir: sharedStage } : {}) }, suite: { name: "bench", queueTimeoutMs: 300_000 }, cli },
+  );
   return { ...c, onLine: () => {} };
 }
 
@@ -128,7 +131,9 @@ const median = (xs: number[]) => {
 };
 const med = (samples: Sample[], side: "gpucheck" | "job", cmd: string) => median(samples.map((s) => s.calls[side][cmd] ?? 0));
 const fmt = (samples: Sample[], side: "gpucheck" | "job") =>
-  COMMANDS.filter((c) => samples.some((s) => s.calls[side][c])).map((c) => `${c} ${med(samples, side, c)}`).join(", ");
+  COMMANDS.filter((c) => samples.some((s) => s.calls[side][c]))
+    .map((c) => `${c} ${med(samples, side, c)}`)
+    .join(", ");
 
 function slurmNodes(n: number): void {
   const r = spawnSync("bash", [join(root, "test/infra/slurm.sh"), "start"], { env: { ...process.env, SLURM_NODES: String(n) }, encoding: "utf8" });
@@ -136,7 +141,9 @@ function slurmNodes(n: number): void {
 }
 
 const rows: string[] = [];
-const loadBefore = loadavg().map((l) => l.toFixed(1)).join(" ");
+const loadBefore = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" ");
 try {
   for (const n of sizes) {
     slurmNodes(n);
@@ -153,7 +160,9 @@ try {
       rows.push(
         `| ${n} × ${ranks} | ${staging} | ${(m / 1000).toFixed(2)} s (${(mt / 1000).toFixed(2)} s) | ${fmt(ours, "gpucheck")} | ${fmt(ours, "job")} | ${(b / 1000).toFixed(2)} s | ${fmt(base, "gpucheck")} | ${fmt(base, "job")} | ${(b / m).toFixed(2)}× |`,
       );
-      console.error(`nodes ${n}, ${staging}: sweep ${ours.map((s) => (s.ms / 1000).toFixed(2)).join(" ")} s; one job per node ${base.map((s) => (s.ms / 1000).toFixed(2)).join(" ")} s`);
+      console.error(
+        `nodes ${n}, ${staging}: sweep ${ours.map((s) => (s.ms / 1000).toFixed(2)).join(" ")} s; one job per node ${base.map((s) => (s.ms / 1000).toFixed(2)).join(" ")} s`,
+      );
     }
   }
 } finally {
@@ -162,7 +171,13 @@ try {
   rmSync(shims, { recursive: true, force: true });
   rmSync(sharedStage, { recursive: true, force: true });
 }
-console.log(`load average during the run: ${loadBefore} at the start, ${loadavg().map((l) => l.toFixed(1)).join(" ")} at the end (${cpus().length} CPUs)\n`);
-console.log("| nodes × ranks | staging | per-node sweep: sbatch → verdicts (whole run) | its calls from gpucheck | its calls inside the job | one job per node: first sbatch → last verdict | their calls from gpucheck | their calls inside the jobs | time ratio |");
+console.log(
+  `load average during the run: ${loadBefore} at the start, ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} at the end (${cpus().length} CPUs)\n`,
+);
+console.log(
+  "| nodes × ranks | staging | per-node sweep: sbatch → verdicts (whole run) | its calls from gpucheck | its calls inside the job | one job per node: first sbatch → last verdict | their calls from gpucheck | their calls inside the jobs | time ratio |",
+);
 console.log("|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);

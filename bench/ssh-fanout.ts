@@ -37,7 +37,10 @@ const CODE = `import time; print("up %.6f" % time.time(), flush=True); time.slee
 const root = join(import.meta.dir, "..");
 execFileSync("bash", [join(root, "test/infra/ssh.sh"), "start", String(4 + BENCH_HOSTS)], { stdio: "inherit" });
 const env = Object.fromEntries(
-  readFileSync("/run/gpucheck-test/ssh/env", "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  readFileSync("/run/gpucheck-test/ssh/env", "utf8")
+    .split("\n")
+    .filter((l) => l.includes("="))
+    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
 );
 const CONFIG = env.GPUCHECK_SSH_CONFIG!;
 const USER = env.GPUCHECK_SSH_USER!;
@@ -50,8 +53,27 @@ interface Sample {
 
 async function gpucheck(hosts: string[]): Promise<Sample> {
   const launch: Launch = { python: PY, args: ["-c", CODE], env: {}, files: [...workloadFiles().keys()] };
-  const spec: TestSpec = { name: "fanout", kind: "collective", nodes: hosts.length, gpusPerNode: 0, ranksPerNode: 1, perNode: false, timeoutMs: 300_000, env: {}, python: PY, collective: { ...COLLECTIVE_DEFAULTS }, expect: [] };
-  const suite: Suite = { name: "bench", description: "", platform: { type: "ssh", settings: {} }, queueTimeoutMs: 0, tests: [spec], source: { path: "bench.yaml", sha256: "", builtin: true } };
+  const spec: TestSpec = {
+    name: "fanout",
+    kind: "collective",
+    nodes: hosts.length,
+    gpusPerNode: 0,
+    ranksPerNode: 1,
+    perNode: false,
+    timeoutMs: 300_000,
+    env: {},
+    python: PY,
+    collective: { ...COLLECTIVE_DEFAULTS },
+    expect: [],
+  };
+  const suite: Suite = {
+    name: "bench",
+    description: "",
+    platform: { type: "ssh", settings: {} },
+    queueTimeoutMs: 0,
+    tests: [spec],
+    source: { path: "bench.yaml", sha256: "", builtin: true },
+  };
   const out = mkdtempSync(join(tmpdir(), "gpucheck-bench-ssh-"));
   const ups: number[] = [];
   const t0 = Date.now() / 1000;
@@ -59,7 +81,19 @@ async function gpucheck(hosts: string[]): Promise<Sample> {
     suite,
     settings: ssh.settings.parse({ configFile: CONFIG, maxParallel: FANOUT }),
     cli: { hosts },
-    test: { name: "fanout", kind: "collective", nodes: hosts.length, gpusPerNode: 0, ranksPerNode: 1, worldSize: hosts.length, perNode: false, timeoutMs: 300_000, launch, expect: [], spec },
+    test: {
+      name: "fanout",
+      kind: "collective",
+      nodes: hosts.length,
+      gpusPerNode: 0,
+      ranksPerNode: 1,
+      worldSize: hosts.length,
+      perNode: false,
+      timeoutMs: 300_000,
+      launch,
+      expect: [],
+      spec,
+    },
     launch,
     workloadHash: workloadHash(),
     outDir: out,
@@ -74,7 +108,8 @@ async function gpucheck(hosts: string[]): Promise<Sample> {
   };
   const units = await ssh.run(ctx);
   const total = Date.now() / 1000 - t0;
-  if (units[0]!.status !== "completed" || ups.length !== hosts.length) throw new Error(`gpucheck run failed: ${units[0]!.status} ${units[0]!.message ?? ""} (${ups.length} ranks up)`);
+  if (units[0]!.status !== "completed" || ups.length !== hosts.length)
+    throw new Error(`gpucheck run failed: ${units[0]!.status} ${units[0]!.message ?? ""} (${ups.length} ranks up)`);
   return { allRunningS: Math.max(...ups) - t0, totalS: total, ranks: ups.length };
 }
 
@@ -142,4 +177,6 @@ console.log(`ssh fan-out, median of ${REPS} alternating runs, gpucheck maxParall
 console.log("| hosts × 1 rank | gpucheck all running | pdsh all running | ratio | gpucheck overhead | pdsh overhead | ratio | gpucheck cold (staging) all running |");
 console.log("|---|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);
-console.log(`\npdsh: PDSH_SSH_ARGS='-F ${CONFIG} -o BatchMode=yes -l%u %h' ${pdshArgv("<hosts>", 0).slice(0, -1).join(" ").replace("-f 0", "-f <host count>")} "${PY} -c '${CODE}'"`);
+console.log(
+  `\npdsh: PDSH_SSH_ARGS='-F ${CONFIG} -o BatchMode=yes -l%u %h' ${pdshArgv("<hosts>", 0).slice(0, -1).join(" ").replace("-f 0", "-f <host count>")} "${PY} -c '${CODE}'"`,
+);

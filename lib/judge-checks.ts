@@ -89,7 +89,8 @@ export function checkTransport(text: string, rule: TransportRule, m: Measurement
   const base = { metric: "transport" as const, expectation: text, expected: rule, unit: "" as const };
   const s = m.transport;
   const why = m.unmeasured?.transport;
-  if (!s || why) return { ...base, measured: null, ok: false, message: `transport unmeasured: ${why ?? "the output holds no NCCL account of its connections"} (${ruleText(rule)})` };
+  if (!s || why)
+    return { ...base, measured: null, ok: false, message: `transport unmeasured: ${why ?? "the output holds no NCCL account of its connections"} (${ruleText(rule)})` };
   const used = Object.keys(s.transports).filter((k) => s.transports[k] > 0);
   const missing = rule.require.filter((t) => !usedTransport(s, t));
   const present = rule.forbid.filter((t) => usedTransport(s, t));

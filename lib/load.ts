@@ -33,7 +33,10 @@ export async function loadSuiteWarnings(ref: string, opts: { cwd?: string } = {}
     const located = problems.map((p) => ({ file: p.file, offset: locate(files[p.file].doc, p.path, p.at).offset, message: p.message }));
     const unique = new Map(located.map((d) => [`${d.file}:${d.offset}:${d.message}`, d]));
     const sorted = [...unique.values()].sort((a, b) => a.file - b.file || a.offset - b.offset);
-    throw failure(files[0], sorted.map((d) => at(files[d.file], d.offset, d.message)));
+    throw failure(
+      files[0],
+      sorted.map((d) => at(files[d.file], d.offset, d.message)),
+    );
   }
   const source = (f: SourceFile) => ({ path: f.display, sha256: f.sha256, builtin: f.builtin });
   const suite = { ...checked.suite, source: { ...source(files[0]), ...(files.length > 1 && { parents: files.slice(1).map(source) }) } };

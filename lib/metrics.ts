@@ -29,7 +29,10 @@ export const TELEMETRY_METRICS: Record<string, MetricInfo> = {
   gpu_temp_max: lower("C", "highest GPU temperature seen"),
   gpu_power_max: lower("W", "highest GPU power draw seen"),
   gpu_util_mean: higher("%", "mean GPU utilisation"),
-  xid_hardware: lower("count", "hardware Xids during the test (48, 63, 64, 74, 79, 92, 94, 95, 119, 120 …: Azure's node health check list and NVIDIA's Xid catalogue), per GPU and code, from NVML events and the kernel log"),
+  xid_hardware: lower(
+    "count",
+    "hardware Xids during the test (48, 63, 64, 74, 79, 92, 94, 95, 119, 120 …: Azure's node health check list and NVIDIA's Xid catalogue), per GPU and code, from NVML events and the kernel log",
+  ),
   xid_application: lower("count", "application Xids during the test (13, 31, 43, 45: caused by the program, not the GPU), per GPU and code"),
   xid_events: lower("count", "every Xid and NVSwitch SXid during the test, per GPU and code (inventory tests: the whole kernel log)"),
   throttle_hw: lower("count", "GPUs × reasons seen holding clocks down during the test: HW slowdown, HW thermal slowdown, HW power brake"),
@@ -38,7 +41,10 @@ export const TELEMETRY_METRICS: Record<string, MetricInfo> = {
   throttle_events: lower("count", "throttle_hw + throttle_sw_thermal (the reasons that fail a test)"),
   sm_clock_min_mhz: higher("MHz", "the lowest per-GPU median SM clock while the GPU was ≥ 80 % busy (each GPU's min and median in the details)"),
   ib_link_downed: lower("count", "InfiniBand port link_downed counter gained during the test, summed over ports (sysfs counters, before and after)"),
-  ib_port_errors: lower("count", "InfiniBand port error counters gained during the test (symbol_error, link_error_recovery, port_rcv_errors, port_xmit_discards, local_link_integrity_errors, excessive_buffer_overrun_errors, port_rcv_remote_physical_errors)"),
+  ib_port_errors: lower(
+    "count",
+    "InfiniBand port error counters gained during the test (symbol_error, link_error_recovery, port_rcv_errors, port_xmit_discards, local_link_integrity_errors, excessive_buffer_overrun_errors, port_rcv_remote_physical_errors)",
+  ),
   nvlink_errors: lower("count", "NVLink error counters gained during the test (replay, recovery, CRC), summed over GPUs and links"),
 };
 
@@ -64,13 +70,24 @@ export const TRANSPORT_TOKENS: Record<string, string> = {
 /** Units a threshold may be written in, per canonical unit, with the factor to the canonical one. */
 export const UNIT_ALIASES: Record<string, Record<string, number>> = {
   "GB/s": {
-    "GB/s": 1, "B/s": 1e-9, "KB/s": 1e-6, "MB/s": 1e-3, "TB/s": 1e3,
-    "KiB/s": 1024 / 1e9, "MiB/s": 1024 ** 2 / 1e9, "GiB/s": 1024 ** 3 / 1e9, "TiB/s": 1024 ** 4 / 1e9,
-    "Mb/s": 1.25e-4, "Gb/s": 0.125, "Tb/s": 125, "Gbit/s": 0.125, "Gbps": 0.125,
+    "GB/s": 1,
+    "B/s": 1e-9,
+    "KB/s": 1e-6,
+    "MB/s": 1e-3,
+    "TB/s": 1e3,
+    "KiB/s": 1024 / 1e9,
+    "MiB/s": 1024 ** 2 / 1e9,
+    "GiB/s": 1024 ** 3 / 1e9,
+    "TiB/s": 1024 ** 4 / 1e9,
+    "Mb/s": 1.25e-4,
+    "Gb/s": 0.125,
+    "Tb/s": 125,
+    "Gbit/s": 0.125,
+    Gbps: 0.125,
   },
   "Gb/s": { "Gb/s": 1, "Gbit/s": 1, Gbps: 1, "Mb/s": 1e-3, "Tb/s": 1e3, "GB/s": 8 },
-  us: { us: 1, "µs": 1, ns: 1e-3, ms: 1e3, s: 1e6 },
-  ms: { ms: 1, us: 1e-3, "µs": 1e-3, s: 1e3 },
+  us: { us: 1, µs: 1, ns: 1e-3, ms: 1e3, s: 1e6 },
+  ms: { ms: 1, us: 1e-3, µs: 1e-3, s: 1e3 },
   "samples/s": { "samples/s": 1, "sample/s": 1, "img/s": 1, "images/s": 1, "seq/s": 1 },
   "tokens/s": { "tokens/s": 1, "tok/s": 1 },
   "TFLOP/s": { "TFLOP/s": 1, TFLOPS: 1, "GFLOP/s": 1e-3, GFLOPS: 1e-3, "PFLOP/s": 1e3, PFLOPS: 1e3 },

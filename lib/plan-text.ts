@@ -12,7 +12,9 @@ export function renderPlanText(plan: Plan): string {
   out.push("");
   for (const [i, t] of plan.tests.entries()) {
     const where = t.perNode ? (t.placement ? `per node on ${t.placement.hosts.length} host(s)` : "per node on every node") : `${t.nodes} node(s)`;
-    out.push(`${i + 1}. ${t.name}  [${t.kind}]  ${where} × ${t.ranksPerNode} ranks (world ${t.worldSize}), ${t.gpusPerNode} GPU(s)/node, timeout ${Math.round(t.timeoutMs / 1000)}s`);
+    out.push(
+      `${i + 1}. ${t.name}  [${t.kind}]  ${where} × ${t.ranksPerNode} ranks (world ${t.worldSize}), ${t.gpusPerNode} GPU(s)/node, timeout ${Math.round(t.timeoutMs / 1000)}s`,
+    );
     if (t.placement) out.push(`   runs on: ${t.placement.hosts.join(", ")}${t.placement.unused.length ? `; unused: ${t.placement.unused.join(", ")}` : ""}`);
     out.push(`   command: ${[t.launch.python, ...t.launch.args].join(" ")}`);
     const env = Object.entries(t.launch.env);
@@ -35,7 +37,15 @@ function renderedText(r: unknown): string {
 }
 
 function unitNodes(u: PlannedUnit): string {
-  return u.nodes.map((n, i) => `${n} (ranks ${u.ranks.filter((r) => r.node === i).map((r) => r.rank).join(",")})`).join(", ");
+  return u.nodes
+    .map(
+      (n, i) =>
+        `${n} (ranks ${u.ranks
+          .filter((r) => r.node === i)
+          .map((r) => r.rank)
+          .join(",")})`,
+    )
+    .join(", ");
 }
 
 function indent(text: string, pad: string): string[] {

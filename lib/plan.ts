@@ -48,7 +48,9 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
   if (ignored.length) {
     const takers = (k: string) => PLATFORM_NAMES.filter((n) => (getPlatform(n)!.flags as readonly string[]).includes(k));
     const parts = ignored.map((k) => `${FLAG_NAMES[k] ?? `--${k}`} (used by ${takers(k).join(", ")})`);
-    throw new SuiteError(`gpucheck: platform "${platform.name}" does not use ${parts.join(", ")}: remove ${ignored.length === 1 ? "it" : "them"} or choose one of those platforms with --platform`);
+    throw new SuiteError(
+      `gpucheck: platform "${platform.name}" does not use ${parts.join(", ")}: remove ${ignored.length === 1 ? "it" : "them"} or choose one of those platforms with --platform`,
+    );
   }
   const files = [...workloadFiles().keys()];
   const hash = workloadHash();

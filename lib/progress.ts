@@ -139,5 +139,7 @@ function progressMetric(v: Record<string, unknown>): { name: string; value: numb
 
 /** Rank output can carry colour codes, carriage returns and cursor moves that would corrupt the display. */
 function clean(text: string): string {
-  return xmlSafe(text).replace(/[\r\n\t]+/g, " ").trimEnd();
+  return xmlSafe(text)
+    .replace(/[\r\n\t]+/g, " ")
+    .trimEnd();
 }

@@ -9,10 +9,18 @@ const KIB = 1024;
 /** Size suffixes: K, M, G, T and KiB… are binary, as in nccl-tests; KB, MB… are decimal. */
 export const SIZE_UNITS: Record<string, number> = {
   B: 1,
-  K: KIB, KiB: KIB, KB: 1e3,
-  M: KIB ** 2, MiB: KIB ** 2, MB: 1e6,
-  G: KIB ** 3, GiB: KIB ** 3, GB: 1e9,
-  T: KIB ** 4, TiB: KIB ** 4, TB: 1e12,
+  K: KIB,
+  KiB: KIB,
+  KB: 1e3,
+  M: KIB ** 2,
+  MiB: KIB ** 2,
+  MB: 1e6,
+  G: KIB ** 3,
+  GiB: KIB ** 3,
+  GB: 1e9,
+  T: KIB ** 4,
+  TiB: KIB ** 4,
+  TB: 1e12,
 };
 
 const SIZE_HELP = "expected a number of bytes or a number with B, KiB, MiB, GiB, TiB (binary, also K, M, G, T) or KB, MB, GB, TB (decimal)";

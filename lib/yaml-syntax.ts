@@ -25,7 +25,14 @@ export function syntaxDiagnostics(doc: Document, text: string, lines: LineCounte
  * the last quote or bracket that starts a value before that point.
  */
 function opening(text: string, code: string, message: string, offset: number): number {
-  const opener = code === "MISSING_CHAR" && /quote/.test(message) ? /(^|[\s:,[{])(["'])/g : code === "BAD_INDENT" && /end with a \]/.test(message) ? /(^|[\s:,[{])(\[)/g : code === "BAD_INDENT" && /end with a \}/.test(message) ? /(^|[\s:,[{])(\{)/g : undefined;
+  const opener =
+    code === "MISSING_CHAR" && /quote/.test(message)
+      ? /(^|[\s:,[{])(["'])/g
+      : code === "BAD_INDENT" && /end with a \]/.test(message)
+        ? /(^|[\s:,[{])(\[)/g
+        : code === "BAD_INDENT" && /end with a \}/.test(message)
+          ? /(^|[\s:,[{])(\{)/g
+          : undefined;
   if (!opener) return offset;
   let found = offset;
   for (let m = opener.exec(text); m && m.index < offset; m = opener.exec(text)) found = m.index + m[1].length;

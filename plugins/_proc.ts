@@ -89,8 +89,7 @@ export function runProc(spec: ProcSpec): Promise<ProcResult> {
       spec.signal?.removeEventListener("abort", kill);
       // the leader is gone, but children it left in the group must not outlive the run
       if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
-      const finish = () =>
-        resolve({ code, signal: sig, killed, ...out, pid: child.pid, spawnError });
+      const finish = () => resolve({ code, signal: sig, killed, ...out, pid: child.pid, spawnError });
       if (log) log.end(finish);
       else finish();
     });
@@ -111,8 +110,6 @@ export async function capture(
   argv: string[],
   opts: { env?: Record<string, string>; signal?: AbortSignal; input?: string | Uint8Array; timeoutMs?: number } = {},
 ): Promise<ProcResult> {
-  const signals = [opts.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter(
-    (s): s is AbortSignal => s !== undefined,
-  );
+  const signals = [opts.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
   return runProc({ argv, env: opts.env, input: opts.input, signal: signals.length ? AbortSignal.any(signals) : undefined, graceMs: 500 });
 }

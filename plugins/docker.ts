@@ -45,7 +45,10 @@ function render(ctx: RenderContext<DockerSettings>): DockerManifest {
     units: units.map((u) => ({ unit: u.unit, containers: u.containers.map(({ node, body }) => ({ engine: node.engine, create: body })) })),
     text: planText({ engines: engines.map((e) => e.url), image: imageOf(ctx), pull: ctx.settings.pull, dial, units }),
   };
-  return { ...manifest, slots: describeSlots(slotsIn(manifest), "a hash of the run's results directory (container names and the gpucheck.run label the end-of-run sweep finds them by)") };
+  return {
+    ...manifest,
+    slots: describeSlots(slotsIn(manifest), "a hash of the run's results directory (container names and the gpucheck.run label the end-of-run sweep finds them by)"),
+  };
 }
 
 export const docker: Platform<DockerSettings, DockerManifest> = {

@@ -56,7 +56,7 @@ function render(ctx: RenderContext<K8sSettings>): K8sManifest {
   ];
   const slots = {
     runId: "a fresh 6-character id per test run, in every object's name and its gpucheck.dev/run label",
-    ...(ctx.settings.namespace ? {} : { namespace: "the kubeconfig context's namespace at run time (\"default\" when it names none)" }),
+    ...(ctx.settings.namespace ? {} : { namespace: 'the kubeconfig context\'s namespace at run time ("default" when it names none)' }),
   };
   return { manifests, yaml: manifestsYaml(manifests, header), slots };
 }

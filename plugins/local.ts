@@ -123,17 +123,21 @@ async function runUnit(ctx: RunContext<Settings>, host: string, unit: string, la
   const spawnError = results.find((r) => r.res.spawnError)?.res.spawnError;
   const codes = new Map(results.map((r) => [r.launch.rank, r.res.code]));
   return unitResult({
-      unit,
-      hosts: [host],
-      startedAt,
-      ranks: log.ranks([...codes.keys()], (r) => codes.get(r) ?? null, () => host),
-      output: log.output(),
-      tail: log.tail(),
-      ...(ctx.signal.aborted ? { stopped: { by: stopReason(ctx.signal), timeoutMs: ctx.test.timeoutMs, what: `killed ${killed.join(", ") || "nothing (ranks had exited)"}` } } : {}),
-      ...(spawnError ? { infra: [`could not launch: ${spawnError}`] } : {}),
-      ...(firstFailure
-        ? { failed: { who: `rank ${firstFailure.rank}`, on: host, how: `failed with ${exitHow(firstFailure.code, firstFailure.signal)}`, reason: log.lastError(firstFailure.rank) } }
-        : {}),
+    unit,
+    hosts: [host],
+    startedAt,
+    ranks: log.ranks(
+      [...codes.keys()],
+      (r) => codes.get(r) ?? null,
+      () => host,
+    ),
+    output: log.output(),
+    tail: log.tail(),
+    ...(ctx.signal.aborted ? { stopped: { by: stopReason(ctx.signal), timeoutMs: ctx.test.timeoutMs, what: `killed ${killed.join(", ") || "nothing (ranks had exited)"}` } } : {}),
+    ...(spawnError ? { infra: [`could not launch: ${spawnError}`] } : {}),
+    ...(firstFailure
+      ? { failed: { who: `rank ${firstFailure.rank}`, on: host, how: `failed with ${exitHow(firstFailure.code, firstFailure.signal)}`, reason: log.lastError(firstFailure.rank) } }
+      : {}),
   });
 }
 

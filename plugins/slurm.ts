@@ -16,7 +16,11 @@ export interface SlurmManifest extends Manifest {
 
 function sweepSlots(s: SlurmSettings, cli: { hosts?: string[] }): Slots {
   const nodelist = cli.hosts?.length ? cli.hosts.join(",") : s.nodelist;
-  const among = [s.partition ? `partition ${s.partition}` : "the default partition", ...(nodelist ? [`matching ${nodelist}`] : []), ...(s.exclude ? [`except ${s.exclude}`] : [])].join(" ");
+  const among = [
+    s.partition ? `partition ${s.partition}` : "the default partition",
+    ...(nodelist ? [`matching ${nodelist}`] : []),
+    ...(s.exclude ? [`except ${s.exclude}`] : []),
+  ].join(" ");
   return {
     [SWEEP_SLOTS.count]: `how many nodes of ${among} sinfo lists as usable (not drained or down) at submission`,
     [SWEEP_SLOTS.list]: `those nodes, as a Slurm hostlist`,

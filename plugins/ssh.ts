@@ -16,7 +16,6 @@ import { describeSlots } from "./ssh/slots.ts";
 
 const RUN = slot("runId");
 
-
 function render(ctx: RenderContext<SshSettings>): SshManifest {
   const s = ctx.settings;
   const hosts = hostsForTest(ctx.test, resolveHosts(s, ctx.cli, ctx.suite));
@@ -53,10 +52,17 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
     ...indent(prepareScript(stage, python, !s.masterPort)),
     `then, where the stage is missing, with a tar stream of ${ctx.launch.files.length} files on stdin:`,
     ...indent(stageScript(stage)),
-    ...(example ? [`each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`, ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env }))] : []),
+    ...(example
+      ? [
+          `each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`,
+          ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env })),
+        ]
+      : []),
     ...launched.flatMap((u) => [
       `unit ${u.unit}: MASTER_ADDR=${u.master.addr} MASTER_PORT=${u.master.port}`,
-      ...u.procs.map((p) => `  ${s.launcher === "direct" ? `rank ${p.id}` : `ranks ${p.ranks[0]}-${p.ranks.at(-1)}`} on ${p.host.name}: ${[...varying(p.env), shJoin(p.argv)].join(" ")}`),
+      ...u.procs.map(
+        (p) => `  ${s.launcher === "direct" ? `rank ${p.id}` : `ranks ${p.ranks[0]}-${p.ranks.at(-1)}`} on ${p.host.name}: ${[...varying(p.env), shJoin(p.argv)].join(" ")}`,
+      ),
     ]),
   ].join("\n");
   const manifest = { launcher: s.launcher, stageDir: stageOf(stage), maxParallel: s.maxParallel, hosts: prepared, units: launched.map(({ procs: _, ...u }) => u), text };

@@ -24,7 +24,10 @@ if (!existsSync(arm64Runtime)) {
 }
 const only = process.argv[2];
 // --version names the commit and the build time (a working tree with changes is marked -dirty)
-const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root }).stdout.toString().trim();
+const git = (...args: string[]) =>
+  Bun.spawnSync(["git", ...args], { cwd: root })
+    .stdout.toString()
+    .trim();
 const commit = git("rev-parse", "--short=12", "HEAD") || "unknown";
 const dirty = git("status", "--porcelain", "--untracked-files=no") ? "-dirty" : "";
 const built = new Date().toISOString().replace(/\.\d+Z$/, "Z");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every tier on a fresh Debian machine (CI's .ci/run): installs what is missing, runs the checks
-# (lint, typecheck, and fmt once switched on below), the unit tier (npm test), the integration tier
+# (lint, typecheck, fmt: an unformatted file fails like a failing test), the unit tier (npm test), the integration tier
 # (scripts/test-integration.sh: builds the binary, starts sshd/slurm/dockerd/podman on loopback) and
 # pytest, and ends with "N passed, N failed" counted from their JUnit reports; each check counts as
 # one testcase. The tests run with TMPDIR set to a fresh directory: anything they leave in it is a
@@ -15,10 +15,6 @@ if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.packa
   npm ci --no-audit --no-fund >/dev/null || { echo "test.sh: npm ci failed" >&2; exit 1; }
 fi
 export PATH="$root/node_modules/.bin:$PATH"
-
-# The lead flips this to 1 once the tree has been formatted (npm run fmt:write): then an unformatted
-# file fails CI like a failing test.
-FMT_CHECK=0
 
 reports=$(mktemp -d)
 tests_tmp=$(mktemp -d /tmp/gpucheck-tests-XXXXXX)
@@ -51,7 +47,7 @@ rcs=()
 if [ $# -eq 0 ]; then
   check lint "lint: npm run lint (biome, pyflakes)" npm run --silent lint
   check typecheck "typecheck: npm run typecheck (tsc --noEmit)" npm run --silent typecheck
-  [ "$FMT_CHECK" = 1 ] && check fmt "fmt: npm run fmt (biome format)" npm run --silent fmt
+  check fmt "fmt: npm run fmt (biome format; npm run fmt:write fixes it)" npm run --silent fmt
   TMPDIR=$tests_tmp npm test --silent -- --reporter=junit --reporter-outfile="$reports/unit.xml"
   rcs+=($?)
   TMPDIR=$tests_tmp bash scripts/test-integration.sh --reporter=junit --reporter-outfile="$reports/integration.xml"

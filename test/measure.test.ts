@@ -16,8 +16,14 @@ const TABLE = [
 ].join("\n");
 
 const telemetry = (samples: number): TelemetrySummary => ({
-  samples, maxTempC: 70, maxPowerW: 650, meanUtilPct: 99, throttleReasons: [], xids: [],
-  metrics: { gpu_temp_max: 70, xid_events: 0 }, unmeasured: samples ? {} : { ib_port_errors: "no /sys/class/infiniband" },
+  samples,
+  maxTempC: 70,
+  maxPowerW: 650,
+  meanUtilPct: 99,
+  throttleReasons: [],
+  xids: [],
+  metrics: { gpu_temp_max: 70, xid_events: 0 },
+  unmeasured: samples ? {} : { ib_port_errors: "no /sys/class/infiniband" },
 });
 
 describe("measure", () => {
@@ -29,13 +35,17 @@ describe("measure", () => {
 
   test("collective: no result rows, with or without a failure nccl-tests printed", () => {
     expect(() => measure("collective", "# nThread 1 nGpus 1\n")).toThrow("no nccl-tests result rows in the output");
-    expect(() => measure("collective", "gpu01: Test NCCL failure common.cu:392 'unhandled system error'\n")).toThrow("no results: Test NCCL failure common.cu:392 'unhandled system error'");
+    expect(() => measure("collective", "gpu01: Test NCCL failure common.cu:392 'unhandled system error'\n")).toThrow(
+      "no results: Test NCCL failure common.cu:392 'unhandled system error'",
+    );
   });
 
   test("collective: no NCCL account in the logs is unmeasured transport, with the reason", () => {
     const m = measure("collective", TABLE, undefined, [TABLE]);
     expect(m.transport).toBeUndefined();
-    expect(m.unmeasured?.transport).toBe("no NCCL INFO lines in the rank logs: the workload did not capture NCCL's debug output (impl or version without capture) and NCCL_DEBUG was not INFO");
+    expect(m.unmeasured?.transport).toBe(
+      "no NCCL INFO lines in the rank logs: the workload did not capture NCCL's debug output (impl or version without capture) and NCCL_DEBUG was not INFO",
+    );
   });
 
   test("train and inventory: the parser's message when the output has no result", () => {

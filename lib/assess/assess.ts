@@ -65,7 +65,11 @@ function measureUnits(test: AssessedTest, records: RunRecord[]): Measured[] {
     }
   });
   // a node is only "consistent" next to the others: compare them once all have reported
-  measureFleet(test.kind, measured.map((x) => x.measurement), test.params);
+  measureFleet(
+    test.kind,
+    measured.map((x) => x.measurement),
+    test.params,
+  );
   return measured;
 }
 

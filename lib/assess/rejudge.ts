@@ -44,7 +44,11 @@ export function rejudgeResults(
     }
     // a kind whose metrics depend on the judging suite's block (an inventory: its HCAs, link count,
     // pinned settings) recounts them from the saved raw measurement
-    const measured = remeasure(t.kind, t.units.map((u) => u.measurement), paramsOf(spec));
+    const measured = remeasure(
+      t.kind,
+      t.units.map((u) => u.measurement),
+      paramsOf(spec),
+    );
     const units = t.units.map((u, i) => ({
       ...u,
       measurement: measured[i]!,

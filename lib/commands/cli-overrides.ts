@@ -49,7 +49,10 @@ export function readHostfile(path: string): string[] {
   } catch (e) {
     throw new SuiteError(`gpucheck: cannot read hostfile ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const hosts = text.split("\n").map((l) => l.replace(/#.*/, "").trim().split(/\s+/)[0] ?? "").filter(Boolean);
+  const hosts = text
+    .split("\n")
+    .map((l) => l.replace(/#.*/, "").trim().split(/\s+/)[0] ?? "")
+    .filter(Boolean);
   if (hosts.length === 0) throw new SuiteError(`gpucheck: hostfile ${path} lists no hosts`);
   return hosts;
 }

@@ -84,9 +84,7 @@ function bashValues(v: Values): string {
 function bash(root: Cmd): string {
   const cmds = all(root);
   const steps = cmds.flatMap((c) => c.subcommands.map((s) => `"${c.path}:${s.name}"`));
-  const valueCases = cmds.flatMap((c) =>
-    c.flags.filter((f) => f.value).map((f) => `    ${f.names.map((n) => `"${c.path}:${n}"`).join("|")}) ${bashValues(f.value!)}; return ;;`),
-  );
+  const valueCases = cmds.flatMap((c) => c.flags.filter((f) => f.value).map((f) => `    ${f.names.map((n) => `"${c.path}:${n}"`).join("|")}) ${bashValues(f.value!)}; return ;;`));
   const cmdCases = cmds.map((c) => {
     const options = c.flags.flatMap((f) => f.names);
     const words = [...c.subcommands.map((s) => s.name), ...(c === root ? ["help"] : [])];

@@ -19,7 +19,6 @@ import { JUDGED_WITH_FILE } from "../sign/predicate.ts";
 import { useColor } from "./color.ts";
 import { suiteText } from "./suite-source.ts";
 
-
 export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; json?: boolean }): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
   // results from before the transport account: read it from the saved rank logs

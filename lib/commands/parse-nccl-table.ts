@@ -9,7 +9,12 @@ export function renderNcclTable(r: NcclReport): string {
     table.push([bytes(row.size), row.type, row.redop ?? "-", row.root === null ? "-" : String(row.root), ...cells(row.outOfPlace), ...cells(row.inPlace)]);
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((cols) => cols[i]!.length)));
-  const lines = table.map((cols) => cols.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd());
+  const lines = table.map((cols) =>
+    cols
+      .map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd(),
+  );
   const status = r.failure ? `failed: ${r.failure}` : r.complete ? "complete" : "incomplete: the footer never came (hung or killed?)";
   const foot = `max busbw ${fmt(r.maxBusbwGBs)} GB/s, avg busbw ${fmt(r.avgBusbwGBs)} GB/s, out of bounds ${fmt(r.outOfBounds)}, ${wrongTotal(r)}; ${status}`;
   return `${[head, ...lines, foot].join("\n")}\n`;
@@ -17,7 +22,10 @@ export function renderNcclTable(r: NcclReport): string {
 
 /** #wrong over every row and both placements: the one number that says the data was right */
 function wrongTotal(r: NcclReport): string {
-  const counts = r.rows.flatMap((row) => [row.outOfPlace, row.inPlace]).filter((p): p is NcclPlacement => p !== null).map((p) => p.wrong);
+  const counts = r.rows
+    .flatMap((row) => [row.outOfPlace, row.inPlace])
+    .filter((p): p is NcclPlacement => p !== null)
+    .map((p) => p.wrong);
   const checked = counts.filter((w): w is number => w !== null);
   if (checked.length === 0) return "wrong values not checked (N/A)";
   const total = checked.reduce((a, b) => a + b, 0);

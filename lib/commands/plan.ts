@@ -14,7 +14,8 @@ interface PlanFlags extends HostFlags, NodeFlags {
 export async function main(ref: string, flags: PlanFlags): Promise<number> {
   const { suite, warnings } = await loadSuiteWarnings(ref);
   // on stderr, so `plan --json` stays one JSON document
-  for (const w of warnings) err(`${formatWarning(w)}
+  for (const w of warnings)
+    err(`${formatWarning(w)}
 `);
   const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags) });
   out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));

@@ -52,6 +52,8 @@ export function checkRerunTests(rerun: Rerun, suite: Suite): void {
   const names = new Set(suite.tests.map((t) => t.name));
   const missing = rerun.tests.filter((n) => !names.has(n));
   if (missing.length) {
-    throw new SuiteError(`gpucheck: --rerun-failed: suite ${suite.source.path} has no test ${missing.map((n) => `"${n}"`).join(", ")} of ${rerun.dir}: rerun with that run's own suite (leave the suite argument out)`);
+    throw new SuiteError(
+      `gpucheck: --rerun-failed: suite ${suite.source.path} has no test ${missing.map((n) => `"${n}"`).join(", ")} of ${rerun.dir}: rerun with that run's own suite (leave the suite argument out)`,
+    );
   }
 }

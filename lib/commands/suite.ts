@@ -49,7 +49,12 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
     // a rerun goes where the run went unless told otherwise
     platform: flags.platform ?? rerun?.platform,
     cli,
-    only: rerun?.tests ?? flags.only?.split(",").map((s) => s.trim()).filter(Boolean),
+    only:
+      rerun?.tests ??
+      flags.only
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
     timeoutMs,
     ...nodeOptions(flags),
   });
@@ -57,7 +62,9 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   // a relative threshold without a baseline could only end as an error after every test ran
   const relative = plan.tests.flatMap((t) => t.expect.filter((e) => e.baselineRatio !== undefined).map((e) => `${t.name}: ${e.text}`));
   if (!baseline && relative.length) {
-    throw new SuiteError(`${relative.length === 1 ? "a threshold is" : `${relative.length} thresholds are`} relative to a baseline (${relative.join("; ")}): pass --baseline <results.json> of an earlier run`);
+    throw new SuiteError(
+      `${relative.length === 1 ? "a threshold is" : `${relative.length} thresholds are`} relative to a baseline (${relative.join("; ")}): pass --baseline <results.json> of an earlier run`,
+    );
   }
   if (flags.signKey) {
     // refuse a bad key before spending an hour of GPU time, not after
@@ -66,7 +73,9 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   }
   const outDir = flags.out ?? join("gpucheck-results", `${suite.name}-${utcStamp(new Date())}`);
   if (rerun && resolve(outDir) === resolve(rerun.dir)) {
-    throw new SuiteError(`gpucheck: --out "${outDir}" is the run being rerun: --rerun-failed writes a new directory and never changes a run (its certificate would stop verifying)`);
+    throw new SuiteError(
+      `gpucheck: --out "${outDir}" is the run being rerun: --rerun-failed writes a new directory and never changes a run (its certificate would stop verifying)`,
+    );
   }
   // hosts left idle are said whatever the progress mode: a user who gave them expects them used
   for (const w of plan.warnings) err(`gpucheck: warning: ${w}\n`);
@@ -117,7 +126,13 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   progress.close();
   out(renderSummary(results, { color: useColor(process.stdout) }) + "\n");
   // a certificate vouches for measurements: a run that stopped at preflight has none
-  const unsigned = !flags.signKey ? undefined : flags.preflightOnly ? "--preflight-only runs no test" : results.preflight && !results.preflight.passed ? "preflight failed, no test ran" : undefined;
+  const unsigned = !flags.signKey
+    ? undefined
+    : flags.preflightOnly
+      ? "--preflight-only runs no test"
+      : results.preflight && !results.preflight.passed
+        ? "preflight failed, no test ran"
+        : undefined;
   if (unsigned) err(`gpucheck: not signed: ${unsigned}\n`);
   else if (flags.signKey) {
     const { certifyResults } = await import("../sign/certify.ts");

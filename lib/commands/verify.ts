@@ -21,7 +21,8 @@ export async function main(cert: string, flags: { key: string; results?: string;
   const result = verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
   if (!result.ok) {
     err(`gpucheck: certificate "${cert}" is NOT valid: ${result.message}\n`);
-    if (flags.json) out(`${JSON.stringify({ valid: false, certificate: cert, reason: result.reason, message: result.message, ...(result.file && { file: result.file }) }, null, 2)}\n`);
+    if (flags.json)
+      out(`${JSON.stringify({ valid: false, certificate: cert, reason: result.reason, message: result.message, ...(result.file && { file: result.file }) }, null, 2)}\n`);
     return EXIT.failed;
   }
   if (flags.json) {
@@ -48,8 +49,16 @@ function summary(st: Statement, signer: string, files: string): string {
   ];
   for (const t of p.tests) {
     const values = t.units.map((u) => u.headline).filter((v): v is number => v !== null);
-    const shown = values.length === 0 ? "not measured" : values.length === 1 ? withUnit(values[0], t.headline.unit) : `${withUnit(Math.min(...values), t.headline.unit)} … ${withUnit(Math.max(...values), t.headline.unit)}`;
-    const limits = t.thresholds.filter((x) => x.metric === t.headline.metric).map((x) => x.text).join("; ");
+    const shown =
+      values.length === 0
+        ? "not measured"
+        : values.length === 1
+          ? withUnit(values[0], t.headline.unit)
+          : `${withUnit(Math.min(...values), t.headline.unit)} … ${withUnit(Math.max(...values), t.headline.unit)}`;
+    const limits = t.thresholds
+      .filter((x) => x.metric === t.headline.metric)
+      .map((x) => x.text)
+      .join("; ");
     lines.push(`  ${t.outcome.padEnd(7)} ${t.name}: ${t.headline.metric} ${shown}${limits ? ` (threshold ${limits})` : ""}`);
   }
   lines.push(`files:    ${files}`);

@@ -37,9 +37,9 @@ export const collective: TestKind<"collective", CollectiveParams, { collective: 
     algbw: higher("GB/s", "algorithm bandwidth: bytes / time", { perSize: true }),
     time_us: lower("us", "time per operation", { perSize: true }),
     busbw_peak: higher("GB/s", "the highest bus bandwidth over all sizes"),
-    busbw_avg: higher("GB/s", "nccl-tests \"Avg bus bandwidth\": mean over all sizes"),
+    busbw_avg: higher("GB/s", 'nccl-tests "Avg bus bandwidth": mean over all sizes'),
     wrong: lower("count", "values that failed the data check (#wrong), summed over sizes"),
-    out_of_bounds: lower("count", "nccl-tests \"Out of bounds values\""),
+    out_of_bounds: lower("count", 'nccl-tests "Out of bounds values"'),
   },
   headline: "busbw",
   sizeProblem: (bytes, sizeText, key, p, sound) =>
@@ -58,15 +58,24 @@ export const collective: TestKind<"collective", CollectiveParams, { collective: 
     c
       ? [
           "collective",
-          "--op", c.op,
-          "--min-bytes", String(c.minBytes),
-          "--max-bytes", String(c.maxBytes),
-          "--factor", String(c.factor),
-          "--iters", String(c.iters),
-          "--warmup", String(c.warmup),
-          "--dtype", c.dtype,
-          "--backend", c.backend,
-          "--impl", c.impl,
+          "--op",
+          c.op,
+          "--min-bytes",
+          String(c.minBytes),
+          "--max-bytes",
+          String(c.maxBytes),
+          "--factor",
+          String(c.factor),
+          "--iters",
+          String(c.iters),
+          "--warmup",
+          String(c.warmup),
+          "--dtype",
+          c.dtype,
+          "--backend",
+          c.backend,
+          "--impl",
+          c.impl,
           ...(c.check ? [] : ["--no-check"]),
           ...(c.ncclTestsDir ? ["--nccl-tests-dir", c.ncclTestsDir] : []),
         ]
@@ -87,7 +96,19 @@ export const collective: TestKind<"collective", CollectiveParams, { collective: 
   plots: (test, ctx) => {
     const series = ctx.series((u) => u.measurement?.bySize?.busbw);
     if (series.length === 0) return [];
-    return [{ id: ctx.id("busbw"), kind: "busbw", title: `${test.name}: bus bandwidth by message size`, xLabel: "message size", yLabel: "busbw (GB/s)", xScale: "log2", xBytes: true, series, ...ctx.threshold("busbw") }];
+    return [
+      {
+        id: ctx.id("busbw"),
+        kind: "busbw",
+        title: `${test.name}: bus bandwidth by message size`,
+        xLabel: "message size",
+        yLabel: "busbw (GB/s)",
+        xScale: "log2",
+        xBytes: true,
+        series,
+        ...ctx.threshold("busbw"),
+      },
+    ];
   },
   needs: (t, c) => {
     if (c?.impl === "nccl-tests") {

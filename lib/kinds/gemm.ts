@@ -13,7 +13,13 @@ export type { GemmParams } from "./gemm/params.ts";
 
 const dtypeMetrics: Record<string, MetricInfo> = Object.fromEntries(
   GEMM_DTYPES.flatMap((d) => [
-    [`gemm_${d}_tflops_min`, higher("TFLOP/s", `${d} matmul: the lowest per-GPU best TFLOP/s over the shape sweep (each GPU's best, median and best shape in the details; on CPU the details say "device: cpu")`)],
+    [
+      `gemm_${d}_tflops_min`,
+      higher(
+        "TFLOP/s",
+        `${d} matmul: the lowest per-GPU best TFLOP/s over the shape sweep (each GPU's best, median and best shape in the details; on CPU the details say "device: cpu")`,
+      ),
+    ],
     [`gemm_${d}_median_min`, higher("TFLOP/s", `${d} matmul: the lowest per-GPU median TFLOP/s over the shape sweep`)],
   ]),
 );
@@ -25,7 +31,11 @@ export const gemm: TestKind<"gemm", GemmParams, { gemm: GemmParams }> = {
   summary: "matrix-multiply TFLOP/s of every GPU at once over a MAMF-style shape sweep (bf16, fp16, tf32, fp8, fp32), and an output checksum compared across GPUs",
   block: z.lazy(gemmBlock),
   keys: [
-    { key: "dtypes", default: "[bf16, fp16, tf32, fp8, fp32]", doc: "the dtypes measured; one a GPU or torch cannot run (fp8 before compute capability 8.9 or torch 2.1; fp16, tf32, fp8 on CPU) is unmeasured with the reason" },
+    {
+      key: "dtypes",
+      default: "[bf16, fp16, tf32, fp8, fp32]",
+      doc: "the dtypes measured; one a GPU or torch cannot run (fp8 before compute capability 8.9 or torch 2.1; fp16, tf32, fp8 on CPU) is unmeasured with the reason",
+    },
     { key: "minSize", default: "1024 (128 when gpusPerNode is 0)", doc: "the first M=N=K of the sweep" },
     { key: "maxSize", default: "16384 (512 when gpusPerNode is 0)", doc: "the last M=N=K of the sweep" },
     { key: "step", default: "1024 (128 when gpusPerNode is 0)", doc: "the sweep: minSize, minSize + step, … up to maxSize" },
@@ -38,7 +48,10 @@ export const gemm: TestKind<"gemm", GemmParams, { gemm: GemmParams }> = {
   params: (spec: TestSpec) => spec.gemm,
   metrics: {
     ...dtypeMetrics,
-    gemm_checksum_mismatches: lower("count", "ranks whose hash of the checksum product differs from the majority of the ranks with the same GPU model (silent data corruption), named in the details"),
+    gemm_checksum_mismatches: lower(
+      "count",
+      "ranks whose hash of the checksum product differs from the majority of the ranks with the same GPU model (silent data corruption), named in the details",
+    ),
   },
   headline: "gemm_bf16_tflops_min",
   metricProblem: (metric, _info, p, sound) => {
@@ -51,13 +64,20 @@ export const gemm: TestKind<"gemm", GemmParams, { gemm: GemmParams }> = {
     g
       ? [
           "gemm",
-          "--dtypes", g.dtypes.join(","),
-          "--min-size", String(g.minSize),
-          "--max-size", String(g.maxSize),
-          "--step", String(g.step),
-          "--iters", String(g.iters),
-          "--warmup", String(g.warmup),
-          "--checksum-size", String(g.checksumSize),
+          "--dtypes",
+          g.dtypes.join(","),
+          "--min-size",
+          String(g.minSize),
+          "--max-size",
+          String(g.maxSize),
+          "--step",
+          String(g.step),
+          "--iters",
+          String(g.iters),
+          "--warmup",
+          String(g.warmup),
+          "--checksum-size",
+          String(g.checksumSize),
         ]
       : ["gemm"],
   measure: (output, { params }) => gemmMeasurement(output, params),
@@ -71,11 +91,21 @@ export const gemm: TestKind<"gemm", GemmParams, { gemm: GemmParams }> = {
       );
       if (series.length === 0) continue;
       const metric = `gemm_${d}_tflops_min`;
-      plots.push({ id: ctx.id(metric), kind: "gemm_tflops", title: `${test.name}: ${d} TFLOP/s by M=N=K`, xLabel: "M=N=K", yLabel: "TFLOP/s", xScale: "linear", series, ...ctx.threshold(metric) });
+      plots.push({
+        id: ctx.id(metric),
+        kind: "gemm_tflops",
+        title: `${test.name}: ${d} TFLOP/s by M=N=K`,
+        xLabel: "M=N=K",
+        yLabel: "TFLOP/s",
+        xScale: "linear",
+        series,
+        ...ctx.threshold(metric),
+      });
     }
     return plots;
   },
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
   result: gemmResult,
-  resultSource: "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload gemm` prints (workload/gpucheck_workload/gemm.py), every rank's sweep and checksum gathered, as lib/parsers/gemm.ts reads it",
+  resultSource:
+    "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload gemm` prints (workload/gpucheck_workload/gemm.py), every rank's sweep and checksum gathered, as lib/parsers/gemm.ts reads it",
 };

@@ -14,7 +14,7 @@ export const inventory: TestKind<"inventory", InventoryParams, { inventory?: Inv
   summary: "what each node has: GPUs, ECC and row remapping, NVLink and fabric state, compute InfiniBand ports, pinned settings",
   block: z.lazy(inventoryBlock),
   keys: [
-    { key: "hcas", doc: "the compute HCAs (NCCL_IB_HCA names, or \"mlx5_0,mlx5_3\"); absent: every InfiniBand port; Ethernet/RoCE and storage ports never count" },
+    { key: "hcas", doc: 'the compute HCAs (NCCL_IB_HCA names, or "mlx5_0,mlx5_3"); absent: every InfiniBand port; Ethernet/RoCE and storage ports never count' },
     { key: "nvlinksPerGpu", doc: "NVLink links each GPU must have up; absent: from the GPU model (18 on H100/H200 SXM, 12 on A100 SXM)" },
     { key: "config", doc: "values every node and GPU must have: { driver: 550.90.07, power_limit_w: 700, pcie_gen: 5 }" },
   ],

@@ -13,7 +13,12 @@ export const REGENERATE = "bun run scripts/readme-reference.ts";
 const kinds = (): AnyKind[] => Object.values(KINDS);
 
 function metricRow(name: string, m: MetricInfo): string {
-  const notes = [m.perSize && `per message size: \`${name}@1GiB\``, m.models && `${m.models.join(", ")} only`, m.realData && "real data sets only", m.total && `a total over the ${m.total === "job" ? "job's" : "node's"} GPUs`].filter(Boolean);
+  const notes = [
+    m.perSize && `per message size: \`${name}@1GiB\``,
+    m.models && `${m.models.join(", ")} only`,
+    m.realData && "real data sets only",
+    m.total && `a total over the ${m.total === "job" ? "job's" : "node's"} GPUs`,
+  ].filter(Boolean);
   const cell = (s: string) => s.replaceAll("|", "\\|");
   return `| \`${name}\` | ${m.unit === "" ? "-" : m.unit} | ${m.better} | ${cell(m.description)}${notes.length ? ` (${notes.join("; ")})` : ""} |`;
 }

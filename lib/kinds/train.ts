@@ -19,7 +19,10 @@ export const train: TestKind<"train", TrainParams, { train: TrainParams }> = {
   keys: [
     { key: "model", default: "resnet18", doc: "resnet50, transformer" },
     { key: "data", default: "synthetic", doc: "fashionmnist, cifar10, cifar100 (these need dataDir)" },
-    { key: "dataDir", doc: "required for real data: where the data set lies on the nodes, or \"@generated\" (fashionmnist only) for a small set gpucheck generates and stages itself" },
+    {
+      key: "dataDir",
+      doc: 'required for real data: where the data set lies on the nodes, or "@generated" (fashionmnist only) for a small set gpucheck generates and stages itself',
+    },
     { key: "batchSize", default: "256 (transformer 16)", doc: "per rank" },
     { key: "steps", default: "100 (transformer 50)", doc: "training steps" },
     { key: "warmupSteps", default: "10 (transformer 5)", doc: "not timed: throughput counts the steps after them" },
@@ -61,13 +64,19 @@ export const train: TestKind<"train", TrainParams, { train: TrainParams }> = {
     t
       ? [
           "train",
-          "--model", t.model,
-          "--data", t.data,
+          "--model",
+          t.model,
+          "--data",
+          t.data,
           ...opt("--data-dir", t.dataDir),
-          "--batch-size", String(t.batchSize),
-          "--steps", String(t.steps),
-          "--warmup-steps", String(t.warmupSteps),
-          "--precision", t.precision,
+          "--batch-size",
+          String(t.batchSize),
+          "--steps",
+          String(t.steps),
+          "--warmup-steps",
+          String(t.warmupSteps),
+          "--precision",
+          t.precision,
           ...opt("--image-size", t.imageSize),
           ...opt("--layers", t.layers),
           ...opt("--width", t.width),
@@ -80,7 +89,18 @@ export const train: TestKind<"train", TrainParams, { train: TrainParams }> = {
   plots: (test, ctx) => {
     const series = ctx.series((u) => u.measurement?.series?.samples_per_s?.map((p) => [p.x, p.y] as [number, number]));
     if (series.length === 0) return [];
-    return [{ id: ctx.id("samples_per_s"), kind: "samples_per_s", title: `${test.name}: training throughput`, xLabel: "step", yLabel: "samples/s", xScale: "linear", series, ...ctx.threshold("samples_per_s") }];
+    return [
+      {
+        id: ctx.id("samples_per_s"),
+        kind: "samples_per_s",
+        title: `${test.name}: training throughput`,
+        xLabel: "step",
+        yLabel: "samples/s",
+        xScale: "linear",
+        series,
+        ...ctx.threshold("samples_per_s"),
+      },
+    ];
   },
   // training picks its backend like `backend: auto`: NCCL whenever it has GPUs
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),

@@ -20,7 +20,8 @@ export function resolveExpect(
   gpus: { perNode: number; at: PathKey[][] } = { perNode: 1, at: [] },
 ): Expectation[] {
   const out: Expectation[] = [];
-  const report = (path: PathKey[], message: string, where: Problem["at"] = "value", also: PathKey[][] = []) => problems.push({ path, message, at: where, ...(also.length && { also }) });
+  const report = (path: PathKey[], message: string, where: Problem["at"] = "value", also: PathKey[][] = []) =>
+    problems.push({ path, message, at: where, ...(also.length && { also }) });
   const kind: AnyKind = KINDS[kindName];
   // the test's own block, for problems that a child suite may cause by changing it
   const blockAt = (key: string) => [[...at.slice(0, -1), kindName, key]];
@@ -43,7 +44,12 @@ export function resolveExpect(
     if (sizeText !== undefined) {
       const size = parseSize(sizeText);
       if (!info.perSize) report(here, `metric "${metric}" is not measured per message size: remove "@${sizeText}"`, "key");
-      else if (!size.ok) report(here, size.reason.replace(/^invalid size (".*?"|\S+)/, (m) => `${m} in "${key}"`), "key");
+      else if (!size.ok)
+        report(
+          here,
+          size.reason.replace(/^invalid size (".*?"|\S+)/, (m) => `${m} in "${key}"`),
+          "key",
+        );
       else {
         const unmeasured = kind.sizeProblem?.(size.value, sizeText, key, params, sound);
         if (unmeasured) report(here, unmeasured, "key");
@@ -72,7 +78,8 @@ export function resolveExpect(
     const min = bound("min");
     const max = bound("max");
     if (min !== undefined && max !== undefined && min > max) report([...here, "max"], `"max" (${th.max}) must not be below "min" (${th.min})`);
-    if (min === 0 && max === undefined && th.baseline === undefined) report([...here, "min"], `"min: 0" is always met: ${metric} is never below 0; give a positive floor, or "max: 0" for a count that must stay 0`);
+    if (min === 0 && max === undefined && th.baseline === undefined)
+      report([...here, "min"], `"min: 0" is always met: ${metric} is never below 0; give a positive floor, or "max: 0" for a count that must stay 0`);
     out.push({
       metric,
       unit: info.unit,
@@ -101,7 +108,9 @@ function resolveTransport(
 ): Expectation | undefined {
   const testAt = here.slice(0, -2);
   if (!kind.transport) {
-    const which = KIND_NAMES.filter((k) => (KINDS[k] as AnyKind).transport).map((k) => `"${k}"`).join(", ");
+    const which = KIND_NAMES.filter((k) => (KINDS[k] as AnyKind).transport)
+      .map((k) => `"${k}"`)
+      .join(", ");
     report(here, `"${TRANSPORT}" applies to kind ${which} only: it is NCCL's account of a collective's connections`, "key", [[...testAt, "kind"]]);
     return undefined;
   }

@@ -22,7 +22,8 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
   let ranksPerNode = t.ranksPerNode ?? d.ranksPerNode ?? kind.ranksPerNode ?? gpusPerNode;
   const ranksKnown = sound("gpusPerNode", "ranksPerNode");
   if (ranksPerNode === 0) {
-    if (ranksKnown && !broken.has("?") && !broken.has("defaults.?")) report(at, `"ranksPerNode" is required when "gpusPerNode" is 0: how many CPU ranks to start on each node`, "map");
+    if (ranksKnown && !broken.has("?") && !broken.has("defaults.?"))
+      report(at, `"ranksPerNode" is required when "gpusPerNode" is 0: how many CPU ranks to start on each node`, "map");
     ranksPerNode = 1;
   } else if (ranksKnown && gpusPerNode > 0 && ranksPerNode > gpusPerNode) {
     report(from("ranksPerNode"), `"ranksPerNode" (${ranksPerNode}) must not exceed "gpusPerNode" (${gpusPerNode}): each rank drives one GPU`, "value", gpusAt);

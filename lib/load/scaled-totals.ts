@@ -83,5 +83,7 @@ function count(n: number, what: string): string {
 
 /** `{ min: 15400 img/s }`, as the suite wrote it */
 function written1(th: Record<string, unknown>): string {
-  return `{ ${Object.entries(th).map(([k, v]) => `${k}: ${String(v)}`).join(", ")} }`;
+  return `{ ${Object.entries(th)
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join(", ")} }`;
 }

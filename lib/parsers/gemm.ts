@@ -64,7 +64,13 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
       for (const metric of [best, median]) set(metric, null, undefined, why);
       continue;
     }
-    const measured = rows.map(({ r, got }) => ({ r, best: got.best_tflops as number, median: got.median_tflops as number, n: num(got.best_n), shapes: Array.isArray(got.shapes) ? got.shapes.map(obj) : [] }));
+    const measured = rows.map(({ r, got }) => ({
+      r,
+      best: got.best_tflops as number,
+      median: got.median_tflops as number,
+      n: num(got.best_n),
+      shapes: Array.isArray(got.shapes) ? got.shapes.map(obj) : [],
+    }));
     measured.sort((a, b) => a.best - b.best);
     const device = cpu ? "device: cpu; " : "";
     const line = (x: (typeof measured)[number]) => `${gemmPart(x.r)}: best ${flops(x.best, cpu)} at ${x.n ?? "?"}³, median ${flops(x.median, cpu)}`;

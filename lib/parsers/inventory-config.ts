@@ -99,7 +99,15 @@ export function nodeConfigCheck(inv: NodeInventory, nics: Obj[], pins: Record<st
     const m = majority(known.map((p) => p.value));
     if (!m) continue;
     for (const p of known) {
-      if (p.value !== m.value) findings.push({ node: inv.hostname, part: p.part, field, value: p.value, expected: m.value, against: `${m.count} of ${known.length} ${CONFIG_FIELDS[field]!.on === "gpu" ? "GPUs" : "NICs"} on the node` });
+      if (p.value !== m.value)
+        findings.push({
+          node: inv.hostname,
+          part: p.part,
+          field,
+          value: p.value,
+          expected: m.value,
+          against: `${m.count} of ${known.length} ${CONFIG_FIELDS[field]!.on === "gpu" ? "GPUs" : "NICs"} on the node`,
+        });
     }
   }
   return { findings, unreadable };
@@ -112,7 +120,9 @@ export function fleetConfigCheck(nodes: Array<{ inv: NodeInventory; nics: Obj[] 
   for (const field of Object.keys(CONFIG_FIELDS)) {
     if (pins[field] !== undefined) continue; // each node already answered to the pin
     const perNode = nodes.map(({ inv, nics }) => {
-      const values = partsOf(inv, field, nics).map((p) => p.value).filter((v): v is string => v !== null);
+      const values = partsOf(inv, field, nics)
+        .map((p) => p.value)
+        .filter((v): v is string => v !== null);
       return { node: inv.hostname, value: values.length ? (majority(values)?.value ?? null) : null };
     });
     const known = perNode.filter((n): n is { node: string; value: string } => n.value !== null);

@@ -23,10 +23,11 @@ export function toInventory(raw: Obj): NodeInventory {
 /** Every node's inventory found in the given logs, one per hostname (the last wins). */
 export function collectInventories(texts: string[]): NodeInventory[] {
   const byHost = new Map<string, NodeInventory>();
-  for (const t of texts) for (const raw of taggedLines(t, "INVENTORY")) {
-    const inv = toInventory(raw);
-    byHost.set(inv.hostname, inv);
-  }
+  for (const t of texts)
+    for (const raw of taggedLines(t, "INVENTORY")) {
+      const inv = toInventory(raw);
+      byHost.set(inv.hostname, inv);
+    }
   return [...byHost.values()];
 }
 
@@ -67,10 +68,12 @@ export function computePorts(inv: NodeInventory, hcas?: string[]): { ports: Obj[
     return { device, port: port === undefined ? undefined : Number(port), name: h };
   });
   const ports = ib.filter((p) => wanted.some((w) => w.device === p.device && (w.port === undefined || w.port === p.port)));
-  const missing = wanted.filter((w) => !ib.some((p) => p.device === w.device && (w.port === undefined || w.port === p.port))).map((w) => {
-    const other = all.find((p) => p.device === w.device);
-    return other ? `${w.name} (link layer ${other.link_layer}, not InfiniBand)` : `${w.name} (not on this node)`;
-  });
+  const missing = wanted
+    .filter((w) => !ib.some((p) => p.device === w.device && (w.port === undefined || w.port === p.port)))
+    .map((w) => {
+      const other = all.find((p) => p.device === w.device);
+      return other ? `${w.name} (link layer ${other.link_layer}, not InfiniBand)` : `${w.name} (not on this node)`;
+    });
   return { ports, missing };
 }
 
@@ -92,7 +95,22 @@ export function inventoryMetrics(inv: NodeInventory, params: InventoryParams = {
   const gpusReason = why.gpus ?? (typeof inv.no_gpu_reason === "string" && gpus.length === 0 && !/lists no GPU/.test(inv.no_gpu_reason) ? inv.no_gpu_reason : undefined);
 
   if (gpusReason) {
-    for (const m of ["gpu_count", "nvlink_inactive", "fabric_not_ready", "ecc_uncorrected", "ecc_dram_uncorrected", "ecc_sram_uncorrected", "sram_threshold_exceeded", "remapped_rows_pending", "remap_failure", "remapped_rows", "retired_pages", "ecc_disabled", "mig_enabled", "persistence_off"]) {
+    for (const m of [
+      "gpu_count",
+      "nvlink_inactive",
+      "fabric_not_ready",
+      "ecc_uncorrected",
+      "ecc_dram_uncorrected",
+      "ecc_sram_uncorrected",
+      "sram_threshold_exceeded",
+      "remapped_rows_pending",
+      "remap_failure",
+      "remapped_rows",
+      "retired_pages",
+      "ecc_disabled",
+      "mig_enabled",
+      "persistence_off",
+    ]) {
       set(m, null, undefined, `the GPUs could not be listed (${gpusReason})`);
     }
   } else {
@@ -104,7 +122,13 @@ export function inventoryMetrics(inv: NodeInventory, params: InventoryParams = {
       const known = gpus.filter((g) => bad(g) !== null);
       if (gpus.length && known.length === 0) return set(metric, null, undefined, `nvidia-smi -q shows no ${label} for any GPU`);
       const hits = known.filter((g) => bad(g) === true);
-      set(metric, hits.length, hits.length ? hits.map((g) => `${gpuName(g)}: ${label} ${g[label === "ECC mode" ? "ecc_mode" : label === "MIG mode" ? "mig_mode" : "persistence_mode"]}`).join("; ") : undefined);
+      set(
+        metric,
+        hits.length,
+        hits.length
+          ? hits.map((g) => `${gpuName(g)}: ${label} ${g[label === "ECC mode" ? "ecc_mode" : label === "MIG mode" ? "mig_mode" : "persistence_mode"]}`).join("; ")
+          : undefined,
+      );
     };
     modes("ecc_disabled", (g) => (g.ecc_mode == null ? null : g.ecc_mode !== "Enabled"), "ECC mode");
     modes("mig_enabled", (g) => (g.mig_mode == null || g.mig_mode === "N/A" ? null : g.mig_mode === "Enabled"), "MIG mode");
@@ -115,9 +139,23 @@ export function inventoryMetrics(inv: NodeInventory, params: InventoryParams = {
 
   if (Array.isArray(inv.xid_events)) {
     const events = arr(inv.xid_events);
-    set("xid_events", events.length, events.length ? events.slice(0, 10).map((e) => `${e.kind === "sxid" ? "SXid" : "Xid"} ${e.code} on PCI ${e.pci}`).join("; ") : undefined);
+    set(
+      "xid_events",
+      events.length,
+      events.length
+        ? events
+            .slice(0, 10)
+            .map((e) => `${e.kind === "sxid" ? "SXid" : "Xid"} ${e.code} on PCI ${e.pci}`)
+            .join("; ")
+        : undefined,
+    );
   } else {
-    set("xid_events", null, undefined, why.xid_events ?? (typeof inv.xid_unreadable === "string" ? `the kernel log could not be read (${inv.xid_unreadable})` : "the node reported no kernel log"));
+    set(
+      "xid_events",
+      null,
+      undefined,
+      why.xid_events ?? (typeof inv.xid_unreadable === "string" ? `the kernel log could not be read (${inv.xid_unreadable})` : "the node reported no kernel log"),
+    );
   }
 
   const config = nodeConfigCheck(inv, computePorts(inv, params.hcas).ports, params.config);
@@ -149,7 +187,17 @@ function nvlinkMetrics(gpus: Obj[], params: InventoryParams, unreadable: string 
     }
     const short = Math.max(0, expected - active);
     missing += short;
-    if (short) parts.push(`${gpuName(g)}: ${active} of ${expected} links active${links.length > active ? ` (inactive: ${links.filter((l) => !isActive(l)).map((l) => l.link).join(", ")})` : ""}`);
+    if (short)
+      parts.push(
+        `${gpuName(g)}: ${active} of ${expected} links active${
+          links.length > active
+            ? ` (inactive: ${links
+                .filter((l) => !isActive(l))
+                .map((l) => l.link)
+                .join(", ")})`
+            : ""
+        }`,
+      );
   }
   if (unknown.length) parts.push(`links per GPU unknown for ${[...new Set(unknown)].join(", ")}: set inventory.nvlinksPerGpu`);
   set("nvlink_inactive", missing, parts.join("; ") || undefined);
@@ -176,7 +224,11 @@ function eccMetrics(gpus: Obj[], set: Setter) {
       return set(metric, null, undefined, `${noun} are N/A on ${na.map(gpuName).join(", ")}${off.length ? ` (ECC mode ${off[0]!.ecc_mode})` : ""}`);
     }
     const hits = gpus.filter((g) => (pick(g) ?? 0) > 0);
-    set(metric, gpus.reduce((s, g) => s + (pick(g) ?? 0), 0), hits.map((g) => `${gpuName(g)}: ${pick(g)}`).join("; ") || undefined);
+    set(
+      metric,
+      gpus.reduce((s, g) => s + (pick(g) ?? 0), 0),
+      hits.map((g) => `${gpuName(g)}: ${pick(g)}`).join("; ") || undefined,
+    );
   };
   const dram = (g: Obj) => num(g.ecc_dram_uncorrected_volatile) ?? (g.ecc_dram_uncorrected_volatile === undefined ? num(g.ecc_uncorrected_volatile) : null);
   const sram = (g: Obj) => num(g.ecc_sram_uncorrected_volatile) ?? (g.ecc_sram_uncorrected_volatile === undefined && g.ecc_dram_uncorrected_volatile === undefined ? 0 : null);
@@ -192,7 +244,14 @@ function eccMetrics(gpus: Obj[], set: Setter) {
   flag("sram_threshold_exceeded", "sram_threshold_exceeded", "SRAM Threshold Exceeded");
   flag("remapped_rows_pending", "remapped_rows_pending", "row remapping pending (reset the GPU)");
   flag("remap_failure", "remapped_rows_failure", "row remapping failed");
-  sum("remapped_rows", (g) => (num(g.remapped_rows_correctable) === null && num(g.remapped_rows_uncorrectable) === null ? null : (num(g.remapped_rows_correctable) ?? 0) + (num(g.remapped_rows_uncorrectable) ?? 0)), "remapped row counts");
+  sum(
+    "remapped_rows",
+    (g) =>
+      num(g.remapped_rows_correctable) === null && num(g.remapped_rows_uncorrectable) === null
+        ? null
+        : (num(g.remapped_rows_correctable) ?? 0) + (num(g.remapped_rows_uncorrectable) ?? 0),
+    "remapped row counts",
+  );
   sum("retired_pages", (g) => num(g.retired_pages), "retired page counts (A100 and later remap rows instead)");
 }
 
@@ -207,10 +266,7 @@ function ibMetrics(inv: NodeInventory, params: InventoryParams, unreadable: stri
   const name = (p: Obj) => `${p.device} port ${p.port}`;
   const active = ports.filter((p) => String(p.state).toUpperCase().includes("ACTIVE"));
   const down = ports.filter((p) => !active.includes(p));
-  const notes = [
-    ...down.map((p) => `${name(p)} ${p.state ?? "state unknown"}${p.phys_state ? ` (${p.phys_state})` : ""}`),
-    ...missing.map((m) => `compute HCA ${m}`),
-  ];
+  const notes = [...down.map((p) => `${name(p)} ${p.state ?? "state unknown"}${p.phys_state ? ` (${p.phys_state})` : ""}`), ...missing.map((m) => `compute HCA ${m}`)];
   const scope = params.hcas ? `compute HCAs ${params.hcas.join(",")}` : "all InfiniBand ports";
   set("ib_ports_active", active.length, notes.length ? `${notes.join("; ")} [${scope}]` : `${active.map(name).join(", ") || "none"} [${scope}]`);
   const rated = active.filter((p) => num(p.rate_gbps) !== null);
@@ -239,7 +295,10 @@ export function inventoryMeasurement(output: string, params?: InventoryParams): 
  */
 export function addFleetConfigFindings(measurements: Array<Measurement | null>, params: InventoryParams = {}): void {
   const nodes = measurements.filter((m): m is Measurement => m !== null && m.raw !== undefined);
-  const findings = fleetConfigCheck(nodes.map((m) => ({ inv: m.raw as NodeInventory, nics: computePorts(m.raw as NodeInventory, params.hcas).ports })), params.config);
+  const findings = fleetConfigCheck(
+    nodes.map((m) => ({ inv: m.raw as NodeInventory, nics: computePorts(m.raw as NodeInventory, params.hcas).ports })),
+    params.config,
+  );
   for (const f of findings) {
     const m = nodes.find((x) => (x.raw as NodeInventory).hostname === f.node)!;
     if (m.metrics.config_mismatches === null || m.metrics.config_mismatches === undefined) continue;

@@ -79,9 +79,23 @@ export function parseNcclInfo(texts: string | string[]): NcclInfoResult {
 
 function emptySummary(): TransportSummary {
   return {
-    ncclVersion: null, network: null, plugin: null, transports: {}, hcas: [], netDevices: [], gdrDisabled: [],
-    nvlsAvailable: null, nvlsChannels: null, nRanks: null, nNodes: null, localRanks: null, collChannels: null,
-    algorithms: [], settings: {}, warnings: [], infoLines: 0,
+    ncclVersion: null,
+    network: null,
+    plugin: null,
+    transports: {},
+    hcas: [],
+    netDevices: [],
+    gdrDisabled: [],
+    nvlsAvailable: null,
+    nvlsChannels: null,
+    nRanks: null,
+    nNodes: null,
+    localRanks: null,
+    collChannels: null,
+    algorithms: [],
+    settings: {},
+    warnings: [],
+    infoLines: 0,
   };
 }
 
@@ -218,7 +232,9 @@ export function transportAccount(s: TransportSummary): string {
 
 /** "24 × P2P/IPC, 16 × NET/IB, 16 with GDRDMA": what the connections used, for a failed transport check. */
 export function connectionCounts(s: TransportSummary): string {
-  const list = Object.entries(s.transports).filter(([k, n]) => n > 0 && k !== "GDRDMA").sort((a, b) => b[1] - a[1]);
+  const list = Object.entries(s.transports)
+    .filter(([k, n]) => n > 0 && k !== "GDRDMA")
+    .sort((a, b) => b[1] - a[1]);
   const gdr = s.transports.GDRDMA ? `, ${s.transports.GDRDMA} with GDRDMA` : "";
   return list.length ? `${list.map(([k, n]) => `${n} × ${k}`).join(", ")}${gdr}` : "none";
 }

@@ -9,7 +9,6 @@ import { collectiveName } from "./nccl-line.ts";
 import { closeTruncated, nullBareNonFinite } from "./nccl-json-repair.ts";
 import { maxBusbw, type NcclPlacement, type NcclReport, type NcclRow } from "./nccl-report.ts";
 
-
 type Obj = Record<string, unknown>;
 
 /** null when the text is JSON but not an nccl-tests file, or not JSON at all */

@@ -48,7 +48,12 @@ export function layoutFromHeader(words: string[]): Layout | null {
 
 const INT = /^-?\d+$/;
 const PLACEMENT_SHAPES: Record<number, [cols: number, placements: number, timestamp: boolean]> = {
-  4: [4, 1, false], 6: [4, 1, true], 8: [4, 2, false], 10: [4, 2, true], 16: [8, 2, false], 18: [8, 2, true],
+  4: [4, 1, false],
+  6: [4, 1, true],
+  8: [4, 2, false],
+  10: [4, 2, true],
+  16: [8, 2, false],
+  18: [8, 2, true],
 };
 
 /**

@@ -10,11 +10,13 @@ import type { NcclPlacement, NcclReport, NcclRow } from "./nccl-report.ts";
 
 type Pick = (row: NcclRow) => number | null;
 
-const best = (get: (p: NcclPlacement) => number | null, better: (a: number, b: number) => number): Pick => (row) => {
-  const a = row.outOfPlace ? get(row.outOfPlace) : null;
-  const b = row.inPlace ? get(row.inPlace) : null;
-  return a === null ? b : b === null ? a : better(a, b);
-};
+const best =
+  (get: (p: NcclPlacement) => number | null, better: (a: number, b: number) => number): Pick =>
+  (row) => {
+    const a = row.outOfPlace ? get(row.outOfPlace) : null;
+    const b = row.inPlace ? get(row.inPlace) : null;
+    return a === null ? b : b === null ? a : better(a, b);
+  };
 
 const PER_SIZE: Record<string, [Pick, (a: number, b: number) => number]> = {
   busbw: [best((p) => p.busbwGBs, Math.max), Math.max],

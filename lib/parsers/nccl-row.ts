@@ -91,7 +91,12 @@ export function buildRow(tokens: string[], layout: Layout, ranks: number | null)
       return i < 0 ? undefined : tokens[at + i]!;
     };
     const time = num(col("time")!);
-    return { timeUs: time === null ? null : round(time * layout.timeScale), algbwGBs: num(col("algbw")!), busbwGBs: num(col("busbw")!), wrong: wrongOf(layout.cols, tokens.slice(at, at + layout.cols.length), type, ranks) };
+    return {
+      timeUs: time === null ? null : round(time * layout.timeScale),
+      algbwGBs: num(col("algbw")!),
+      busbwGBs: num(col("busbw")!),
+      wrong: wrongOf(layout.cols, tokens.slice(at, at + layout.cols.length), type, ranks),
+    };
   };
   return { size: Number(key("size")), count: Number(key("count")), type, redop, root: root === null ? null : Number(root), outOfPlace: placement(0), inPlace: placement(1) };
 }

@@ -23,7 +23,19 @@ export interface ReportState {
 }
 
 export function newReport(keepRows: boolean): ReportState {
-  return { collective: null, rankLines: 0, layout: null, shape: null, rows: keepRows ? [] : null, pending: null, outOfBounds: null, avg: null, footerFailed: false, footer: false, tabled: false };
+  return {
+    collective: null,
+    rankLines: 0,
+    layout: null,
+    shape: null,
+    rows: keepRows ? [] : null,
+    pending: null,
+    outOfBounds: null,
+    avg: null,
+    footerFailed: false,
+    footer: false,
+    tabled: false,
+  };
 }
 
 export interface StreamState {

@@ -36,7 +36,10 @@ interface GpuSeen {
 
 /** `0000:19:00` (kernel log), `00000000:19:00.0` (NVML, nvidia-smi) → `19:00`, to match one GPU. */
 export function pciKey(pci: unknown): string {
-  const parts = String(pci ?? "").toLowerCase().replace(/\.\d+$/, "").split(":");
+  const parts = String(pci ?? "")
+    .toLowerCase()
+    .replace(/\.\d+$/, "")
+    .split(":");
   return parts.slice(-2).join(":");
 }
 
@@ -64,7 +67,11 @@ export function telemetryHealth(samples: Obj[]): Health {
     }
     return undefined;
   };
-  const gaps = (key: string) => [...byHost.keys()].map((h) => [h, why(h, key)] as const).filter(([, r]) => r !== undefined).map(([h, r]) => `${h}: ${r}`);
+  const gaps = (key: string) =>
+    [...byHost.keys()]
+      .map((h) => [h, why(h, key)] as const)
+      .filter(([, r]) => r !== undefined)
+      .map(([h, r]) => `${h}: ${r}`);
 
   const gpus = new Map<string, GpuSeen>();
   for (const [host, ss] of byHost) {
@@ -115,10 +122,11 @@ function throttleMetrics(gpus: GpuSeen[], gpuGaps: string[], gpuName: Namer, set
       continue;
     }
     const hits: string[] = [];
-    for (const g of gpus) for (const r of names) {
-      const n = g.reasons.get(r);
-      if (n) hits.push(`${gpuName(g)}: ${r} in ${n} of ${g.samples} samples`);
-    }
+    for (const g of gpus)
+      for (const r of names) {
+        const n = g.reasons.get(r);
+        if (n) hits.push(`${gpuName(g)}: ${r} in ${n} of ${g.samples} samples`);
+      }
     set(metric, hits.length, hits.length ? list(hits) : undefined);
     if (metric !== "throttle_sw_power_cap" && failing !== null) failing += hits.length;
   }
@@ -163,18 +171,19 @@ function xidMetrics(byHost: Map<string, Obj[]>, xidGaps: string[], gpus: Map<str
   const seen = new Map<string, XidSeen>();
   for (const [host, ss] of byHost) {
     const indexByPci = new Map([...gpus.values()].filter((g) => g.host === host && g.pci).map((g) => [pciKey(g.pci), g.index]));
-    for (const s of ss) for (const e of arr(s.xids)) {
-      const code = num(e.code);
-      if (code === null) continue;
-      const kind = e.kind === "sxid" ? "sxid" : "xid";
-      const pci = typeof e.pci === "string" ? e.pci : null;
-      const index = num(e.gpu) ?? (pci ? indexByPci.get(pciKey(pci)) ?? null : null);
-      const key = [host, kind, code, pci ? pciKey(pci) : `gpu${index}`].join("\u0000");
-      const x: XidSeen = seen.get(key) ?? { host, index, pci, kind, code, count: 0, sources: new Set<string>() };
-      seen.set(key, x);
-      x.count++;
-      x.sources.add(String(e.source ?? "kernel log"));
-    }
+    for (const s of ss)
+      for (const e of arr(s.xids)) {
+        const code = num(e.code);
+        if (code === null) continue;
+        const kind = e.kind === "sxid" ? "sxid" : "xid";
+        const pci = typeof e.pci === "string" ? e.pci : null;
+        const index = num(e.gpu) ?? (pci ? (indexByPci.get(pciKey(pci)) ?? null) : null);
+        const key = [host, kind, code, pci ? pciKey(pci) : `gpu${index}`].join("\u0000");
+        const x: XidSeen = seen.get(key) ?? { host, index, pci, kind, code, count: 0, sources: new Set<string>() };
+        seen.set(key, x);
+        x.count++;
+        x.sources.add(String(e.source ?? "kernel log"));
+      }
   }
   const describe = (x: XidSeen) => {
     const where = x.kind === "sxid" ? `${x.host} NVSwitch (${x.pci})` : gpuName(x);

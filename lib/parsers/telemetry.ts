@@ -41,7 +41,11 @@ export function summariseTelemetry(texts: string[]): TelemetrySummary {
   delete health.gpuGaps;
   // the GPU readings metrics: null with the reason when some node could not read its GPUs
   const gpuWhy = gpuGaps.length ? `no GPU readings (${gpuGaps.join("; ")})` : undefined;
-  for (const [metric, value] of [["gpu_temp_max", maxTemp], ["gpu_power_max", maxPower], ["gpu_util_mean", utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null]] as const) {
+  for (const [metric, value] of [
+    ["gpu_temp_max", maxTemp],
+    ["gpu_power_max", maxPower],
+    ["gpu_util_mean", utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null],
+  ] as const) {
     health.metrics[metric] = gpuWhy ? null : value;
     if (gpuWhy || value === null) health.unmeasured[metric] = gpuWhy ?? "no GPU reported this reading in any sample";
   }

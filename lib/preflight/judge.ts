@@ -49,7 +49,13 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
   const smi = obj(raw.nvidia_smi);
   const smiGpus = strings(smi.gpus);
   const smiError = str(smi.error) ?? "no answer";
-  const smiText = smiGpus ? (smiGpus.length ? `nvidia-smi lists ${models(smiGpus)}` : "nvidia-smi lists no GPU") : smiError.startsWith("nvidia-smi") ? smiError : `nvidia-smi: ${smiError}`;
+  const smiText = smiGpus
+    ? smiGpus.length
+      ? `nvidia-smi lists ${models(smiGpus)}`
+      : "nvidia-smi lists no GPU"
+    : smiError.startsWith("nvidia-smi")
+      ? smiError
+      : `nvidia-smi: ${smiError}`;
 
   const byPython = new Map<string, TestNeeds[]>();
   for (const n of needs) byPython.set(n.python, [...(byPython.get(n.python) ?? []), n]);
@@ -68,17 +74,25 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
     const torch = str(p.torch);
     const torchErr = str(p.torch_error);
     const cudaBuild = str(p.torch_cuda);
-    probes.push(torch ? { probe: "torch", python, value: torch, detail: cudaBuild ? `CUDA ${cudaBuild}` : "built without CUDA" } : { probe: "torch", python, value: null, reason: torchErr ?? "not reported" });
+    probes.push(
+      torch
+        ? { probe: "torch", python, value: torch, detail: cudaBuild ? `CUDA ${cudaBuild}` : "built without CUDA" }
+        : { probe: "torch", python, value: null, reason: torchErr ?? "not reported" },
+    );
     const count = typeof p.cuda_device_count === "number" ? p.cuda_device_count : null;
     const devices = strings(p.cuda_devices) ?? [];
     if (torch) {
-      probes.push(count === null
-        ? { probe: "torch.cuda.device_count", python, value: null, reason: str(p.cuda_error) ?? "not reported" }
-        : { probe: "torch.cuda.device_count", python, value: count, ...(devices.length ? { detail: models(devices) } : {}) });
+      probes.push(
+        count === null
+          ? { probe: "torch.cuda.device_count", python, value: null, reason: str(p.cuda_error) ?? "not reported" }
+          : { probe: "torch.cuda.device_count", python, value: count, ...(devices.length ? { detail: models(devices) } : {}) },
+      );
       const nccl = p.nccl_available;
-      probes.push(typeof nccl === "boolean"
-        ? { probe: "NCCL", python, value: nccl ? (str(p.nccl_version) ?? true) : false }
-        : { probe: "NCCL", python, value: null, reason: str(p.nccl_error) ?? "not reported" });
+      probes.push(
+        typeof nccl === "boolean"
+          ? { probe: "NCCL", python, value: nccl ? (str(p.nccl_version) ?? true) : false }
+          : { probe: "NCCL", python, value: null, reason: str(p.nccl_error) ?? "not reported" },
+      );
     }
 
     const needTorch = users.filter((n) => n.torch);
@@ -88,9 +102,10 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
     }
     const short = users.filter((n) => n.gpuSource === "torch" && n.torch && n.gpus > 0 && (count === null || count < n.gpus));
     if (short.length) {
-      const seen = count === null
-        ? `the GPUs torch ${torch} sees could not be counted (${str(p.cuda_error) ?? "not reported"})`
-        : `${plural(count, "GPU")} visible to torch ${torch}${count ? ` (${models(devices)})` : cudaBuild ? "" : " (built without CUDA)"}`;
+      const seen =
+        count === null
+          ? `the GPUs torch ${torch} sees could not be counted (${str(p.cuda_error) ?? "not reported"})`
+          : `${plural(count, "GPU")} visible to torch ${torch}${count ? ` (${models(devices)})` : cudaBuild ? "" : " (built without CUDA)"}`;
       problem(`${seen}, ${smiText}: ${gpuDemand(short)}`, short);
     }
     const needNccl = users.filter((n) => n.nccl);
@@ -100,7 +115,11 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
     }
   }
 
-  probes.push(smiGpus ? { probe: "nvidia-smi -L", value: smiGpus.length, ...(smiGpus.length ? { detail: models(smiGpus) } : {}) } : { probe: "nvidia-smi -L", value: null, reason: str(smi.error) ?? "the node gave no answer" });
+  probes.push(
+    smiGpus
+      ? { probe: "nvidia-smi -L", value: smiGpus.length, ...(smiGpus.length ? { detail: models(smiGpus) } : {}) }
+      : { probe: "nvidia-smi -L", value: null, reason: str(smi.error) ?? "the node gave no answer" },
+  );
 
   // nccl-tests needs no torch: its GPUs are what nvidia-smi lists
   const binaryShort = needs.filter((n) => n.gpuSource === "nvidia-smi" && n.gpus > 0 && (smiGpus === null || smiGpus.length < n.gpus));

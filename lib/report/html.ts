@@ -61,7 +61,10 @@ function header(r: ResultsFile): string {
     ["rerun of", r.rerunOf ? `${r.rerunOf.path} (results.json sha256 ${r.rerunOf.sha256}): its failed, errored and skipped tests` : undefined],
     ["gpucheck", r.gpucheck],
   ];
-  const dl = rows.filter((x) => x[1] !== undefined).map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`).join("");
+  const dl = rows
+    .filter((x) => x[1] !== undefined)
+    .map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`)
+    .join("");
   return `<header><h1>gpucheck · ${h(r.suite.name)} ${badge(r.outcome)}</h1><dl class="meta">${dl}</dl></header>`;
 }
 

@@ -49,13 +49,17 @@ export function renderPlot(p: PlotSpec): string {
   const fy = scaler((v) => v, yt[0].value, yt[yt.length - 1].value, H - M.bottom, M.top);
 
   const out: string[] = [];
-  out.push(`<svg class="plot" id="${escapeAttr(p.id)}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeAttr(p.title)}" data-plot="${escapeAttr(p.kind)}" data-series-count="${series.length}" data-x-scale="${p.xScale}">`);
+  out.push(
+    `<svg class="plot" id="${escapeAttr(p.id)}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeAttr(p.title)}" data-plot="${escapeAttr(p.kind)}" data-series-count="${series.length}" data-x-scale="${p.xScale}">`,
+  );
   out.push(`<title>${escapeText(p.title)}</title>`);
   out.push(`<text class="plot-title" x="${M.left}" y="20">${escapeText(p.title)}</text>`);
   out.push(...axes(xt, yt, fx, fy, p));
   if (p.threshold) {
     const y = fy(p.threshold.y).toFixed(1);
-    out.push(`<g class="threshold" data-threshold="${p.threshold.y}"><line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/><text x="${W - M.right - 4}" y="${Number(y) - 4}" text-anchor="end">${escapeText(p.threshold.label)}</text></g>`);
+    out.push(
+      `<g class="threshold" data-threshold="${p.threshold.y}"><line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/><text x="${W - M.right - 4}" y="${Number(y) - 4}" text-anchor="end">${escapeText(p.threshold.label)}</text></g>`,
+    );
   }
   series.forEach((s, i) => out.push(renderSeries(s, PALETTE[i % PALETTE.length], fx, fy, p)));
   out.push(legend(series.map((s) => s.name)));
@@ -75,9 +79,16 @@ function renderSeries(s: PlotSeries, colour: string, fx: (v: number) => number, 
     d += `${pen ? "L" : "M"}${fx(x).toFixed(1)},${fy(y).toFixed(1)}`;
     pen = true;
   }
-  const markers = s.points.length <= 64
-    ? s.points.flatMap(([x, y]) => (y === null ? [] : [`<circle cx="${fx(x).toFixed(1)}" cy="${fy(y).toFixed(1)}" r="2.5"><title>${escapeText(`${s.name}: ${p.xBytes ? formatBytes(x) : formatNumber(x)} → ${formatNumber(y)} ${p.yLabel}`)}</title></circle>`]))
-    : [];
+  const markers =
+    s.points.length <= 64
+      ? s.points.flatMap(([x, y]) =>
+          y === null
+            ? []
+            : [
+                `<circle cx="${fx(x).toFixed(1)}" cy="${fy(y).toFixed(1)}" r="2.5"><title>${escapeText(`${s.name}: ${p.xBytes ? formatBytes(x) : formatNumber(x)} → ${formatNumber(y)} ${p.yLabel}`)}</title></circle>`,
+              ],
+        )
+      : [];
   return `<g class="series" data-series="${escapeAttr(s.name)}" data-points="${s.points.length}" stroke="${colour}" fill="${colour}"><path d="${d}" fill="none"/>${markers.join("")}</g>`;
 }
 
@@ -85,13 +96,17 @@ function axes(xt: Tick[], yt: Tick[], fx: (v: number) => number, fy: (v: number)
   const out = [`<g class="axes">`];
   for (const t of yt) {
     const y = fy(t.value).toFixed(1);
-    out.push(`<line class="grid" x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/><text x="${M.left - 6}" y="${Number(y) + 4}" text-anchor="end">${escapeText(t.label)}</text>`);
+    out.push(
+      `<line class="grid" x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}"/><text x="${M.left - 6}" y="${Number(y) + 4}" text-anchor="end">${escapeText(t.label)}</text>`,
+    );
   }
   xt.forEach((t, i) => {
     const x = fx(t.value).toFixed(1);
     // the last tick sits M.right (16 px) from the edge: a centred "16 MiB" was cut to "16 MiE"
     const anchor = i === xt.length - 1 && xt.length > 1 ? "end" : "middle";
-    out.push(`<line class="tick" x1="${x}" x2="${x}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}"/><text x="${x}" y="${H - M.bottom + 18}" text-anchor="${anchor}">${escapeText(t.label)}</text>`);
+    out.push(
+      `<line class="tick" x1="${x}" x2="${x}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}"/><text x="${x}" y="${H - M.bottom + 18}" text-anchor="${anchor}">${escapeText(t.label)}</text>`,
+    );
   });
   out.push(`<line class="axis" x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}"/>`);
   out.push(`<text class="axis-label" x="${(M.left + W - M.right) / 2}" y="${H - 8}" text-anchor="middle">${escapeText(p.xLabel)}</text>`);

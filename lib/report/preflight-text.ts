@@ -19,7 +19,11 @@ export function preflightHeadline(pre: PreflightResult): string {
   const failed = pre.nodes.filter((n) => !n.passed);
   const aside = pre.nodes.filter((n) => n.status === "skipped").length;
   const asideText = aside ? ` (${aside} node${aside === 1 ? "" : "s"} set aside by the platform)` : "";
-  if (pre.passed) return `PASSED on ${pre.nodes.filter((n) => n.status !== "skipped").map((n) => n.node).join(", ")}${asideText}`;
+  if (pre.passed)
+    return `PASSED on ${pre.nodes
+      .filter((n) => n.status !== "skipped")
+      .map((n) => n.node)
+      .join(", ")}${asideText}`;
   if (!failed.length) return `FAILED: the platform offered no usable node${asideText}: no test ran`;
   return `FAILED on ${failed.map((n) => n.node).join(", ")} (${failed.length} of ${pre.nodes.length} node${pre.nodes.length === 1 ? "" : "s"}): no test ran`;
 }

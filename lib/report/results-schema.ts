@@ -71,7 +71,11 @@ const TransportSummary = z
     ncclVersion: z.string().nullable(),
     network: z.string().nullable().describe('"Using network X": IB, Socket, IBext_v8 …'),
     plugin: z.string().nullable().describe("the external net plugin NCCL loaded"),
-    transports: z.record(z.string(), num).describe("connection lines per transport (P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>); GDRDMA: network connections with GPUDirect RDMA; NVLS: NVLS channels"),
+    transports: z
+      .record(z.string(), num)
+      .describe(
+        "connection lines per transport (P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>); GDRDMA: network connections with GPUDirect RDMA; NVLS: NVLS channels",
+      ),
     hcas: z.array(z.string()).describe('HCAs NCCL opened, as it lists them ("mlx5_0:1/IB")'),
     netDevices: z.array(z.string()).describe('network and NIC index the connections used ("IB/0")'),
     gdrDisabled: z.array(z.string()).describe("why GPUDirect RDMA was off, per NIC"),
@@ -93,7 +97,10 @@ const Verdict = z.object({ outcome: Outcome, reason: z.string(), checks: z.array
 const Measurement = z
   .object({
     metrics: z.record(z.string(), numOrNull).describe("scalar metrics; complete = 0 marks output that ended early"),
-    bySize: z.record(z.string(), z.array(z.tuple([num, numOrNull]))).optional().describe("per-size metrics: [size in bytes, value]"),
+    bySize: z
+      .record(z.string(), z.array(z.tuple([num, numOrNull])))
+      .optional()
+      .describe("per-size metrics: [size in bytes, value]"),
     series: Series.optional().describe("plot series, e.g. samples_per_s over steps"),
     raw: z.unknown().optional().describe("the parsed output, kept whole"),
     unmeasured: z
@@ -108,7 +115,10 @@ const Measurement = z
 const TelemetrySummary = z
   .object({
     samples: num,
-    metrics: z.record(z.string(), numOrNull).optional().describe("the telemetry metrics of this unit: Xids, throttling, SM clocks under load, IB and NVLink error counter deltas, heat, power, load"),
+    metrics: z
+      .record(z.string(), numOrNull)
+      .optional()
+      .describe("the telemetry metrics of this unit: Xids, throttling, SM clocks under load, IB and NVLink error counter deltas, heat, power, load"),
     unmeasured: z.record(z.string(), z.string()).optional().describe("telemetry metrics whose source some node could not read → why"),
     details: z.record(z.string(), z.string()).optional().describe("the parts behind each telemetry metric: which GPU, port, link or Xid"),
     maxTempC: numOrNull,
@@ -116,7 +126,9 @@ const TelemetrySummary = z
     meanUtilPct: numOrNull,
     throttleReasons: z.array(z.string()),
     xids: z.array(z.string()),
-    series: Series.optional().describe("util_pct, power_w, temp_c (GPU nodes), cpu_util_pct (nodes without a GPU); x = seconds since the first sample; at most 600 points, heat and power as each time bucket's peak"),
+    series: Series.optional().describe(
+      "util_pct, power_w, temp_c (GPU nodes), cpu_util_pct (nodes without a GPU); x = seconds since the first sample; at most 600 points, heat and power as each time bucket's peak",
+    ),
   })
   .meta({ id: "TelemetrySummary" });
 
@@ -241,7 +253,7 @@ export const ResultsFileSchema = z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
       .optional()
       .describe("set by `gpucheck suite --rerun-failed`: the run directory whose failed, errored and skipped tests this run reran, and the sha256 of its results.json"),
-    stopped: z.string().optional().describe("why the run stopped before every test started: \"--fail-fast: <test> failed\", \"interrupted by Ctrl-C or SIGTERM\""),
+    stopped: z.string().optional().describe('why the run stopped before every test started: "--fail-fast: <test> failed", "interrupted by Ctrl-C or SIGTERM"'),
   })
   .meta({
     title: "gpucheck results.json",

@@ -73,11 +73,16 @@ function describeRun(dir: string): string {
     const r = JSON.parse(readFileSync(join(dir, RESULT_FILES.results), "utf8"));
     return `suite "${r.suite?.name}", started ${r.startedAt}${existsSync(join(dir, "certificate.intoto.json")) ? ", signed" : ""}`;
   } catch {
-    return readdirSync(dir).filter((f) => RUN_FILES.includes(f)).join(", ");
+    return readdirSync(dir)
+      .filter((f) => RUN_FILES.includes(f))
+      .join(", ");
   }
 }
 
 /** 20261121T235501Z: sortable, no colons (safe in paths on every filesystem). */
 export function utcStamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return d
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 }

@@ -24,11 +24,7 @@ export function escapeText(s: string): string {
 
 /** Attribute values: raw newlines and tabs would be normalised to spaces by the parser, so encode them. */
 export function escapeAttr(s: string): string {
-  return escapeText(s)
-    .replace(/"/g, "&quot;")
-    .replace(/\n/g, "&#10;")
-    .replace(/\r/g, "&#13;")
-    .replace(/\t/g, "&#9;");
+  return escapeText(s).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
 }
 
 /** A CDATA section; `]]>` in the text is split across two sections, the only way to carry it. */

@@ -22,16 +22,27 @@ export const text = () => z.string({ error: must("a string") });
 
 export const nonEmptyText = () => text().min(1, { error: () => "must not be empty" });
 
-export const name = (label: string, pattern: RegExp, hint: string) =>
-  text().regex(pattern, { error: (iss) => `invalid ${label} ${show(iss.input)}: ${hint}` });
+export const name = (label: string, pattern: RegExp, hint: string) => text().regex(pattern, { error: (iss) => `invalid ${label} ${show(iss.input)}: ${hint}` });
 
 export const bool = () => z.boolean({ error: must("true or false") });
 
-export const positiveInt = () => z.number({ error: must("a positive integer") }).int({ error: must("a positive integer") }).positive({ error: must("a positive integer") });
+export const positiveInt = () =>
+  z
+    .number({ error: must("a positive integer") })
+    .int({ error: must("a positive integer") })
+    .positive({ error: must("a positive integer") });
 
-export const nonNegativeInt = () => z.number({ error: must("a non-negative integer") }).int({ error: must("a non-negative integer") }).min(0, { error: must("a non-negative integer") });
+export const nonNegativeInt = () =>
+  z
+    .number({ error: must("a non-negative integer") })
+    .int({ error: must("a non-negative integer") })
+    .min(0, { error: must("a non-negative integer") });
 
-export const intAtLeast = (min: number) => z.number({ error: must(`an integer of at least ${min}`) }).int({ error: must(`an integer of at least ${min}`) }).min(min, { error: must(`an integer of at least ${min}`) });
+export const intAtLeast = (min: number) =>
+  z
+    .number({ error: must(`an integer of at least ${min}`) })
+    .int({ error: must(`an integer of at least ${min}`) })
+    .min(min, { error: must(`an integer of at least ${min}`) });
 
 export function oneOf<const T extends readonly [string, ...string[]]>(label: string, values: T) {
   return z.enum(values, {
@@ -73,7 +84,13 @@ export const envMap = () =>
     const out: Record<string, string> = {};
     for (const [k, value] of Object.entries(v)) {
       if (!ENV_NAME.test(k)) {
-        ctx.issues.push({ code: "custom", path: [k], params: { at: "key" }, input: k, message: `invalid environment variable name ${show(k)}: expected letters, digits and _, not starting with a digit` });
+        ctx.issues.push({
+          code: "custom",
+          path: [k],
+          params: { at: "key" },
+          input: k,
+          message: `invalid environment variable name ${show(k)}: expected letters, digits and _, not starting with a digit`,
+        });
       } else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
         out[k] = String(value);
       } else {

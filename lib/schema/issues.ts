@@ -63,8 +63,16 @@ function isZodDefault(message: string): boolean {
 }
 
 const ARTICLE: Record<string, string> = {
-  string: "a string", number: "a number", int: "an integer", boolean: "true or false", object: "a map",
-  record: "a map", array: "a list", tuple: "a list", null: "empty", bigint: "an integer",
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  object: "a map",
+  record: "a map",
+  array: "a list",
+  tuple: "a list",
+  null: "empty",
+  bigint: "an integer",
 };
 
 function genericMessage(iss: Issue, last: PathKey | undefined): string {

@@ -15,9 +15,7 @@ export const suiteSchema = strictMap({
   remove: z.unknown().optional(),
   platform: z.unknown().optional(),
   defaults: z.unknown().optional(),
-  tests: z
-    .array(z.unknown(), { error: (iss) => (iss.input === undefined ? undefined : "must be a list of tests") })
-    .min(1, { error: () => "must list at least one test" }),
+  tests: z.array(z.unknown(), { error: (iss) => (iss.input === undefined ? undefined : "must be a list of tests") }).min(1, { error: () => "must list at least one test" }),
 });
 
 export const defaultsSchema = strictMap({

@@ -10,8 +10,7 @@ import { bool, duration, envMap, name, nonEmptyText, nonNegativeInt, oneOf, posi
 /** Each kind's block (collective: {...}), optional on every test: resolve.ts says which kind it belongs to. */
 const blocks = Object.fromEntries(KIND_NAMES.map((k) => [k, KINDS[k].block.optional()])) as Record<KindName, z.ZodOptional<z.ZodType>>;
 
-const thresholdValue = () =>
-  z.union([z.number(), z.string()], { error: (iss) => `must be a number, or a number with its unit such as "400 GB/s", got ${show(iss.input)}` });
+const thresholdValue = () => z.union([z.number(), z.string()], { error: (iss) => `must be a number, or a number with its unit such as "400 GB/s", got ${show(iss.input)}` });
 
 /** Transport names, checked against the known set by lib/load/expect.ts (which knows the key they sit under). */
 const transportList = () =>
@@ -47,7 +46,9 @@ export const testSchema = strictMap({
   python: nonEmptyText().optional(),
   ...blocks,
   // keys are metric names, optionally with a message size: busbw, busbw@1GiB
-  expect: z.record(z.string(), thresholdSchema, { error: (iss) => (iss.input === undefined ? undefined : `must be a map of metric names to thresholds, got ${show(iss.input)}`) }).optional(),
+  expect: z
+    .record(z.string(), thresholdSchema, { error: (iss) => (iss.input === undefined ? undefined : `must be a map of metric names to thresholds, got ${show(iss.input)}`) })
+    .optional(),
 });
 
 export type TestInput = z.output<typeof testSchema>;

@@ -44,7 +44,10 @@ export function renderCertificateHtml(v: CertificateView): string {
         .map((n) => `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="mono serials">${e(n.serials) || "—"}</td></tr>`)
         .join("\n")}\n</table>`
     : `<table>\n<thead><tr><th>Node</th><th>GPUs</th><th>GPU serial numbers</th><th>Versions</th></tr></thead>\n${v.nodes
-        .map((n) => `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="nowrap">${e(n.gpus)}</td><td class="mono small">${e(n.serials) || "—"}</td><td class="small">${e(n.versions)}</td></tr>`)
+        .map(
+          (n) =>
+            `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="nowrap">${e(n.gpus)}</td><td class="mono small">${e(n.serials) || "—"}</td><td class="small">${e(n.versions)}</td></tr>`,
+        )
         .join("\n")}\n</table>`;
   const tests = v.tests
     .map((t) => {

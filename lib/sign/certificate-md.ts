@@ -6,7 +6,11 @@ import type { CertificateView } from "./certificate-view.ts";
  * start raw HTML in most renderers; CommonMark's backslash escapes keep all three literal.
  */
 function cell(s: string): string {
-  return s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/<(?=[A-Za-z/!?])/g, "\\<").replace(/\r?\n/g, " ");
+  return s
+    .replace(/\\/g, "\\\\")
+    .replace(/\|/g, "\\|")
+    .replace(/<(?=[A-Za-z/!?])/g, "\\<")
+    .replace(/\r?\n/g, " ");
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -39,7 +43,12 @@ export function renderCertificateMd(v: CertificateView): string {
         ["Cluster", `${v.cluster} · ${v.hardware}`],
         ["Suite", `${v.suite.name}${v.suite.description ? ` — ${v.suite.description}` : ""} (sha256 ${v.suite.sha256})`],
         ...(v.judged
-          ? [["Judged with", `${v.judged.suite}, ${v.judged.at}: its thresholds gave these verdicts; the suite above is the one the tests ran with${v.judged.from ? ` (measurements of ${v.judged.from})` : ""}`]]
+          ? [
+              [
+                "Judged with",
+                `${v.judged.suite}, ${v.judged.at}: its thresholds gave these verdicts; the suite above is the one the tests ran with${v.judged.from ? ` (measurements of ${v.judged.from})` : ""}`,
+              ],
+            ]
           : []),
         ["Platform", v.platform],
         ["Run", v.run],
@@ -51,12 +60,27 @@ export function renderCertificateMd(v: CertificateView): string {
     "## Nodes",
     "",
     ...(v.nodesAlike
-      ? [`Every node: ${v.nodesAlike}`, "", table(["Node", "GPU serial numbers"], v.nodes.map((n) => [n.hostname, n.serials]))]
-      : [table(["Node", "GPUs", "GPU serial numbers", "Versions"], v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions]))]),
+      ? [
+          `Every node: ${v.nodesAlike}`,
+          "",
+          table(
+            ["Node", "GPU serial numbers"],
+            v.nodes.map((n) => [n.hostname, n.serials]),
+          ),
+        ]
+      : [
+          table(
+            ["Node", "GPUs", "GPU serial numbers", "Versions"],
+            v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions]),
+          ),
+        ]),
     "",
     "## Tests",
     "",
-    table(["Test", "Verdict", "Measured", "Threshold", "Why"], v.tests.map((t) => [t.name, t.outcome, t.measured, t.threshold, t.note])),
+    table(
+      ["Test", "Verdict", "Measured", "Threshold", "Why"],
+      v.tests.map((t) => [t.name, t.outcome, t.measured, t.threshold, t.note]),
+    ),
     "",
     ...transportLines(v),
     "## Signature",

@@ -62,14 +62,22 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     run: `${utc(p.startedAt)} → ${p.endedAt ? `${utc(p.endedAt)} (${formatDuration((Date.parse(p.endedAt) - Date.parse(p.startedAt)) / 1000)})` : "not finished"}`,
     certifiedAt: utc(p.certifiedAt),
     gpucheck: p.gpucheck.ran === p.gpucheck.certified ? p.gpucheck.ran : `${p.gpucheck.ran} (certified with ${p.gpucheck.certified})`,
-    counts: `${plural(p.tests.length, "test")}: ${counts.filter(([, n]) => n > 0).map(([o, n]) => `${n} ${o}`).join(", ") || "none run"}`,
+    counts: `${plural(p.tests.length, "test")}: ${
+      counts
+        .filter(([, n]) => n > 0)
+        .map(([o, n]) => `${n} ${o}`)
+        .join(", ") || "none run"
+    }`,
     nodes,
     nodesAlike: nodes.length > 1 && nodes.every((n) => n.gpus === nodes[0].gpus && n.versions === nodes[0].versions) ? `${nodes[0].gpus} · ${nodes[0].versions}` : null,
     tests: p.tests.map(testRow),
     signer: { fingerprint: signer.fingerprint, algorithm: signer.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256" },
     subjects: st.subject.map((s) => ({ name: s.name, sha256: s.digest.sha256 })),
     predicateType: PREDICATE_TYPE,
-    verify: verifyCommands(signer.algorithm, st.subject.map((s) => s.name)),
+    verify: verifyCommands(
+      signer.algorithm,
+      st.subject.map((s) => s.name),
+    ),
   };
 }
 

@@ -37,20 +37,28 @@ export async function certify(dir: string, privateKey: KeyObject, now: Date = ne
   const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
   const suiteSha = sha256(files.get(SUITE_FILE) as Buffer);
   if (suiteSha !== results.suite.sha256) {
-    throw new SuiteError(`Cannot certify "${dir}": ${SUITE_FILE} has sha256 ${suiteSha} but results.json says the run used ${results.suite.sha256}: the suite file was changed after the run`);
+    throw new SuiteError(
+      `Cannot certify "${dir}": ${SUITE_FILE} has sha256 ${suiteSha} but results.json says the run used ${results.suite.sha256}: the suite file was changed after the run`,
+    );
   }
   if (results.judgedWith) {
     // a re-judged run: the verdicts are the judging suite's, so its bytes are signed too
     const judged = readSubject(dir, JUDGED_WITH_FILE);
     if (sha256(judged) !== results.judgedWith.sha256) {
-      throw new SuiteError(`Cannot certify "${dir}": ${JUDGED_WITH_FILE} has sha256 ${sha256(judged)} but results.json says the verdicts were judged with ${results.judgedWith.sha256}: the file was changed after judging`);
+      throw new SuiteError(
+        `Cannot certify "${dir}": ${JUDGED_WITH_FILE} has sha256 ${sha256(judged)} but results.json says the verdicts were judged with ${results.judgedWith.sha256}: the file was changed after judging`,
+      );
     }
     files.set(JUDGED_WITH_FILE, judged);
   }
-  const statement = buildStatement(results, [...files].map(([name, bytes]) => ({ name, sha256: sha256(bytes) })), {
-    certifiedAt: now.toISOString(),
-    gpucheckVersion: VERSION,
-  });
+  const statement = buildStatement(
+    results,
+    [...files].map(([name, bytes]) => ({ name, sha256: sha256(bytes) })),
+    {
+      certifiedAt: now.toISOString(),
+      gpucheckVersion: VERSION,
+    },
+  );
   const envelope = serializeEnvelope(await signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), keySigner(privateKey)));
 
   // what we hand out must pass our own verifier, or nobody else's will either
@@ -73,7 +81,7 @@ function readSubject(dir: string, name: string): Buffer {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const hint =
-            name === "results.json"
+      name === "results.json"
         ? " (is it a gpucheck results directory?)"
         : name === "junit.xml"
           ? ` (gpucheck report ${dir} writes it again)`
@@ -93,12 +101,17 @@ function parseResults(bytes: Buffer, path: string): ResultsFile {
     throw new SuiteError(`"${path}" is not valid JSON`);
   }
   const problem =
-    typeof r !== "object" || r === null ? "not a JSON object"
-    : r.schemaVersion !== 1 ? `schemaVersion is ${JSON.stringify(r.schemaVersion)}, this gpucheck reads 1`
-    : typeof r.suite?.sha256 !== "string" ? "no suite.sha256"
-    : !Array.isArray(r.tests) ? "no tests array"
-    : !Array.isArray(r.inventory) ? "no inventory array"
-    : null;
+    typeof r !== "object" || r === null
+      ? "not a JSON object"
+      : r.schemaVersion !== 1
+        ? `schemaVersion is ${JSON.stringify(r.schemaVersion)}, this gpucheck reads 1`
+        : typeof r.suite?.sha256 !== "string"
+          ? "no suite.sha256"
+          : !Array.isArray(r.tests)
+            ? "no tests array"
+            : !Array.isArray(r.inventory)
+              ? "no inventory array"
+              : null;
   if (problem) throw new SuiteError(`"${path}" is not a gpucheck results file: ${problem}`);
   return r as ResultsFile;
 }

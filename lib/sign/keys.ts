@@ -125,11 +125,13 @@ export function sshPublicKeyBlob(key: KeyObject): Buffer {
 }
 
 function sshStrings(...parts: Buffer[]): Buffer {
-  return Buffer.concat(parts.flatMap((p) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(p.length);
-    return [len, p];
-  }));
+  return Buffer.concat(
+    parts.flatMap((p) => {
+      const len = Buffer.alloc(4);
+      len.writeUInt32BE(p.length);
+      return [len, p];
+    }),
+  );
 }
 
 function exposure(mode: number): string {

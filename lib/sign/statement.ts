@@ -81,7 +81,16 @@ function testOf(t: TestResult): PredicateTest {
     gpusPerNode: t.gpusPerNode,
     worldSize: t.worldSize,
     headline: { metric: t.headline.metric, unit: t.headline.unit },
-    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text, transport }) => ({ metric, unit, min, max, at, baselineRatio, text, ...(transport && { transport }) })),
+    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text, transport }) => ({
+      metric,
+      unit,
+      min,
+      max,
+      at,
+      baselineRatio,
+      text,
+      ...(transport && { transport }),
+    })),
     units: t.units.map((u) => unitOf(u, t.headline.metric, t.kind)),
   };
 }

@@ -19,9 +19,7 @@ export type VerifyReason =
   | "missing-file"
   | "digest-mismatch";
 
-export type VerifyResult =
-  | { ok: true; statement: Statement; signer: string; checkedFiles: string[] }
-  | { ok: false; reason: VerifyReason; message: string; file?: string };
+export type VerifyResult = { ok: true; statement: Statement; signer: string; checkedFiles: string[] } | { ok: false; reason: VerifyReason; message: string; file?: string };
 
 export interface VerifyInput {
   envelopeText: string;
@@ -104,7 +102,8 @@ function readStatement(payload: Buffer): Statement | string {
   if (judged) {
     const covered = st.subject.find((s) => s.name === judged.suite.file);
     if (!covered) return `malformed statement: the verdicts were judged with ${judged.suite.file} but it is not a subject`;
-    if (covered.digest.sha256 !== judged.suite.sha256) return `malformed statement: subject ${judged.suite.file} has sha256 ${covered.digest.sha256} but predicate.judged.suite says ${judged.suite.sha256}`;
+    if (covered.digest.sha256 !== judged.suite.sha256)
+      return `malformed statement: subject ${judged.suite.file} has sha256 ${covered.digest.sha256} but predicate.judged.suite says ${judged.suite.sha256}`;
   }
   return { ...st, predicate: predicate.data } as Statement;
 }

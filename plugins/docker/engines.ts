@@ -9,10 +9,7 @@ import { resolveHosts } from "../ssh/target.ts";
 import type { CliOverrides } from "../types.ts";
 import type { DockerSettings } from "./spec.ts";
 
-export type Engine =
-  | { kind: "socket"; url: string; path: string }
-  | { kind: "tcp"; url: string; host: string }
-  | { kind: "ssh"; url: string; host: HostSpec };
+export type Engine = { kind: "socket"; url: string; path: string } | { kind: "tcp"; url: string; host: string } | { kind: "ssh"; url: string; host: HostSpec };
 
 export const LOCAL_SOCKET = "unix:///var/run/docker.sock";
 

@@ -5,7 +5,11 @@ import { PlatformError } from "../../lib/errors.ts";
 import { apiMessage, engineMessage } from "./client.ts";
 import type { DockerSettings } from "./spec.ts";
 
-export async function prepareEngine(d: Docker, url: string, o: { image: string; pull: DockerSettings["pull"]; wantsGpus: boolean; note: (m: string) => void; signal: AbortSignal }): Promise<void> {
+export async function prepareEngine(
+  d: Docker,
+  url: string,
+  o: { image: string; pull: DockerSettings["pull"]; wantsGpus: boolean; note: (m: string) => void; signal: AbortSignal },
+): Promise<void> {
   await checkGpuSupport(d, url, o.wantsGpus);
   await ensureImage(d, url, o);
 }
@@ -24,7 +28,9 @@ async function checkGpuSupport(d: Docker, url: string, wantsGpus: boolean): Prom
   }
   const podman = v.Components?.find((c) => /podman/i.test(c.Name));
   if (podman) {
-    throw new PlatformError(`engine ${url} is ${podman.Name} ${podman.Version}, whose Docker-compatible API ignores GPU device requests: the containers would see no GPU; use Docker Engine with the NVIDIA container toolkit, or run this test with gpusPerNode: 0`);
+    throw new PlatformError(
+      `engine ${url} is ${podman.Name} ${podman.Version}, whose Docker-compatible API ignores GPU device requests: the containers would see no GPU; use Docker Engine with the NVIDIA container toolkit, or run this test with gpusPerNode: 0`,
+    );
   }
 }
 
@@ -61,7 +67,13 @@ async function ensureImage(d: Docker, url: string, o: { image: string; pull: Doc
     lastError = apiMessage(err);
   }
   // podman reports a failed pull inside a successful stream: trust only the image being there
-  const pulled = await d.getImage(image).inspect().then(() => true, () => false);
+  const pulled = await d
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
   if (!pulled) {
     throw new PlatformError(`image "${image}" is not on engine ${url} and pulling it failed: ${lastError ?? "the engine did not say why"}`);
   }

@@ -18,7 +18,6 @@ import { DIAL_COMMAND as DIAL } from "./engines.ts";
 
 export type Probe = { ok: true; addr: string; port?: number } | { ok: false; message: string };
 
-
 /** Pure: what the first ssh to a host runs. */
 export function probeScript(wantPort: boolean): string {
   return [
@@ -34,7 +33,12 @@ export function dialFailure(host: string, code: number | null, signal: string | 
   // a channel whose ControlMaster died ends with 255 and nothing on stderr
   if (code === 255) return `host ${host}: ${stderr.trim() ? describeSshFailure(stderr) : "connection lost (ssh exited 255)"}`;
   // dial-stdio's harmless complaint when the engine closes first is not the reason
-  const said = stderr.split("\n").filter((l) => l.trim() && !/error while CloseWrite/.test(l)).slice(-2).join(" | ").trim();
+  const said = stderr
+    .split("\n")
+    .filter((l) => l.trim() && !/error while CloseWrite/.test(l))
+    .slice(-2)
+    .join(" | ")
+    .trim();
   return `host ${host}: \`${DIAL}\` ${code === null ? `killed by ${signal}` : `exited with ${code}`}: ${said || "no message"}`;
 }
 
@@ -58,7 +62,8 @@ export function openSshEngines(hosts: HostSpec[], wantPort: (h: HostSpec) => boo
     if (res.spawnError) return { ok: false, message: `host ${host.name}: ${res.spawnError}` };
     if (res.killed) return { ok: false, message: `host ${host.name}: stopped while connecting` };
     if (res.code === 255) return { ok: false, message: `host ${host.name}: ${describeSshFailure(res.stderr)}` };
-    if (/^gpucheck-no-docker$/m.test(res.stdout)) return { ok: false, message: `host ${host.name}: no docker command on the host's PATH: the Docker CLI relays the engine's API over ssh (\`${DIAL}\`)` };
+    if (/^gpucheck-no-docker$/m.test(res.stdout))
+      return { ok: false, message: `host ${host.name}: no docker command on the host's PATH: the Docker CLI relays the engine's API over ssh (\`${DIAL}\`)` };
     const addr = /^gpucheck-addr (\S+)$/m.exec(res.stdout)?.[1];
     const port = /^gpucheck-port (\d+)$/m.exec(res.stdout)?.[1];
     if (res.code !== 0 || !addr || (wantPort(host) && !port)) {
@@ -69,7 +74,14 @@ export function openSshEngines(hosts: HostSpec[], wantPort: (h: HostSpec) => boo
   };
 
   return {
-    probe: (host) => probes.get(host.name) ?? probes.set(host.name, slots.run(() => probeOnce(host))).get(host.name)!,
+    probe: (host) =>
+      probes.get(host.name) ??
+      probes
+        .set(
+          host.name,
+          slots.run(() => probeOnce(host)),
+        )
+        .get(host.name)!,
     dialer: (host) => {
       let d = dialers.get(host.name);
       if (!d) {

@@ -34,8 +34,7 @@ export async function runDocker(ctx: RunContext<DockerSettings>, runId: string):
   const ready = new Map<string, Promise<void>>();
   const wantsGpus = deviceRequests(ctx.settings, ctx.test.gpusPerNode).length > 0;
   const prepare = (url: string) =>
-    ready.get(url) ??
-    ready.set(url, prepareEngine(get(url), url, { image: imageOf(ctx), pull: ctx.settings.pull, wantsGpus, note: ctx.note, signal: ctx.signal })).get(url)!;
+    ready.get(url) ?? ready.set(url, prepareEngine(get(url), url, { image: imageOf(ctx), pull: ctx.settings.pull, wantsGpus, note: ctx.note, signal: ctx.signal })).get(url)!;
 
   const runOne = async (u: UnitPlan): Promise<UnitRun> => {
     const startedAt = new Date().toISOString();
@@ -88,7 +87,10 @@ async function masterOf(u: UnitPlan, probe: Probe, ssh: { masterAddr?: string; m
 export function boundContainers(ctx: RunContext<DockerSettings>, u: UnitPlan, ssh: { masterAddr?: string; masterPort?: number }, master: Master, runId: string): Planned {
   const planned = plannedMaster(u, ssh, ctx.test.perNode);
   const values: Record<string, string | number> = { runId };
-  for (const [key, value] of [[planned.addr, master.addr], [planned.port, master.port]] as const) {
+  for (const [key, value] of [
+    [planned.addr, master.addr],
+    [planned.port, master.port],
+  ] as const) {
     const name = typeof key === "string" ? /^\{\{(.+)\}\}$/.exec(key)?.[1] : undefined;
     if (name) values[name] = value;
   }

@@ -21,7 +21,10 @@ export const settings = z.lazy(() =>
       gpus: z.union([z.literal("all"), z.number().int().min(0), z.array(z.string().min(1)).min(1)]).optional(),
       ipc: z.enum(["host", "private"]).default("host"),
       /** /dev/shm size when ipc is private, e.g. 16g */
-      shmSize: z.string().regex(/^\d+[kmg]?$/i, "expected a size like 16g or 512m").optional(),
+      shmSize: z
+        .string()
+        .regex(/^\d+[kmg]?$/i, "expected a size like 16g or 512m")
+        .optional(),
       /** host networking is what multi-node NCCL needs; "none" for single-node runs in a sandbox */
       network: z.enum(["host", "none", "bridge"]).default("host"),
       /** memlock=-1 and stack=64 MiB as NVIDIA's containers recommend; false where the engine may not raise limits */

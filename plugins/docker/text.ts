@@ -22,14 +22,17 @@ function summary(body: ContainerBody): string {
   ].join(", ");
 }
 
-export function planText(p: { engines: string[]; image: string; pull: string; dial: Array<[string, string[]]>; units: Array<{ unit: string; master: Master; containers: Planned }> }): string {
+export function planText(p: {
+  engines: string[];
+  image: string;
+  pull: string;
+  dial: Array<[string, string[]]>;
+  units: Array<{ unit: string; master: Master; containers: Planned }>;
+}): string {
   return [
     `engines: ${p.engines.join(", ")}; image ${p.image} (pull: ${p.pull}); workload copied into each container at /opt/gpucheck`,
     ...(p.dial.length
-      ? [
-          "API connections to ssh engines (the first to each host opens its ControlMaster with the same options):",
-          ...p.dial.map(([url, argv]) => `  ${url}: ${shJoin(argv)}`),
-        ]
+      ? ["API connections to ssh engines (the first to each host opens its ControlMaster with the same options):", ...p.dial.map(([url, argv]) => `  ${url}: ${shJoin(argv)}`)]
       : []),
     ...p.units.flatMap((u) => [
       `unit ${u.unit}: MASTER_ADDR=${u.containers[0]?.node.masterAddr ?? u.master.addr} MASTER_PORT=${u.master.port}`,

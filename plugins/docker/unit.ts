@@ -52,7 +52,10 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
     const sink = lineSink((line) => log.processLine(node.node, ranks, true, line, node.node));
     d.modem.demuxStream(stream, sink, sink);
     await container.start();
-    entry.done = container.wait().then((r: { StatusCode?: number }) => r.StatusCode ?? null, () => null);
+    entry.done = container.wait().then(
+      (r: { StatusCode?: number }) => r.StatusCode ?? null,
+      () => null,
+    );
   };
 
   let infra: string | undefined;
@@ -89,7 +92,11 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
     unit: unitName,
     hosts: unit.map((u) => u.node.node),
     startedAt,
-    ranks: log.ranks([...codeOf.keys()], (r) => codeOf.get(r)?.code ?? null, (r) => codeOf.get(r)?.host ?? ""),
+    ranks: log.ranks(
+      [...codeOf.keys()],
+      (r) => codeOf.get(r)?.code ?? null,
+      (r) => codeOf.get(r)?.host ?? "",
+    ),
     output: log.output(),
     tail: log.tail(),
   };
@@ -104,7 +111,11 @@ export async function runUnit(ctx: RunContext<DockerSettings>, unitName: string,
   if (lost) return unitResult({ ...facts, infra: [`lost the engine of ${node.node} while its container ran: ${lost}`] });
   // the failing node's own words: a peer stopped because of it reports its own "failure"
   const named = launchFailure(log.sourceLines(node.node));
-  const reason = named ? log.lastError(named.rank) : ranksOf(node).map((r) => log.lastError(r)).findLast(Boolean);
+  const reason = named
+    ? log.lastError(named.rank)
+    : ranksOf(node)
+        .map((r) => log.lastError(r))
+        .findLast(Boolean);
   const how = `exited with ${codes[firstBad] ?? "no status"}${named ? ` (rank ${named.rank})` : ""}`;
   return unitResult({ ...facts, failed: { who: "container", on: node.node, how, reason } });
 }

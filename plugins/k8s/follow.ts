@@ -88,10 +88,13 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
       // the MPI launcher's log carries every rank; a node's pod its own ranks
       const ranks = u.mpiJob ? range(0, u.worldSize) : range((v.nodeRank ?? 0) * u.ranksPerNode, u.ranksPerNode);
       const ended = () => isEnded(views.get(v.name));
-      following.set(v.name, followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.processLine(v.name, ranks, true, line, v.node), fc.note).catch((e) => {
-        logError ??= e;
-        wake();
-      }));
+      following.set(
+        v.name,
+        followLog(kube, v.name, u.container, ended, watchSignal, (line) => logs.processLine(v.name, ranks, true, line, v.node), fc.note).catch((e) => {
+          logError ??= e;
+          wake();
+        }),
+      );
     }
     if (decision.done) break;
     const pending = decision.pending.join("; ");
@@ -120,8 +123,7 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   await logs.close();
 
   const apiFailure = (watchError ?? logError) as Error | undefined;
-  const byNodeRank = (nr: number) =>
-    [...views.values()].find((v) => (u.mpiJob ? v.name === `${u.mpiJob}-worker-${nr}` : v.role === "ranks" && v.nodeRank === nr));
+  const byNodeRank = (nr: number) => [...views.values()].find((v) => (u.mpiJob ? v.name === `${u.mpiJob}-worker-${nr}` : v.role === "ranks" && v.nodeRank === nr));
   const ranks = logs.ranks(
     range(0, u.worldSize),
     (r) => exitCodeOf(r, u, views, logs, byNodeRank),
@@ -170,6 +172,9 @@ export function failureOf(v: PodView, logs: UnitLog, u: UnitSpec): Failure {
     return { ...where, how: `exited with ${f.code}${err ? "" : why}`, reason: err };
   }
   const first = (v.nodeRank ?? 0) * u.ranksPerNode;
-  const own = logs.sourceLines(v.name).filter((l) => l.trim()).pop();
+  const own = logs
+    .sourceLines(v.name)
+    .filter((l) => l.trim())
+    .pop();
   return { who: `pod ${v.name}`, ...(v.node ? { on: `node ${v.node}` } : {}), how: `(ranks ${first}-${first + u.ranksPerNode - 1}) exited with ${t.exitCode}${why}`, reason: own };
 }

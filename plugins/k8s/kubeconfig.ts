@@ -52,9 +52,7 @@ export function loadKubeConfig(k: ClientModule, src: KubeConfigSource = {}): Loa
       withEnv(env, () => kc.loadFromCluster(saRoot));
       source = "in-cluster service account";
     } else {
-      throw new PlatformError(
-        "k8s: no Kubernetes credentials: set KUBECONFIG, create ~/.kube/config, or run gpucheck in a pod with a service account",
-      );
+      throw new PlatformError("k8s: no Kubernetes credentials: set KUBECONFIG, create ~/.kube/config, or run gpucheck in a pod with a service account");
     }
   } catch (e) {
     if (e instanceof PlatformError) throw e;
@@ -83,7 +81,10 @@ function withEnv(env: Record<string, string | undefined>, f: () => void): void {
   try {
     f();
   } finally {
-    for (const [k, v] of [["KUBERNETES_SERVICE_HOST", saved.host], ["KUBERNETES_SERVICE_PORT", saved.port]] as const) {
+    for (const [k, v] of [
+      ["KUBERNETES_SERVICE_HOST", saved.host],
+      ["KUBERNETES_SERVICE_PORT", saved.port],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

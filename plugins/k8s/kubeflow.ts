@@ -44,9 +44,7 @@ function runPolicy(i: ManifestInput, cleanPodPolicy: "None" | "Running") {
 }
 
 export function pytorchJob(i: ManifestInput): Manifest {
-  const template = podTemplate(
-    podInput(i, { containerName: "pytorch", ports: [{ name: PYTORCH_PORT_NAME, containerPort: i.settings.masterPort }] }),
-  );
+  const template = podTemplate(podInput(i, { containerName: "pytorch", ports: [{ name: PYTORCH_PORT_NAME, containerPort: i.settings.masterPort }] }));
   const replica = (replicas: number) => ({ replicas, restartPolicy: "Never", template });
   return {
     apiVersion: `${PYTORCHJOB.group}/${PYTORCHJOB.version}`,
@@ -77,9 +75,20 @@ export function mpirunCommand(i: ManifestInput, masterAddr: string): string[] {
   };
   const perNode = `export GPUCHECK_NODE="$(hostname)"; exec "$0" -m gpucheck_workload.launch --nprocs ${i.test.ranksPerNode} --node-rank "$OMPI_COMM_WORLD_RANK" -- "$@"`;
   return [
-    "mpirun", "--allow-run-as-root", "-np", String(i.test.nodes), "--map-by", "ppr:1:node", "--bind-to", "none",
+    "mpirun",
+    "--allow-run-as-root",
+    "-np",
+    String(i.test.nodes),
+    "--map-by",
+    "ppr:1:node",
+    "--bind-to",
+    "none",
     ...Object.entries(exported).flatMap(([k, v]) => ["-x", k8sLiteral(`${k}=${v}`)]),
-    "/bin/sh", "-c", k8sLiteral(perNode), k8sLiteral(i.launch.python), ...i.launch.args.map(k8sLiteral),
+    "/bin/sh",
+    "-c",
+    k8sLiteral(perNode),
+    k8sLiteral(i.launch.python),
+    ...i.launch.args.map(k8sLiteral),
   ];
 }
 

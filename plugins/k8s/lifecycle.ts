@@ -46,7 +46,16 @@ function unitsFor(ctx: RunContext<K8sSettings>, manifests: Manifest[], runId: st
       .filter((m) => m.kind === "Job")
       .map((m) => {
         const node = m.metadata.annotations![ANNOTATION_NODE]!;
-        return { ...base, unit: node, owner: m.metadata.name, labelSelector: `${LABEL_RUN}=${runId},${LABEL_UNIT}=${unitLabel(node)}`, expected: 1, worldSize: t.ranksPerNode, container: "gpucheck", logDir: join(ctx.logDir, node) };
+        return {
+          ...base,
+          unit: node,
+          owner: m.metadata.name,
+          labelSelector: `${LABEL_RUN}=${runId},${LABEL_UNIT}=${unitLabel(node)}`,
+          expected: 1,
+          worldSize: t.ranksPerNode,
+          container: "gpucheck",
+          logDir: join(ctx.logDir, node),
+        };
       });
   }
   const owner = manifests.at(-1)!.metadata.name;
@@ -107,7 +116,9 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
     } else {
       const r = await deleteRun(kube, runId, kinds);
       if (r.errors.length || r.lingering.length) {
-        ctx.note(`k8s: cleanup of run ${runId} incomplete (${[...r.errors, ...r.lingering.map((p) => `pod ${p} still terminating`)].join("; ")}): ${cleanupCommand(kube, runId, kinds)}`);
+        ctx.note(
+          `k8s: cleanup of run ${runId} incomplete (${[...r.errors, ...r.lingering.map((p) => `pod ${p} still terminating`)].join("; ")}): ${cleanupCommand(kube, runId, kinds)}`,
+        );
       }
     }
   }

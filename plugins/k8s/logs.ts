@@ -16,7 +16,15 @@ function sortableTime(ts: string): string {
  * rotation): reconnect from the last timestamp seen (sinceTime has whole seconds, so skip what was
  * already delivered) and never print a line twice.
  */
-export async function followLog(kube: Kube, pod: string, container: string, ended: () => boolean, signal: AbortSignal, sink: (line: string) => void, note?: (m: string) => void): Promise<void> {
+export async function followLog(
+  kube: Kube,
+  pod: string,
+  container: string,
+  ended: () => boolean,
+  signal: AbortSignal,
+  sink: (line: string) => void,
+  note?: (m: string) => void,
+): Promise<void> {
   let last = "";
   let seenAtLast = 0;
   const path = `/api/v1/namespaces/${encodeURIComponent(kube.namespace)}/pods/${encodeURIComponent(pod)}/log?container=${encodeURIComponent(container)}&follow=true&timestamps=true`;

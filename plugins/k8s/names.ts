@@ -12,7 +12,11 @@ export const STAGE_DIR = "/gpucheck/stage";
 
 /** lowercase alphanumerics and '-', no '-' at either end, at most `max` characters */
 export function slug(text: string, max: number): string {
-  const s = text.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, max).replace(/^-+|-+$/g, "");
+  const s = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .slice(0, max)
+    .replace(/^-+|-+$/g, "");
   return s || "x";
 }
 

@@ -19,7 +19,8 @@ export function chooseNodes(nodes: V1Node[]): NodeChoice {
     const name = n.metadata?.name ?? "?";
     const ready = (n.status?.conditions ?? []).find((c) => c.type === "Ready");
     if (n.spec?.unschedulable) out.skipped.push({ node: name, reason: "node is cordoned (spec.unschedulable)" });
-    else if (ready?.status !== "True") out.skipped.push({ node: name, reason: `node is not Ready${ready?.message ? `: ${ready.message}` : ready ? ` (${ready.reason ?? ready.status})` : ""}` });
+    else if (ready?.status !== "True")
+      out.skipped.push({ node: name, reason: `node is not Ready${ready?.message ? `: ${ready.message}` : ready ? ` (${ready.reason ?? ready.status})` : ""}` });
     else out.usable.push(name);
   }
   out.usable.sort();
@@ -27,7 +28,9 @@ export function chooseNodes(nodes: V1Node[]): NodeChoice {
 }
 
 export function selectorString(sel: Record<string, string>): string {
-  return Object.entries(sel).map(([k, v]) => `${k}=${v}`).join(",");
+  return Object.entries(sel)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
 }
 
 export async function listNodes(kube: Kube, nodeSelector: Record<string, string>): Promise<NodeChoice> {

@@ -32,11 +32,7 @@ export interface PodInput {
 
 /** `python -m gpucheck_workload.launch` under an optional `sh -c 'ulimit …; exec "$@"'` */
 export function rankCommand(launch: Launch, ranksPerNode: number, nodeRank: string, ulimits: K8sSettings["ulimits"]): string[] {
-  const launcher = [
-    k8sLiteral(launch.python), "-m", "gpucheck_workload.launch",
-    "--nprocs", String(ranksPerNode), "--node-rank", nodeRank, "--",
-    ...launch.args.map(k8sLiteral),
-  ];
+  const launcher = [k8sLiteral(launch.python), "-m", "gpucheck_workload.launch", "--nprocs", String(ranksPerNode), "--node-rank", nodeRank, "--", ...launch.args.map(k8sLiteral)];
   const flags: Record<string, string> = { memlock: "-l", nofile: "-n", stack: "-s", core: "-c", nproc: "-u" };
   const raises = Object.entries(ulimits).map(([name, v]) => `ulimit ${flags[name]} ${v}`);
   if (raises.length === 0) return launcher;
@@ -120,9 +116,7 @@ export function podTemplate(p: PodInput): V1PodTemplateSpec {
     affinity: {
       // two ranks' pods on one node would share its GPUs and NICs and measure neither
       podAntiAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: [
-          { labelSelector: { matchLabels: sameTest }, topologyKey: "kubernetes.io/hostname" },
-        ],
+        requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: sameTest }, topologyKey: "kubernetes.io/hostname" }],
       },
       ...(p.nodeName
         ? {

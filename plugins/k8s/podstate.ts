@@ -24,7 +24,15 @@ export interface PodView {
 }
 
 /** waiting reasons that do not clear up by waiting longer */
-const FATAL_WAITING = new Set(["ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "CrashLoopBackOff"]);
+const FATAL_WAITING = new Set([
+  "ImagePullBackOff",
+  "InvalidImageName",
+  "ErrImageNeverPull",
+  "CreateContainerConfigError",
+  "CreateContainerError",
+  "RunContainerError",
+  "CrashLoopBackOff",
+]);
 /** terminations that mean the container never ran the workload */
 const NOT_STARTED = new Set(["ContainerCannotRun", "StartError"]);
 
@@ -65,9 +73,7 @@ export function nodeRankOf(labels: Record<string, string>, annotations: Record<s
   return type === "worker" ? i + 1 : 0;
 }
 
-export type Decision =
-  | { done: false; pending: string[] }
-  | { done: true; status: UnitStatus; message?: string; culprit?: PodView };
+export type Decision = { done: false; pending: string[] } | { done: true; status: UnitStatus; message?: string; culprit?: PodView };
 
 function where(v: PodView): string {
   return `pod ${v.name}${v.node ? ` on node ${v.node}` : ""}`;
@@ -90,7 +96,12 @@ export function decide(views: PodView[], expected: number, waitedMs: number, que
   if (ranks.length >= expected && ranks.every((v) => v.phase === "Succeeded")) return { done: true, status: "completed" };
   for (const v of views) {
     if (v.terminated && NOT_STARTED.has(v.terminated.reason ?? "")) {
-      return { done: true, status: "infra", culprit: v, message: `${where(v)} could not start its container: ${v.terminated.reason}${v.terminated.message ? `: ${v.terminated.message}` : ""}` };
+      return {
+        done: true,
+        status: "infra",
+        culprit: v,
+        message: `${where(v)} could not start its container: ${v.terminated.reason}${v.terminated.message ? `: ${v.terminated.message}` : ""}`,
+      };
     }
     if (v.role === "ranks" && v.terminated && v.terminated.exitCode !== 0 && !v.disruption) {
       return { done: true, status: "failed", culprit: v };

@@ -60,10 +60,9 @@ export async function watchPods(kube: Kube, o: WatchOptions, onEvent: (e: PodEve
   while (!o.signal.aborted) {
     try {
       rv ??= await list();
-      const res = await kube.request(
-        `${base}&watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}&timeoutSeconds=${o.timeoutSeconds ?? 60}`,
-        { signal: o.signal },
-      );
+      const res = await kube.request(`${base}&watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}&timeoutSeconds=${o.timeoutSeconds ?? 60}`, {
+        signal: o.signal,
+      });
       if (res.status === 410) {
         rv = undefined;
         continue;

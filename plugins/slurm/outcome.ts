@@ -28,9 +28,21 @@ export interface BatchReport {
 }
 
 const SIGNALS: Record<string, number> = {
-  Hangup: 1, Interrupt: 2, Quit: 3, "Illegal instruction": 4, "Trace/breakpoint trap": 5, Aborted: 6, "Bus error": 7,
-  "Floating point exception": 8, Killed: 9, "User defined signal 1": 10, "Segmentation fault": 11, "User defined signal 2": 12,
-  "Broken pipe": 13, "Alarm clock": 14, Terminated: 15,
+  Hangup: 1,
+  Interrupt: 2,
+  Quit: 3,
+  "Illegal instruction": 4,
+  "Trace/breakpoint trap": 5,
+  Aborted: 6,
+  "Bus error": 7,
+  "Floating point exception": 8,
+  Killed: 9,
+  "User defined signal 1": 10,
+  "Segmentation fault": 11,
+  "User defined signal 2": 12,
+  "Broken pipe": 13,
+  "Alarm clock": 14,
+  Terminated: 15,
 };
 
 /** srun: "srun: error: node2: tasks 0-1,3: Exited with exit code 3" / "...: task 2: Killed". */
@@ -145,14 +157,23 @@ function verdict(
       const text = texts[failedRank.rank] ?? "";
       // the node could not start the workload at all: an installation problem, not a test result
       if (cause.exitCode === 127 && /^gpucheck-rank: line \d+: (exec: .*: not found|.*: No such file or directory)$/m.test(text)) {
-        return { status: "infra", message: `${failedRank.host} has no ${JSON.stringify(input.python)} (exit code 127 on rank ${failedRank.rank}): set the test's python or --python (${job})` };
+        return {
+          status: "infra",
+          message: `${failedRank.host} has no ${JSON.stringify(input.python)} (exit code 127 on rank ${failedRank.rank}): set the test's python or --python (${job})`,
+        };
       }
       if (/No module named '?gpucheck_workload/.test(text)) {
         return { status: "infra", message: `${failedRank.host} cannot import gpucheck_workload from ${input.stage}: the nodes must see it at the same path (${job})` };
       }
       return {
         status: "failed",
-        message: failureMessage({ who: `rank ${failedRank.rank}`, on: failedRank.host, how: `failed with ${cause.how}`, reason: lastWorkloadError(text), note: `${job}${jobWhat(input.state)}` }),
+        message: failureMessage({
+          who: `rank ${failedRank.rank}`,
+          on: failedRank.host,
+          how: `failed with ${cause.how}`,
+          reason: lastWorkloadError(text),
+          note: `${job}${jobWhat(input.state)}`,
+        }),
       };
     }
     return { status: "failed", message: `srun exited with ${stepExit} on ${u.hosts.join(",")} (${job}${jobWhat(input.state)})${lastError(report)}` };
@@ -180,7 +201,12 @@ function lastError(report: BatchReport): string {
 
 /** Scheduler complaints, then the failing rank's last lines, then rank 0's: TAIL_LINES lines. */
 function tailOf(errors: string[], texts: string[], ranks: RankLog[], failed?: number): string {
-  const last = (rank: number, n: number) => (texts[rank] ?? "").split("\n").filter(Boolean).slice(-n).map((l) => tailLine(rank, l, ranks[rank]?.host));
+  const last = (rank: number, n: number) =>
+    (texts[rank] ?? "")
+      .split("\n")
+      .filter(Boolean)
+      .slice(-n)
+      .map((l) => tailLine(rank, l, ranks[rank]?.host));
   const out = [...errors.slice(-10)];
   if (failed !== undefined && failed !== 0) out.push(...last(failed, 15));
   out.push(...last(0, TAIL_LINES - out.length));

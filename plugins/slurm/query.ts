@@ -81,5 +81,8 @@ export function parseSinfo(text: string): NodeState[] {
 }
 
 function lines(text: string): string[] {
-  return text.split("\n").map((l) => l.trimEnd()).filter(Boolean);
+  return text
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter(Boolean);
 }

@@ -109,7 +109,12 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
   const query = queryFor(io);
   const batchPath = join(ctx.logDir, `slurm-${id}.out`);
   const batch = new FileTail(batchPath);
-  const tails = new RankTails(ctx.logDir, units.map((u) => u.unit), ctx.test.perNode ? ctx.test.ranksPerNode : ctx.test.worldSize, ctx.onLine);
+  const tails = new RankTails(
+    ctx.logDir,
+    units.map((u) => u.unit),
+    ctx.test.perNode ? ctx.test.ranksPerNode : ctx.test.worldSize,
+    ctx.onLine,
+  );
   let endSeen = false;
   const tick = () => {
     tails.poll();
@@ -167,7 +172,10 @@ function cancelReason(ctx: RunContext<SlurmSettings>, res: FollowResult | { kind
   const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
   switch (res.kind) {
     case "queue-timeout":
-      return { by: "queue-timeout", detail: `pending for ${secs(res.waitedMs)} (Slurm reason: ${res.info.reason || "none given"}), longer than the queue timeout of ${secs(ctx.suite.queueTimeoutMs)}: gpucheck cancelled it` };
+      return {
+        by: "queue-timeout",
+        detail: `pending for ${secs(res.waitedMs)} (Slurm reason: ${res.info.reason || "none given"}), longer than the queue timeout of ${secs(ctx.suite.queueTimeoutMs)}: gpucheck cancelled it`,
+      };
     case "lost":
       return { by: "lost", detail: `lost track of the job (${res.why}): gpucheck cancelled it` };
     case "aborted": {

@@ -137,11 +137,7 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
   const { test, launch } = ctx;
   const sbcast = !ctx.settings.stageDir;
   const what = test.perNode ? `per node, ${test.ranksPerNode} rank(s) on each` : `${test.nodes} node(s) x ${test.ranksPerNode} rank(s)`;
-  const lines = [
-    "#!/bin/bash",
-    `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`,
-    ...headerLines(ctx, sweep),
-  ];
+  const lines = ["#!/bin/bash", `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`, ...headerLines(ctx, sweep)];
   lines.push("set -uo pipefail", "");
   const env = Object.entries(launch.env);
   if (env.length) lines.push("# the test's environment, as the suite gives it", ...env.map(([k, v]) => `export ${envName(k)}=${quote(v)}`), "");

@@ -47,7 +47,12 @@ export class FileTail {
 export class RankTails {
   private readonly tails: Array<{ unit: string; rank: number; tail: FileTail }> = [];
 
-  constructor(dir: string, units: string[], ranksPerUnit: number, private readonly onLine: (unit: string, rank: number, line: string) => void) {
+  constructor(
+    dir: string,
+    units: string[],
+    ranksPerUnit: number,
+    private readonly onLine: (unit: string, rank: number, line: string) => void,
+  ) {
     for (const unit of units) {
       for (let rank = 0; rank < ranksPerUnit; rank++) this.tails.push({ unit, rank, tail: new FileTail(`${dir}/${unit}/rank-${rank}.log`) });
     }

@@ -46,11 +46,15 @@ function commonOptions(t: SshTarget, host: HostSpec): string[] {
     ...(user ? ["-l", user] : []),
     ...(port ? ["-p", String(port)] : []),
     "-T",
-    "-o", "BatchMode=yes",
+    "-o",
+    "BatchMode=yes",
     ...t.options.flatMap((o) => ["-o", o]),
-    "-o", `ConnectTimeout=${t.connectTimeoutS}`,
-    "-o", `ServerAliveInterval=${t.aliveIntervalS}`,
-    "-o", "ServerAliveCountMax=3",
+    "-o",
+    `ConnectTimeout=${t.connectTimeoutS}`,
+    "-o",
+    `ServerAliveInterval=${t.aliveIntervalS}`,
+    "-o",
+    "ServerAliveCountMax=3",
   ];
 }
 

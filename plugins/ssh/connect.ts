@@ -6,9 +6,7 @@ import { runProc } from "../_proc.ts";
 import type { HostSpec } from "./hosts.ts";
 import { stageOf, type StagePaths } from "./scripts.ts";
 
-export type HostState =
-  | { ok: true; addr: string; port?: number; copied: boolean }
-  | { ok: false; message: string };
+export type HostState = { ok: true; addr: string; port?: number; copied: boolean } | { ok: false; message: string };
 
 export interface PrepareOptions {
   /** the host's two commands as the manifest renders them (run id and control directory bound) */
@@ -25,11 +23,16 @@ export interface PrepareOptions {
 
 /** ssh's own explanation (its stderr without warnings), classified for the reader. */
 export function describeSshFailure(stderr: string): string {
-  const lines = stderr.split("\n").map((l) => l.trim().replace(/\.$/, "")).filter((l) => l && !/^Warning: /.test(l));
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim().replace(/\.$/, ""))
+    .filter((l) => l && !/^Warning: /.test(l));
   const said = lines.slice(-2).join("; ") || "no message from ssh";
-  if (/Host key verification failed/.test(said)) return `login refused: ${said} (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])`;
+  if (/Host key verification failed/.test(said))
+    return `login refused: ${said} (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])`;
   if (/Permission denied|Too many authentication failures|REMOTE HOST IDENTIFICATION HAS CHANGED/.test(said)) return `login refused: ${said}`;
-  if (/Connection refused|timed out|No route to host|Could not resolve hostname|Network is unreachable|Connection closed|Connection reset|kex_exchange_identification/i.test(said)) return `unreachable: ${said}`;
+  if (/Connection refused|timed out|No route to host|Could not resolve hostname|Network is unreachable|Connection closed|Connection reset|kex_exchange_identification/i.test(said))
+    return `unreachable: ${said}`;
   return `ssh failed: ${said}`;
 }
 

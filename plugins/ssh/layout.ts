@@ -63,7 +63,9 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
     // one mpirun on the first host starts every rank over its own remote shell (Open MPI's plm_rsh)
     const hostArg = u.hosts.map((h) => `${h.host}:${R}`).join(",");
     const env = { ...base, MASTER_ADDR: master.addr, MASTER_PORT: master.port };
-    const exports = Object.keys(env).flatMap((k) => ["-x", k]).concat(["-x", "PYTHONPATH"]);
+    const exports = Object.keys(env)
+      .flatMap((k) => ["-x", k])
+      .concat(["-x", "PYTHONPATH"]);
     const argv = ["mpirun", "-np", String(u.worldSize), "--host", hostArg, "--map-by", `ppr:${R}:node`, ...exports, python, ...launch.args];
     return [{ id: 0, hostIndex: 0, host: u.hosts[0]!, ranks: range(0, u.worldSize), argv, env, mux: true }];
   }
@@ -79,7 +81,10 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
   }
   if (launcher === "torchrun") {
     const flags = [`--nnodes=${u.hosts.length}`, `--nproc_per_node=${R}`, `--master_addr=${master.addr}`, `--master_port=${master.port}`];
-    return perHost((i) => [python, "-m", "torch.distributed.run", ...flags, `--node_rank=${i}`, ...launch.args], (host) => ({ ...split, GPUCHECK_NODE: host.name }));
+    return perHost(
+      (i) => [python, "-m", "torch.distributed.run", ...flags, `--node_rank=${i}`, ...launch.args],
+      (host) => ({ ...split, GPUCHECK_NODE: host.name }),
+    );
   }
   return u.hosts.flatMap((host, i) =>
     range(0, R).map((local) => {

@@ -54,6 +54,10 @@ export async function runRemoteProc(_p: RemoteProc, io: ProcIo): Promise<ProcOut
       } else if (what === "exit") exitCode = Number(value);
     },
   });
-  const stderrTail = res.stderr.split("\n").filter((l) => !l.includes(mark)).slice(-3).join("\n");
+  const stderrTail = res.stderr
+    .split("\n")
+    .filter((l) => !l.includes(mark))
+    .slice(-3)
+    .join("\n");
   return { exitCode, started, sshCode: res.code, killed: res.killed, stderrTail, ...(res.spawnError ? { spawnError: res.spawnError } : {}) };
 }

@@ -61,7 +61,12 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   void Promise.all(prepared.values()).then((states) => {
     const ok = states.filter((x) => x.ok);
     const copied = ok.filter((x) => x.ok && x.copied).length;
-    if (ok.length) ctx.note(copied ? `staged the workload (${ctx.workloadHash}) on ${copied} of ${ok.length} hosts` : `workload ${ctx.workloadHash} already staged on ${ok.length === 1 ? "the host" : `all ${ok.length} hosts`}`);
+    if (ok.length)
+      ctx.note(
+        copied
+          ? `staged the workload (${ctx.workloadHash}) on ${copied} of ${ok.length} hosts`
+          : `workload ${ctx.workloadHash} already staged on ${ok.length === 1 ? "the host" : `all ${ok.length} hosts`}`,
+      );
   });
   const env = {
     target,

@@ -11,7 +11,10 @@ export const sshSettings = z.lazy(() =>
       /** one host per line, `#` comments; relative to the suite file */
       hostfile: z.string().min(1).optional(),
       /** login user and port for hosts that do not name their own */
-      user: z.string().regex(/^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/, "must be a user name").optional(),
+      user: z
+        .string()
+        .regex(/^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/, "must be a user name")
+        .optional(),
       port: z.number().int().min(1).max(65535).optional(),
       /** ssh -F: read this file instead of ~/.ssh/config; relative to the suite file */
       configFile: z.string().min(1).optional(),

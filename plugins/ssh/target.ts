@@ -36,7 +36,9 @@ export function resolveHosts(settings: SshSettings, cli: CliOverrides, suite: Su
 /** The hosts a test uses; fewer than it needs is a usage error, before anything connects. */
 export function hostsForTest(test: Pick<PlannedTest, "name" | "nodes">, hosts: HostSpec[]): HostSpec[] {
   if (hosts.length < test.nodes) {
-    throw new SuiteError(`gpucheck: ssh: test "${test.name}" needs ${test.nodes} nodes but ${hosts.length} host${hosts.length === 1 ? " was" : "s were"} given: ${hosts.map((h) => h.name).join(", ")}`);
+    throw new SuiteError(
+      `gpucheck: ssh: test "${test.name}" needs ${test.nodes} nodes but ${hosts.length} host${hosts.length === 1 ? " was" : "s were"} given: ${hosts.map((h) => h.name).join(", ")}`,
+    );
   }
   return hosts;
 }

@@ -89,7 +89,8 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
             graceMs: 500,
           });
           if (res.code === 0) killedIds.push(...[...res.stdout.matchAll(/^gpucheck-running (\d+)$/gm)].map((m) => Number(m[1])));
-          else unreachable.push(`could not reach host ${host.name} to stop ${ids.map((i) => what(launched.get(i)!.p, env.launcher)).join(", ")}: ${describeSshFailure(res.stderr)}`);
+          else
+            unreachable.push(`could not reach host ${host.name} to stop ${ids.map((i) => what(launched.get(i)!.p, env.launcher)).join(", ")}: ${describeSshFailure(res.stderr)}`);
         }),
       ),
     );
@@ -107,7 +108,9 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   // what runs is the plan's rendering with this unit's rendezvous bound, nothing rebuilt
   const h0 = u.hosts[0]!.name;
   const rendezvous = { [`masterAddr:${h0}`]: host0.ok ? host0.addr : "", ...(host0.ok && host0.port !== undefined ? { [`masterPort:${h0}`]: host0.port } : {}) };
-  const bound = host0.ok ? complete(bindSlots(planned, rendezvous), [`masterAddr:${h0}`, `masterPort:${h0}`, "runId", "controlDir"], `the ssh manifest of unit ${u.unit}`) : planned;
+  const bound = host0.ok
+    ? complete(bindSlots(planned, rendezvous), [`masterAddr:${h0}`, `masterPort:${h0}`, "runId", "controlDir"], `the ssh manifest of unit ${u.unit}`)
+    : planned;
   const argvOf = new Map(bound.ranks.map((r) => [r.rank, r.argv]));
 
   await Promise.all(
@@ -130,14 +133,19 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
         started: () => {
           release();
           // the fan-out's cost, worth seeing on hundreds of hosts
-          if (++running === procs.length && u.unit === "all") env.note(`${procs.length} ${env.launcher === "direct" ? "ranks" : "launchers"} on ${u.hosts.length} hosts running after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+          if (++running === procs.length && u.unit === "all")
+            env.note(`${procs.length} ${env.launcher === "direct" ? "ranks" : "launchers"} on ${u.hosts.length} hosts running after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         },
         line: (text) => log.processLine(sourceOf(p), p.ranks, prefixed, text, p.host.name),
       });
       release();
       entry.out = out;
       if (out.exitCode === null && !stopping) {
-        const why = out.spawnError ?? (out.started ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})` : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
+        const why =
+          out.spawnError ??
+          (out.started
+            ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})`
+            : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
         stop("infra", `host ${p.host.name}: ${why}`);
       } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
         events.push({ kind: "failed", message: "", failure: failureOf(p, env.launcher, out.exitCode, log) });
@@ -156,13 +164,24 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   const first = events.find((e) => e.kind !== "failed" || e.failure);
   // a per-host launcher's ranks share its exit code; torchrun and mpirun mix their ranks in one log
   const perRankLogs = env.launcher === "direct" || env.launcher === "gpucheck";
-  const exits = new Map([...launched.values()].flatMap(({ p, out }) => (perRankLogs ? p.ranks : [p.id]).map((rank) => [rank, { host: p.host.name, code: out?.exitCode ?? null }] as const)));
-  const stopped = killedIds.length ? killedIds.sort((a, b) => a - b).map((i) => `${what(launched.get(i)!.p, env.launcher)} on ${launched.get(i)!.p.host.name}`).join(", ") : "nothing (ranks had exited)";
+  const exits = new Map(
+    [...launched.values()].flatMap(({ p, out }) => (perRankLogs ? p.ranks : [p.id]).map((rank) => [rank, { host: p.host.name, code: out?.exitCode ?? null }] as const)),
+  );
+  const stopped = killedIds.length
+    ? killedIds
+        .sort((a, b) => a - b)
+        .map((i) => `${what(launched.get(i)!.p, env.launcher)} on ${launched.get(i)!.p.host.name}`)
+        .join(", ")
+    : "nothing (ranks had exited)";
   return unitResult({
     unit: u.unit,
     hosts: u.hosts.map((h) => h.name),
     startedAt: t0,
-    ranks: log.ranks([...exits.keys()], (r) => exits.get(r)?.code ?? null, (r) => exits.get(r)?.host ?? ""),
+    ranks: log.ranks(
+      [...exits.keys()],
+      (r) => exits.get(r)?.code ?? null,
+      (r) => exits.get(r)?.host ?? "",
+    ),
     output: log.output(),
     tail: log.tail(),
     ...(first?.kind === "timeout" || first?.kind === "cancelled" ? { stopped: { by: first.kind, timeoutMs: env.timeoutMs, what: `killed ${stopped}` } } : {}),

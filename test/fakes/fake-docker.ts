@@ -33,7 +33,10 @@ export class FakeDockerEngine {
   private readonly containers = new Map<string, Container>();
   private readonly base: string;
 
-  private constructor(private readonly server: Server, base: string) {
+  private constructor(
+    private readonly server: Server,
+    base: string,
+  ) {
     this.base = base;
     this.url = `unix://${join(base, "docker.sock")}`;
   }
@@ -147,7 +150,11 @@ export class FakeDockerEngine {
     const filters = JSON.parse(url.searchParams.get("filters") ?? "{}") as { label?: string[] };
     const want = (filters.label ?? []).map((l) => l.split("="));
     const found = [...this.containers.values()].filter((c) => want.every(([k, v]) => c.body.Labels?.[k!] === v));
-    reply(res, 200, found.map((c) => ({ Id: c.id, Names: [`/${c.name}`], Labels: c.body.Labels ?? {}, State: c.exitCode === undefined && c.proc ? "running" : "exited" })));
+    reply(
+      res,
+      200,
+      found.map((c) => ({ Id: c.id, Names: [`/${c.name}`], Labels: c.body.Labels ?? {}, State: c.exitCode === undefined && c.proc ? "running" : "exited" })),
+    );
   }
 
   private async remove(c: Container, res: ServerResponse): Promise<void> {
@@ -168,7 +175,10 @@ function reply(res: ServerResponse, status: number, json: unknown): void {
 function body(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
-    req.on("data", (d: Buffer) => parts.push(d)).on("end", () => resolve(Buffer.concat(parts))).on("error", reject);
+    req
+      .on("data", (d: Buffer) => parts.push(d))
+      .on("end", () => resolve(Buffer.concat(parts)))
+      .on("error", reject);
   });
 }
 

@@ -108,7 +108,14 @@ export class FakeSlurm implements SlurmIo {
   private sinfo(args: string[]): IoResult {
     const n = args.indexOf("-n");
     const list = n >= 0 ? expandHostlist(args[n + 1]!) : this.nodes;
-    return { code: 0, stdout: this.nodes.filter((x) => list.includes(x)).map((x) => `${x}|debug*|idle|none\n`).join(""), stderr: "" };
+    return {
+      code: 0,
+      stdout: this.nodes
+        .filter((x) => list.includes(x))
+        .map((x) => `${x}|debug*|idle|none\n`)
+        .join(""),
+      stderr: "",
+    };
   }
 }
 

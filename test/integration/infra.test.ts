@@ -7,5 +7,8 @@ const REQUIRED = ["ssh", "slurm", "docker"];
 
 test(`GPUCHECK_INFRA lists ${REQUIRED.join(", ")} (run the tier with npm run test:integration)`, () => {
   const listed = (process.env.GPUCHECK_INFRA ?? "").split(",").filter(Boolean);
-  expect(REQUIRED.filter((name) => !listed.includes(name)), `GPUCHECK_INFRA="${process.env.GPUCHECK_INFRA ?? ""}"`).toEqual([]);
+  expect(
+    REQUIRED.filter((name) => !listed.includes(name)),
+    `GPUCHECK_INFRA="${process.env.GPUCHECK_INFRA ?? ""}"`,
+  ).toEqual([]);
 });

@@ -19,7 +19,10 @@ export function makeCerts(): Certs {
   const ssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=fake-kubernetes-ca", "-days", "2");
   writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  for (const [name, subj, ext] of [["server", "/CN=kube-apiserver", ["-extfile", "san.ext"]], ["client", "/O=gpucheck-testers/CN=gpucheck", []]] as const) {
+  for (const [name, subj, ext] of [
+    ["server", "/CN=kube-apiserver", ["-extfile", "san.ext"]],
+    ["client", "/O=gpucheck-testers/CN=gpucheck", []],
+  ] as const) {
     ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subj);
     ssl("x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.crt`, "-days", "2", ...ext);
   }

@@ -46,7 +46,12 @@ interface Running {
   killed: boolean;
 }
 
-const GPU_NODE: FakeNode = { name: "gpu-1", labels: { "nvidia.com/gpu.present": "true" }, resources: { "nvidia.com/gpu": 8 }, taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }] };
+const GPU_NODE: FakeNode = {
+  name: "gpu-1",
+  labels: { "nvidia.com/gpu.present": "true" },
+  resources: { "nvidia.com/gpu": 8 },
+  taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }],
+};
 
 export class FakeCluster {
   readonly store = new Store();
@@ -100,7 +105,18 @@ export class FakeCluster {
       kind: "Node",
       metadata: { name: n.name, labels: { "kubernetes.io/hostname": n.name, ...(n.labels ?? {}) } },
       spec: { ...(n.unschedulable ? { unschedulable: true } : {}), ...(n.taints ? { taints: n.taints } : {}) },
-      status: { capacity: alloc, allocatable: alloc, conditions: [{ type: "Ready", status: n.ready === false ? "False" : "True", reason: n.ready === false ? "KubeletNotReady" : "KubeletReady", message: n.ready === false ? "container runtime network not ready" : "kubelet is posting ready status" }] },
+      status: {
+        capacity: alloc,
+        allocatable: alloc,
+        conditions: [
+          {
+            type: "Ready",
+            status: n.ready === false ? "False" : "True",
+            reason: n.ready === false ? "KubeletNotReady" : "KubeletReady",
+            message: n.ready === false ? "container runtime network not ready" : "kubelet is posting ready status",
+          },
+        ],
+      },
     });
   }
 
@@ -135,7 +151,12 @@ export class FakeCluster {
 
   /** pids of container processes still alive */
   livePids(): number[] {
-    return [...this.running.values()].flatMap((r) => r.runs.map((x) => x.proc).filter((p) => p.exitCode === null && p.signalCode === null).map((p) => p.pid!));
+    return [...this.running.values()].flatMap((r) =>
+      r.runs
+        .map((x) => x.proc)
+        .filter((p) => p.exitCode === null && p.signalCode === null)
+        .map((p) => p.pid!),
+    );
   }
 
   /** the node vanishes: its pods are killed, marked NodeLost with DisruptionTarget, then garbage-collected */
@@ -181,7 +202,13 @@ export class FakeCluster {
 
   private reconcile(): void {
     for (const j of this.store.list("jobs", undefined) as JobObj[]) {
-      reconcileJob(this.store, j, this.lost.get(j.metadata.uid!) ?? new Set(), (ns, name) => this.deletePod(ns, name), (job, pod) => this.admit(job, pod));
+      reconcileJob(
+        this.store,
+        j,
+        this.lost.get(j.metadata.uid!) ?? new Set(),
+        (ns, name) => this.deletePod(ns, name),
+        (job, pod) => this.admit(job, pod),
+      );
     }
     if (this.opts.crds) for (const j of this.store.list("pytorchjobs", undefined)) reconcilePyTorchJob(this.store, j as never);
     const nodes = this.store.list("nodes", "") as NodeObj[];
@@ -194,7 +221,11 @@ export class FakeCluster {
         this.store.update("pods", ns, p.metadata.name, (o) => {
           const spec = o.spec as PodObj["spec"];
           if ("node" in s) spec.nodeName = s.node;
-          o.status = { ...(o.status as object), phase: "Pending", conditions: [{ type: "PodScheduled", status: "node" in s ? "True" : "False", ...("message" in s ? { reason: "Unschedulable", message: s.message } : {}) }] };
+          o.status = {
+            ...(o.status as object),
+            phase: "Pending",
+            conditions: [{ type: "PodScheduled", status: "node" in s ? "True" : "False", ...("message" in s ? { reason: "Unschedulable", message: s.message } : {}) }],
+          };
         });
         if ("node" in s) p.spec.nodeName = s.node;
       } else if (!this.running.has(`${ns}/${p.metadata.name}`) && ((p.status as { phase?: string } | undefined)?.phase ?? "Pending") === "Pending") {
@@ -212,9 +243,17 @@ export class FakeCluster {
     const message = `Error creating: pods "${pod.metadata.name}" is forbidden: ${refusal}`;
     if (!this.store.update("events", ns, name, (e) => Object.assign(e, { message, lastTimestamp: at, count: ((e.count as number) ?? 1) + 1 }))) {
       this.store.create("events", ns, {
-        apiVersion: "v1", kind: "Event", metadata: { name },
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name },
         involvedObject: { apiVersion: "batch/v1", kind: "Job", name: job.metadata.name, namespace: ns, uid: job.metadata.uid },
-        reason: "FailedCreate", type: "Warning", message, count: 1, firstTimestamp: at, lastTimestamp: at, source: { component: "job-controller" },
+        reason: "FailedCreate",
+        type: "Warning",
+        message,
+        count: 1,
+        firstTimestamp: at,
+        lastTimestamp: at,
+        source: { component: "job-controller" },
       });
     }
     return false;
@@ -237,7 +276,11 @@ export class FakeCluster {
     ];
     if (bad) {
       const first = bad === "ImagePullBackOff" ? "ErrImagePull" : bad;
-      const waiting = (reason: string, message: string) => ({ phase: "Pending", conditions: conds(false), containerStatuses: pod.spec.containers.map((c) => ({ name: c.name, image: c.image, ready: false, restartCount: 0, state: { waiting: { reason, message } } })) });
+      const waiting = (reason: string, message: string) => ({
+        phase: "Pending",
+        conditions: conds(false),
+        containerStatuses: pod.spec.containers.map((c) => ({ name: c.name, image: c.image, ready: false, restartCount: 0, state: { waiting: { reason, message } } })),
+      });
       this.setStatus(ns, name, () => waiting(first, `rpc error: code = NotFound desc = failed to pull and unpack image "${c0.image}": not found`));
       if (bad === "ImagePullBackOff") setTimeout(() => this.setStatus(ns, name, () => waiting("ImagePullBackOff", `Back-off pulling image "${c0.image}"`)), 300);
       this.running.set(`${ns}/${name}`, { dir: "", logs: new Map(), runs: [], killed: false });
@@ -251,7 +294,11 @@ export class FakeCluster {
       try {
         volumes = materializeVolumes(pod, run.dir, (cm) => this.store.get("configmaps", ns, cm)?.data as Record<string, string> | undefined);
       } catch (e) {
-        this.setStatus(ns, name, () => ({ phase: "Pending", conditions: conds(false), containerStatuses: [{ name: c0.name, ready: false, restartCount: 0, state: { waiting: { reason: "CreateContainerConfigError", message: (e as Error).message } } }] }));
+        this.setStatus(ns, name, () => ({
+          phase: "Pending",
+          conditions: conds(false),
+          containerStatuses: [{ name: c0.name, ready: false, restartCount: 0, state: { waiting: { reason: "CreateContainerConfigError", message: (e as Error).message } } }],
+        }));
         return;
       }
       const owner = pod.metadata.ownerReferences?.[0]?.uid ?? name;
@@ -259,7 +306,10 @@ export class FakeCluster {
         const log = new LogBuffer();
         run.logs.set(c.name, log);
         return {
-          pod, container: c, dir: run.dir, log,
+          pod,
+          container: c,
+          dir: run.dir,
+          log,
           resolves: (host: string) => this.resolves(ns, host),
           // the promise is cached, not the number: the pods of one Job start concurrently
           masterPort: (port: string) => {
@@ -270,7 +320,15 @@ export class FakeCluster {
         };
       };
       const results: Array<{ name: string; code: number; at: string }> = [];
-      this.setStatus(ns, name, (st) => ({ ...st, phase: "Running", podIP: "127.0.0.1", hostIP: "127.0.0.1", startTime: startedAt, conditions: conds(true), containerStatuses: pod.spec.containers.map((c) => ({ name: c.name, image: c.image, ready: true, started: true, restartCount: 0, state: { running: { startedAt } } })) }));
+      this.setStatus(ns, name, (st) => ({
+        ...st,
+        phase: "Running",
+        podIP: "127.0.0.1",
+        hostIP: "127.0.0.1",
+        startTime: startedAt,
+        conditions: conds(true),
+        containerStatuses: pod.spec.containers.map((c) => ({ name: c.name, image: c.image, ready: true, started: true, restartCount: 0, state: { running: { startedAt } } })),
+      }));
       await Promise.all(
         pod.spec.containers.map(async (c) => {
           const s = spec(c);
@@ -291,7 +349,13 @@ export class FakeCluster {
         ...st,
         phase: failed ? "Failed" : "Succeeded",
         conditions: conds(false),
-        containerStatuses: results.map((r) => ({ name: r.name, ready: false, started: false, restartCount: 0, state: { terminated: { exitCode: r.code, reason: r.code === 0 ? "Completed" : "Error", startedAt, finishedAt: r.at } } })),
+        containerStatuses: results.map((r) => ({
+          name: r.name,
+          ready: false,
+          started: false,
+          restartCount: 0,
+          state: { terminated: { exitCode: r.code, reason: r.code === 0 ? "Completed" : "Error", startedAt, finishedAt: r.at } },
+        })),
       }));
       if (this.store.get("pods", ns, name)?.metadata.deletionTimestamp) this.forget(ns, name, true);
     })();

@@ -26,7 +26,13 @@ const terminal = (p: PodObj) => p.status?.phase === "Succeeded" || p.status?.pha
 /** the Indexed Job pod for `index`: name <job>-<index>-<random>, hostname <job>-<index>, JOB_COMPLETION_INDEX */
 export function indexedPod(job: JobObj, index: number): PodObj {
   const t = structuredClone(job.spec.template);
-  const labels = { ...(t.metadata?.labels ?? {}), "batch.kubernetes.io/controller-uid": job.metadata.uid!, "batch.kubernetes.io/job-name": job.metadata.name, "job-name": job.metadata.name, [INDEX]: String(index) };
+  const labels = {
+    ...(t.metadata?.labels ?? {}),
+    "batch.kubernetes.io/controller-uid": job.metadata.uid!,
+    "batch.kubernetes.io/job-name": job.metadata.name,
+    "job-name": job.metadata.name,
+    [INDEX]: String(index),
+  };
   const spec = { ...t.spec, hostname: `${job.metadata.name}-${index}` };
   for (const c of spec.containers) {
     c.env = [...(c.env ?? []), { name: "JOB_COMPLETION_INDEX", valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${INDEX}']` } } }];
@@ -34,7 +40,12 @@ export function indexedPod(job: JobObj, index: number): PodObj {
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `${job.metadata.name}-${index}-${randomUUID().slice(0, 5)}`, labels, annotations: { ...(t.metadata?.annotations ?? {}), [INDEX]: String(index) }, ownerReferences: ownerRef(job) },
+    metadata: {
+      name: `${job.metadata.name}-${index}-${randomUUID().slice(0, 5)}`,
+      labels,
+      annotations: { ...(t.metadata?.annotations ?? {}), [INDEX]: String(index) },
+      ownerReferences: ownerRef(job),
+    },
     spec,
     status: { phase: "Pending" },
   };
@@ -99,12 +110,36 @@ export function reconcilePyTorchJob(store: Store, job: PyTorchJobObj): void {
       const rank = type === "Master" ? 0 : i + 1;
       const t = structuredClone(s.template);
       for (const c of t.spec.containers.filter((c) => c.name === "pytorch")) {
-        const env = { PYTHONUNBUFFERED: "1", MASTER_PORT: port, PET_MASTER_PORT: port, MASTER_ADDR: masterAddr, PET_MASTER_ADDR: masterAddr, WORLD_SIZE: String(total * nproc), RANK: String(rank), PET_NODE_RANK: String(rank), ...(job.spec.nprocPerNode ? { PET_NPROC_PER_NODE: job.spec.nprocPerNode } : {}), PET_NNODES: String(total) };
+        const env = {
+          PYTHONUNBUFFERED: "1",
+          MASTER_PORT: port,
+          PET_MASTER_PORT: port,
+          MASTER_ADDR: masterAddr,
+          PET_MASTER_ADDR: masterAddr,
+          WORLD_SIZE: String(total * nproc),
+          RANK: String(rank),
+          PET_NODE_RANK: String(rank),
+          ...(job.spec.nprocPerNode ? { PET_NPROC_PER_NODE: job.spec.nprocPerNode } : {}),
+          PET_NNODES: String(total),
+        };
         c.env = [...(c.env ?? []), ...Object.entries(env).map(([name, value]) => ({ name, value }))];
       }
       const rtype = type.toLowerCase();
-      const labels = { ...(t.metadata?.labels ?? {}), "training.kubeflow.org/job-name": job.metadata.name, "training.kubeflow.org/operator-name": "pytorchjob-controller", "training.kubeflow.org/replica-type": rtype, "training.kubeflow.org/replica-index": String(i), ...(rank === 0 ? { "training.kubeflow.org/job-role": "master" } : {}) };
-      store.create("pods", ns, { apiVersion: "v1", kind: "Pod", metadata: { name: `${job.metadata.name}-${rtype}-${i}`, labels, ownerReferences: ownerRef(job) }, spec: { ...t.spec, hostname: `${job.metadata.name}-${rtype}-${i}` }, status: { phase: "Pending" } });
+      const labels = {
+        ...(t.metadata?.labels ?? {}),
+        "training.kubeflow.org/job-name": job.metadata.name,
+        "training.kubeflow.org/operator-name": "pytorchjob-controller",
+        "training.kubeflow.org/replica-type": rtype,
+        "training.kubeflow.org/replica-index": String(i),
+        ...(rank === 0 ? { "training.kubeflow.org/job-role": "master" } : {}),
+      };
+      store.create("pods", ns, {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: `${job.metadata.name}-${rtype}-${i}`, labels, ownerReferences: ownerRef(job) },
+        spec: { ...t.spec, hostname: `${job.metadata.name}-${rtype}-${i}` },
+        status: { phase: "Pending" },
+      });
     }
   }
 }

@@ -14,7 +14,10 @@ import { tempDir } from "../tmp.ts";
 
 type Container = { name: string; image: string; command?: string[]; args?: string[]; env?: EnvVar[]; volumeMounts?: Array<{ name: string; mountPath: string }> };
 type EnvVar = { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } };
-export type PodObj = Obj & { spec: { nodeName?: string; hostname?: string; subdomain?: string; containers: Container[]; initContainers?: Container[]; volumes?: Volume[] }; status?: Record<string, unknown> };
+export type PodObj = Obj & {
+  spec: { nodeName?: string; hostname?: string; subdomain?: string; containers: Container[]; initContainers?: Container[]; volumes?: Volume[] };
+  status?: Record<string, unknown>;
+};
 type Volume = { name: string; configMap?: { name: string; items?: Array<{ key: string; path: string }> }; emptyDir?: unknown };
 
 export interface LogLine {
@@ -161,7 +164,7 @@ export async function startContainer(s: StartSpec, volumes: Map<string, string>)
       resolve(128);
     });
     proc.on("close", (code, sig) => {
-      void pumped.then(() => resolve(code ?? 128 + (sig ? ({ SIGKILL: 9, SIGTERM: 15, SIGINT: 2 } as Record<string, number>)[sig] ?? 1 : 1)));
+      void pumped.then(() => resolve(code ?? 128 + (sig ? (({ SIGKILL: 9, SIGTERM: 15, SIGINT: 2 } as Record<string, number>)[sig] ?? 1) : 1)));
     });
   });
   return { proc, exited };

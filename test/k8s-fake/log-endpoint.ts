@@ -23,11 +23,19 @@ export function serveLog(
   const names = pod.spec.containers.map((c) => c.name);
   const c = container ?? (names.length === 1 ? names[0]! : undefined);
   if (!c || !names.includes(c)) {
-    return send(400, status(400, "BadRequest", c ? `container ${c} is not valid for pod ${podName}` : `a container name must be specified for pod ${podName}, choose one of: [${names.join(" ")}]`));
+    return send(
+      400,
+      status(
+        400,
+        "BadRequest",
+        c ? `container ${c} is not valid for pod ${podName}` : `a container name must be specified for pod ${podName}, choose one of: [${names.join(" ")}]`,
+      ),
+    );
   }
   const buf = buffer(c);
   if (!buf) {
-    const w = ((pod.status as { containerStatuses?: Array<{ state?: { waiting?: { reason?: string } } }> })?.containerStatuses ?? [])[0]?.state?.waiting?.reason ?? "ContainerCreating";
+    const w =
+      ((pod.status as { containerStatuses?: Array<{ state?: { waiting?: { reason?: string } } }> })?.containerStatuses ?? [])[0]?.state?.waiting?.reason ?? "ContainerCreating";
     return send(400, status(400, "BadRequest", `container "${c}" in pod "${podName}" is waiting to start: ${w}`));
   }
   const since = q.get("sinceTime");

@@ -90,5 +90,7 @@ export function schedule(pod: SchedPod, nodes: NodeObj[], bound: SchedPod[]): { 
     why.set(r, (why.get(r) ?? 0) + 1);
   }
   const parts = [...why].sort(([a], [b]) => a.localeCompare(b)).map(([r, n]) => `${n} ${r}`);
-  return { message: `0/${nodes.length} nodes are available: ${parts.join(", ")}. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.` };
+  return {
+    message: `0/${nodes.length} nodes are available: ${parts.join(", ")}. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.`,
+  };
 }

@@ -10,7 +10,12 @@ if (!dir) {
 const n = Number(process.argv[3] ?? 2);
 const cluster = await FakeCluster.start({
   crds: true,
-  nodes: Array.from({ length: n }, (_, i) => ({ name: `gpu-${i + 1}`, labels: { "nvidia.com/gpu.present": "true" }, resources: { "nvidia.com/gpu": 8 }, taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }] })),
+  nodes: Array.from({ length: n }, (_, i) => ({
+    name: `gpu-${i + 1}`,
+    labels: { "nvidia.com/gpu.present": "true" },
+    resources: { "nvidia.com/gpu": 8 },
+    taints: [{ key: "nvidia.com/gpu", effect: "NoSchedule" }],
+  })),
 });
 cluster.kubeconfig(dir, { namespace: "gpucheck" });
 console.log(`ready ${cluster.url}`);

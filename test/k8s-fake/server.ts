@@ -89,7 +89,8 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
     if ("discovery" in rt) return send(res, 200, rt.discovery);
     const { r, ns, name, sub } = rt;
     const watch = q.get("watch") === "1" || q.get("watch") === "true";
-    const verb = ({ GET: name ? "get" : watch ? "watch" : "list", POST: "create", DELETE: "delete", PUT: "update", PATCH: "patch" } as Record<string, string>)[req.method!] ?? "get";
+    const verb =
+      ({ GET: name ? "get" : watch ? "watch" : "list", POST: "create", DELETE: "delete", PUT: "update", PATCH: "patch" } as Record<string, string>)[req.method!] ?? "get";
     if (!o.authorize(verb, { group: r.group, plural: r.plural, sub }, ns)) return send(res, 403, forbidden(o.user, verb, { ...r, sub }, ns, name));
     const nsKey = r.namespaced ? (ns ?? "") : "";
 
@@ -136,7 +137,9 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
   const wrapped = (req: IncomingMessage, res: ServerResponse) => {
     handler(req, res).catch((e) => send(res, 500, status(500, "InternalError", String((e as Error).stack ?? e))));
   };
-  const server = o.tls ? createHttps({ key: o.tls.key, cert: o.tls.cert, ca: o.tls.ca, requestCert: o.tls.clientCerts !== false, rejectUnauthorized: o.tls.clientCerts !== false }, wrapped) : createHttp(wrapped);
+  const server = o.tls
+    ? createHttps({ key: o.tls.key, cert: o.tls.cert, ca: o.tls.ca, requestCert: o.tls.clientCerts !== false, rejectUnauthorized: o.tls.clientCerts !== false }, wrapped)
+    : createHttp(wrapped);
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
       const port = (server.address() as AddressInfo).port;

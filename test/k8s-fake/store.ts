@@ -114,7 +114,10 @@ export class Store {
 /** label selectors as the API takes them: a=b, a!=b, a, !a, a in (x,y), a notin (x,y) */
 export function parseSelector(sel: string | null): (labels: Record<string, string> | undefined) => boolean {
   if (!sel) return () => true;
-  const terms = sel.match(/[^,(]+(\([^)]*\))?/g)!.map((t) => t.trim()).filter(Boolean);
+  const terms = sel
+    .match(/[^,(]+(\([^)]*\))?/g)!
+    .map((t) => t.trim())
+    .filter(Boolean);
   const tests = terms.map((t): ((l: Record<string, string>) => boolean) => {
     let m: RegExpExecArray | null;
     if ((m = /^(\S+)\s+(in|notin)\s+\((.*)\)$/.exec(t))) {

@@ -34,7 +34,17 @@ async function ranks(n: number, args: string[], extraEnv: Record<string, string>
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(RANK|WORLD_SIZE|LOCAL_|MASTER_|SLURM_|OMPI_)/.test(k))) as Record<string, string>;
   const procs = Array.from({ length: n }, (_, r) =>
     Bun.spawn(["/usr/bin/python3", "-m", "gpucheck_workload", ...args], {
-      env: { ...base, PYTHONPATH: WORKLOAD, RANK: `${r}`, WORLD_SIZE: `${n}`, LOCAL_RANK: `${r}`, LOCAL_WORLD_SIZE: `${n}`, MASTER_ADDR: "127.0.0.1", MASTER_PORT: `${port}`, ...extraEnv },
+      env: {
+        ...base,
+        PYTHONPATH: WORKLOAD,
+        RANK: `${r}`,
+        WORLD_SIZE: `${n}`,
+        LOCAL_RANK: `${r}`,
+        LOCAL_WORLD_SIZE: `${n}`,
+        MASTER_ADDR: "127.0.0.1",
+        MASTER_PORT: `${port}`,
+        ...extraEnv,
+      },
       stdout: "pipe",
       stderr: "pipe",
     }),

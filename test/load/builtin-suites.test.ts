@@ -45,8 +45,12 @@ describe("h100-8x", () => {
 
   test("the IB test disables NVLink P2P and shared memory, forces Ring and IB on the compute HCAs, and requires NET/IB", () => {
     expect(test_("h100-8x", "ib-allreduce").env).toEqual({
-      NCCL_DEBUG: "WARN", NCCL_P2P_DISABLE: "1", NCCL_SHM_DISABLE: "1", NCCL_ALGO: "Ring",
-      NCCL_NET: "IB", NCCL_IB_HCA: "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11",
+      NCCL_DEBUG: "WARN",
+      NCCL_P2P_DISABLE: "1",
+      NCCL_SHM_DISABLE: "1",
+      NCCL_ALGO: "Ring",
+      NCCL_NET: "IB",
+      NCCL_IB_HCA: "=mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11",
     });
     expect(threshold("h100-8x", "ib-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB"], forbid: ["NET/Socket"] });
     expect(threshold("h100-8x", "nvlink-allreduce", "transport")?.transport).toEqual({ require: ["NVLS"], forbid: ["NET", "SHM"] });

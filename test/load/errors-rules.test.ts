@@ -5,9 +5,9 @@ import { rejects } from "./_load.ts";
 
 describe("rules", () => {
   rejects([
-  [
-    "duplicate test name",
-    `
+    [
+      "duplicate test name",
+      `
 name: s
 tests:
   - name: a
@@ -17,30 +17,30 @@ tests:
   - name: a
     kind: collective
 `,
-    `
+      `
 suite.yaml:7:11: duplicate test name "a": first defined at line 3
     - name: a
             ^
 `,
-  ],
-  [
-    "CPU test without ranksPerNode",
-    `
+    ],
+    [
+      "CPU test without ranksPerNode",
+      `
 name: s
 defaults: { gpusPerNode: 0 }
 tests:
   - name: a
     kind: collective
 `,
-    `
+      `
 suite.yaml:4:5: "ranksPerNode" is required when "gpusPerNode" is 0: how many CPU ranks to start on each node
     - name: a
       ^
 `,
-  ],
-  [
-    "more ranks than GPUs, from defaults",
-    `
+    ],
+    [
+      "more ranks than GPUs, from defaults",
+      `
 name: s
 defaults:
   gpusPerNode: 4
@@ -49,120 +49,120 @@ tests:
   - name: a
     kind: collective
 `,
-    `
+      `
 suite.yaml:4:17: "ranksPerNode" (8) must not exceed "gpusPerNode" (4): each rank drives one GPU
     ranksPerNode: 8
                   ^
 `,
-  ],
-  [
-    "parameter block of another kind",
-    `
+    ],
+    [
+      "parameter block of another kind",
+      `
 name: s
 tests:
   - name: a
     kind: train
     collective: { op: all_reduce }
 `,
-    `
+      `
 suite.yaml:5:5: "collective" does not apply to kind "train"
       collective: { op: all_reduce }
       ^
 `,
-  ],
-  [
-    "real data without dataDir",
-    `
+    ],
+    [
+      "real data without dataDir",
+      `
 name: s
 tests:
   - name: a
     kind: train
     train: { model: resnet18, data: fashionmnist }
 `,
-    `
+      `
 suite.yaml:5:12: data "fashionmnist" needs "dataDir": the directory holding the data set on the nodes, or "@generated" for a small generated set
       train: { model: resnet18, data: fashionmnist }
              ^
 `,
-  ],
-  [
-    "dataDir with synthetic data",
-    `
+    ],
+    [
+      "dataDir with synthetic data",
+      `
 name: s
 tests:
   - name: a
     kind: train
     train: { dataDir: /data }
 `,
-    `
+      `
 suite.yaml:5:14: "dataDir" has no use with data "synthetic"
       train: { dataDir: /data }
                ^
 `,
-  ],
-  [
-    "@generated for a data set other than FashionMNIST",
-    `
+    ],
+    [
+      "@generated for a data set other than FashionMNIST",
+      `
 name: s
 tests:
   - name: a
     kind: train
     train: { data: cifar10, dataDir: "@generated" }
 `,
-    `
+      `
 suite.yaml:5:38: "@generated" is only available for data "fashionmnist", got data "cifar10"
       train: { data: cifar10, dataDir: "@generated" }
                                        ^
 `,
-  ],
-  [
-    "transformer-only parameter on a ResNet",
-    `
+    ],
+    [
+      "transformer-only parameter on a ResNet",
+      `
 name: s
 tests:
   - name: a
     kind: train
     train: { model: resnet50, layers: 4 }
 `,
-    `
+      `
 suite.yaml:5:31: "layers" applies to model "transformer" only
       train: { model: resnet50, layers: 4 }
                                 ^
 `,
-  ],
-  [
-    "warm-up as long as the run",
-    `
+    ],
+    [
+      "warm-up as long as the run",
+      `
 name: s
 tests:
   - name: a
     kind: train
     train: { steps: 10, warmupSteps: 10 }
 `,
-    `
+      `
 suite.yaml:5:38: "warmupSteps" (10) must be less than "steps" (10): throughput is measured after warm-up
       train: { steps: 10, warmupSteps: 10 }
                                        ^
 `,
-  ],
-  [
-    "width not a multiple of heads",
-    `
+    ],
+    [
+      "width not a multiple of heads",
+      `
 name: s
 tests:
   - name: a
     kind: train
     train: { model: transformer, width: 100, heads: 12 }
 `,
-    `
+      `
 suite.yaml:5:41: "width" (100) must be a multiple of "heads" (12)
       train: { model: transformer, width: 100, heads: 12 }
                                           ^
 `,
-  ],
-  [
-    "NCCL backend without GPUs",
-    `
+    ],
+    [
+      "NCCL backend without GPUs",
+      `
 name: s
 tests:
   - name: a
@@ -171,15 +171,15 @@ tests:
     ranksPerNode: 2
     collective: { backend: nccl }
 `,
-    `
+      `
 suite.yaml:7:28: backend "nccl" needs GPUs: "gpusPerNode" is 0
       collective: { backend: nccl }
                              ^
 `,
-  ],
-  [
-    "nccl-tests without GPUs",
-    `
+    ],
+    [
+      "nccl-tests without GPUs",
+      `
 name: s
 tests:
   - name: a
@@ -188,108 +188,108 @@ tests:
     ranksPerNode: 2
     collective: { impl: nccl-tests }
 `,
-    `
+      `
 suite.yaml:7:25: impl "nccl-tests" needs GPUs: "gpusPerNode" is 0
       collective: { impl: nccl-tests }
                           ^
 `,
-  ],
-  [
-    "ncclTestsDir without impl nccl-tests",
-    `
+    ],
+    [
+      "ncclTestsDir without impl nccl-tests",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     collective: { ncclTestsDir: /opt/nccl-tests/build }
 `,
-    `
+      `
 suite.yaml:5:19: "ncclTestsDir" applies to impl "nccl-tests" only
       collective: { ncclTestsDir: /opt/nccl-tests/build }
                     ^
 `,
-  ],
-  [
-    "gloo with nccl-tests",
-    `
+    ],
+    [
+      "gloo with nccl-tests",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     collective: { impl: nccl-tests, backend: gloo }
 `,
-    `
+      `
 suite.yaml:5:46: backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL
       collective: { impl: nccl-tests, backend: gloo }
                                                ^
 `,
-  ],
-  [
-    "minBytes above maxBytes",
-    `
+    ],
+    [
+      "minBytes above maxBytes",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     collective: { minBytes: 1GiB, maxBytes: 1MiB }
 `,
-    `
+      `
 suite.yaml:5:29: "minBytes" (1GiB) must not exceed "maxBytes" (1MiB)
       collective: { minBytes: 1GiB, maxBytes: 1MiB }
                               ^
 `,
-  ],
+    ],
   ]);
 });
 
 describe("platform", () => {
   rejects([
-  [
-    "platform that is not a map",
-    `
+    [
+      "platform that is not a map",
+      `
 name: s
 platform: slurm
 tests:
   - { name: inv, kind: inventory }
 `,
-    `
+      `
 suite.yaml:2:11: "platform" must be a map such as { type: slurm, slurm: { partition: gpu } }, got "slurm"
   platform: slurm
             ^
 `,
-  ],
-  [
-    "unknown platform type",
-    `
+    ],
+    [
+      "unknown platform type",
+      `
 name: s
 platform: { type: slurn }
 tests:
   - { name: inv, kind: inventory }
 `,
-    `
+      `
 suite.yaml:2:19: unknown platform "slurn": did you mean "slurm"?
   platform: { type: slurn }
                     ^
 `,
-  ],
-  [
-    "unknown platform block",
-    `
+    ],
+    [
+      "unknown platform block",
+      `
 name: s
 platform:
   kubernetes: {}
 tests:
   - { name: inv, kind: inventory }
 `,
-    `
+      `
 suite.yaml:3:3: unknown platform "kubernetes": expected one of type, local, ssh, slurm, docker, k8s
     kubernetes: {}
     ^
 `,
-  ],
-  [
-    "platform settings checked by the plugin's schema",
-    `
+    ],
+    [
+      "platform settings checked by the plugin's schema",
+      `
 name: s
 platform:
   slurm:
@@ -298,7 +298,7 @@ platform:
 tests:
   - { name: inv, kind: inventory }
 `,
-    `
+      `
 suite.yaml:4:5: unknown key "partiton": did you mean "partition"?
       partiton: gpu
       ^
@@ -306,6 +306,6 @@ suite.yaml:5:16: "exclusive" must be true or false, got "yes"
       exclusive: "yes"
                  ^
 `,
-  ],
+    ],
   ]);
 });

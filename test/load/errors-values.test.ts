@@ -5,24 +5,24 @@ import { rejects } from "./_load.ts";
 
 describe("units", () => {
   rejects([
-  [
-    "size with a bad unit",
-    `
+    [
+      "size with a bad unit",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     collective: { maxBytes: 8 GiBs }
 `,
-    `
+      `
 suite.yaml:5:29: invalid size "8 GiBs": expected a number of bytes or a number with B, KiB, MiB, GiB, TiB (binary, also K, M, G, T) or KB, MB, GB, TB (decimal)
       collective: { maxBytes: 8 GiBs }
                               ^
 `,
-  ],
-  [
-    "zero size",
-    `
+    ],
+    [
+      "zero size",
+      `
 name: s
 tests:
   - name: a
@@ -30,15 +30,15 @@ tests:
     collective:
       maxBytes: 0
 `,
-    `
+      `
 suite.yaml:6:17: "maxBytes" must be a positive size, got 0
         maxBytes: 0
                   ^
 `,
-  ],
-  [
-    "size that is not whole bytes",
-    `
+    ],
+    [
+      "size that is not whole bytes",
+      `
 name: s
 tests:
   - name: a
@@ -46,75 +46,75 @@ tests:
     collective:
       minBytes: 1.5B
 `,
-    `
+      `
 suite.yaml:6:17: invalid size "1.5B": not a whole number of bytes
         minBytes: 1.5B
                   ^
 `,
-  ],
-  [
-    "duration with a bad unit",
-    `
+    ],
+    [
+      "duration with a bad unit",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     timeout: 10 mins
 `,
-    `
+      `
 suite.yaml:5:14: invalid duration "10 mins": expected a number with ms, s, m or h (e.g. 90s, 10m, 1h30m); a plain number is seconds
       timeout: 10 mins
                ^
 `,
-  ],
-  [
-    "zero duration",
-    `
+    ],
+    [
+      "zero duration",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     timeout: 0s
 `,
-    `
+      `
 suite.yaml:5:14: "timeout" must be a positive duration, got "0s"
       timeout: 0s
                ^
 `,
-  ],
-  [
-    "empty duration points at its key",
-    `
+    ],
+    [
+      "empty duration points at its key",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     timeout:
 `,
-    `
+      `
 suite.yaml:5:5: "timeout" must be a duration such as 90s or 10m, got nothing
       timeout:
       ^
 `,
-  ],
-  [
-    "environment variable with an invalid name",
-    `
+    ],
+    [
+      "environment variable with an invalid name",
+      `
 name: s
 tests:
   - name: a
     kind: inventory
     env: { NCCL-DEBUG: INFO }
 `,
-    `
+      `
 suite.yaml:5:12: invalid environment variable name "NCCL-DEBUG": expected letters, digits and _, not starting with a digit
       env: { NCCL-DEBUG: INFO }
              ^
 `,
-  ],
-  [
-    "environment values that are a map and nothing",
-    `
+    ],
+    [
+      "environment values that are a map and nothing",
+      `
 name: s
 tests:
   - name: a
@@ -123,7 +123,7 @@ tests:
       NCCL_DEBUG: { level: INFO }
       EMPTY:
 `,
-    `
+      `
 suite.yaml:6:19: "NCCL_DEBUG" must be a string, got a map
         NCCL_DEBUG: { level: INFO }
                     ^
@@ -131,30 +131,30 @@ suite.yaml:7:7: "EMPTY" must be a string, got nothing
         EMPTY:
         ^
 `,
-  ],
-  [
-    "env that is not a map",
-    `
+    ],
+    [
+      "env that is not a map",
+      `
 name: s
 tests:
   - name: a
     kind: inventory
     env: NCCL_DEBUG=INFO
 `,
-    `
+      `
 suite.yaml:5:10: "env" must be a map of variable names to values, got "NCCL_DEBUG=INFO"
       env: NCCL_DEBUG=INFO
            ^
 `,
-  ],
+    ],
   ]);
 });
 
 describe("thresholds", () => {
   rejects([
-  [
-    "metric of another kind",
-    `
+    [
+      "metric of another kind",
+      `
 name: s
 tests:
   - name: a
@@ -162,15 +162,15 @@ tests:
     expect:
       samples_per_s: { min: 100 }
 `,
-    `
+      `
 suite.yaml:6:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_hardware, xid_application, xid_events, throttle_hw, throttle_sw_thermal, throttle_sw_power_cap, throttle_events, sm_clock_min_mhz, ib_link_downed, ib_port_errors, nvlink_errors, transport
         samples_per_s: { min: 100 }
         ^
 `,
-  ],
-  [
-    "telemetry health metrics: unit, value and name",
-    `
+    ],
+    [
+      "telemetry health metrics: unit, value and name",
+      `
 name: s
 tests:
   - name: a
@@ -180,7 +180,7 @@ tests:
       throttle_hw: { max: 0 MHz }
       nvlink_errorz: { max: 0 }
 `,
-    `
+      `
 suite.yaml:6:32: invalid value "fast" for metric "sm_clock_min_mhz": expected a number in MHz, GHz
         sm_clock_min_mhz: { min: fast }
                                  ^
@@ -191,10 +191,10 @@ suite.yaml:8:7: unknown metric "nvlink_errorz" for kind "collective": did you me
         nvlink_errorz: { max: 0 }
         ^
 `,
-  ],
-  [
-    "misspelt metric",
-    `
+    ],
+    [
+      "misspelt metric",
+      `
 name: s
 tests:
   - name: a
@@ -202,15 +202,15 @@ tests:
     expect:
       busbww: { min: 1 }
 `,
-    `
+      `
 suite.yaml:6:7: unknown metric "busbww" for kind "collective": did you mean "busbw"?
         busbww: { min: 1 }
         ^
 `,
-  ],
-  [
-    "threshold with an unknown unit",
-    `
+    ],
+    [
+      "threshold with an unknown unit",
+      `
 name: s
 tests:
   - name: a
@@ -218,15 +218,15 @@ tests:
     expect:
       busbw: { min: 400 GBs }
 `,
-    `
+      `
 suite.yaml:6:21: invalid value "400 GBs" for metric "busbw": expected a number in GB/s, B/s, KB/s, MB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, Mb/s, Gb/s, Tb/s, Gbit/s, Gbps
         busbw: { min: 400 GBs }
                       ^
 `,
-  ],
-  [
-    "threshold at a size the sweep never measures",
-    `
+    ],
+    [
+      "threshold at a size the sweep never measures",
+      `
 name: s
 tests:
   - name: a
@@ -234,15 +234,15 @@ tests:
     expect:
       busbw@1GB: { min: 100 GB/s }
 `,
-    `
+      `
 suite.yaml:6:7: size 1GB in "busbw@1GB" is not measured by the sweep 8B…8GiB by factor 2: nearest sizes are 512MiB and 1GiB
         busbw@1GB: { min: 100 GB/s }
         ^
 `,
-  ],
-  [
-    "size on a metric that has no sizes",
-    `
+    ],
+    [
+      "size on a metric that has no sizes",
+      `
 name: s
 tests:
   - name: a
@@ -250,15 +250,15 @@ tests:
     expect:
       wrong@1GiB: { max: 0 }
 `,
-    `
+      `
 suite.yaml:6:7: metric "wrong" is not measured per message size: remove "@1GiB"
         wrong@1GiB: { max: 0 }
         ^
 `,
-  ],
-  [
-    "unparsable size in a metric key",
-    `
+    ],
+    [
+      "unparsable size in a metric key",
+      `
 name: s
 tests:
   - name: a
@@ -266,15 +266,15 @@ tests:
     expect:
       busbw@huge: { min: 1 }
 `,
-    `
+      `
 suite.yaml:6:7: invalid size "huge" in "busbw@huge": expected a number of bytes or a number with B, KiB, MiB, GiB, TiB (binary, also K, M, G, T) or KB, MB, GB, TB (decimal)
         busbw@huge: { min: 1 }
         ^
 `,
-  ],
-  [
-    "min above max, in different units",
-    `
+    ],
+    [
+      "min above max, in different units",
+      `
 name: s
 tests:
   - name: a
@@ -282,15 +282,15 @@ tests:
     expect:
       busbw: { min: 0.5 TB/s, max: 400 GB/s }
 `,
-    `
+      `
 suite.yaml:6:36: "max" (400 GB/s) must not be below "min" (0.5 TB/s)
         busbw: { min: 0.5 TB/s, max: 400 GB/s }
                                      ^
 `,
-  ],
-  [
-    "threshold without bounds",
-    `
+    ],
+    [
+      "threshold without bounds",
+      `
 name: s
 tests:
   - name: a
@@ -298,15 +298,15 @@ tests:
     expect:
       busbw: {}
 `,
-    `
+      `
 suite.yaml:6:7: threshold on "busbw" needs "min", "max" or "baseline"
         busbw: {}
         ^
 `,
-  ],
-  [
-    "threshold value that is a list",
-    `
+    ],
+    [
+      "threshold value that is a list",
+      `
 name: s
 tests:
   - name: a
@@ -314,15 +314,15 @@ tests:
     expect:
       busbw: { min: [1] }
 `,
-    `
+      `
 suite.yaml:6:21: "min" must be a number, or a number with its unit such as "400 GB/s", got a list
         busbw: { min: [1] }
                       ^
 `,
-  ],
-  [
-    "threshold written as a bare value",
-    `
+    ],
+    [
+      "threshold written as a bare value",
+      `
 name: s
 tests:
   - name: a
@@ -330,30 +330,30 @@ tests:
     expect:
       busbw: 400 GB/s
 `,
-    `
+      `
 suite.yaml:6:14: "busbw" must be a map such as { min: 400 GB/s }, got "400 GB/s"
         busbw: 400 GB/s
                ^
 `,
-  ],
-  [
-    "expect that is a list",
-    `
+    ],
+    [
+      "expect that is a list",
+      `
 name: s
 tests:
   - name: a
     kind: collective
     expect: [busbw]
 `,
-    `
+      `
 suite.yaml:5:13: "expect" must be a map of metric names to thresholds, got a list
       expect: [busbw]
               ^
 `,
-  ],
-  [
-    "baseline that is neither a percentage nor a ratio",
-    `
+    ],
+    [
+      "baseline that is neither a percentage nor a ratio",
+      `
 name: s
 tests:
   - name: a
@@ -361,15 +361,15 @@ tests:
     expect:
       samples_per_s: { baseline: 95 }
 `,
-    `
+      `
 suite.yaml:6:34: "baseline" must be a percentage of the baseline such as 95%, or a ratio such as 0.95, got 95
         samples_per_s: { baseline: 95 }
                                    ^
 `,
-  ],
-  [
-    "transformer-only metric on a ResNet",
-    `
+    ],
+    [
+      "transformer-only metric on a ResNet",
+      `
 name: s
 tests:
   - name: a
@@ -377,15 +377,15 @@ tests:
     expect:
       tokens_per_s: { min: 1 }
 `,
-    `
+      `
 suite.yaml:6:7: metric "tokens_per_s" is only produced by model "transformer", not "resnet18"
         tokens_per_s: { min: 1 }
         ^
 `,
-  ],
-  [
-    "accuracy on synthetic data",
-    `
+    ],
+    [
+      "accuracy on synthetic data",
+      `
 name: s
 tests:
   - name: a
@@ -393,12 +393,12 @@ tests:
     expect:
       accuracy: { min: 50% }
 `,
-    `
+      `
 suite.yaml:6:7: metric "accuracy" needs a real data set: data is "synthetic"
         accuracy: { min: 50% }
         ^
 `,
-  ],
+    ],
   ]);
 });
 

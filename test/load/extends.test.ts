@@ -85,10 +85,22 @@ tests:
   });
 
   test("a built-in parent, overriding one threshold and the node count", async () => {
-    const s = await load({ "site.yaml": "name: site\nextends: h100-multinode\ndefaults: { nodes: 16 }\ntests:\n  - name: fabric-allreduce\n    expect: { busbw: { min: 380 GB/s } }\n" });
+    const s = await load({
+      "site.yaml": "name: site\nextends: h100-multinode\ndefaults: { nodes: 16 }\ntests:\n  - name: fabric-allreduce\n    expect: { busbw: { min: 380 GB/s } }\n",
+    });
     expect(s.tests.every((t) => t.nodes === 16)).toBe(true);
     const ar = s.tests.find((t) => t.name === "fabric-allreduce")!;
-    expect(ar.expect.map((e) => [e.metric, e.min ?? e.max ?? e.transport?.require])).toEqual([["busbw", 380], ["wrong", 0], ["out_of_bounds", 0], ["transport", ["NET/IB", "GDRDMA"]], ["xid_hardware", 0], ["throttle_hw", 0], ["throttle_sw_thermal", 0], ["ib_link_downed", 0], ["nvlink_errors", 0]]);
+    expect(ar.expect.map((e) => [e.metric, e.min ?? e.max ?? e.transport?.require])).toEqual([
+      ["busbw", 380],
+      ["wrong", 0],
+      ["out_of_bounds", 0],
+      ["transport", ["NET/IB", "GDRDMA"]],
+      ["xid_hardware", 0],
+      ["throttle_hw", 0],
+      ["throttle_sw_thermal", 0],
+      ["ib_link_downed", 0],
+      ["nvlink_errors", 0],
+    ]);
     expect(ar.env.NCCL_ALGO).toBe("Ring");
     const text = builtinSuites().get("h100-multinode")!.text;
     expect(s.source.parents).toEqual([{ path: "builtin:h100-multinode.yaml", sha256: createHash("sha256").update(text).digest("hex"), builtin: true }]);
@@ -103,7 +115,9 @@ describe("errors", () => {
   });
 
   test("a close built-in name is suggested", async () => {
-    expect(await problems({ "child.yaml": "name: c\nextends: h100-9x\n" })).toBe(`child.yaml:2:10: extends "h100-9x" does not resolve: no built-in suite "h100-9x" and no file ./h100-9x: did you mean "h100-8x"?
+    expect(
+      await problems({ "child.yaml": "name: c\nextends: h100-9x\n" }),
+    ).toBe(`child.yaml:2:10: extends "h100-9x" does not resolve: no built-in suite "h100-9x" and no file ./h100-9x: did you mean "h100-8x"?
   extends: h100-9x
            ^`);
   });
@@ -115,7 +129,9 @@ describe("errors", () => {
   });
 
   test("a parent that is a directory", async () => {
-    expect(await problems({ "child.yaml": "name: c\nextends: sub\n", "sub/x.yaml": "" })).toBe(`child.yaml:2:10: extends "sub" does not resolve: suite path is a directory, not a file: ./sub
+    expect(
+      await problems({ "child.yaml": "name: c\nextends: sub\n", "sub/x.yaml": "" }),
+    ).toBe(`child.yaml:2:10: extends "sub" does not resolve: suite path is a directory, not a file: ./sub
   extends: sub
            ^`);
   });
@@ -177,7 +193,8 @@ a.yaml:3:16: remove 3 does not name a test of the parent suite: its tests are in
   });
 
   test("a conflict the child creates with a built-in parent points into the child", async () => {
-    const child = "name: a\nextends: h100-8x\ntests:\n  - name: nvlink-allreduce\n    expect:\n      busbw@3GiB: { min: 300 GB/s }\n  - name: resnet50-synthetic\n    train: { steps: 10 }\n";
+    const child =
+      "name: a\nextends: h100-8x\ntests:\n  - name: nvlink-allreduce\n    expect:\n      busbw@3GiB: { min: 300 GB/s }\n  - name: resnet50-synthetic\n    train: { steps: 10 }\n";
     expect(await problems({ "a.yaml": child })).toBe(`a.yaml:6:7: size 3GiB in "busbw@3GiB" is not measured by the sweep 8B…8GiB by factor 2: nearest sizes are 2GiB and 4GiB
         busbw@3GiB: { min: 300 GB/s }
         ^

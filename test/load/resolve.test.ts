@@ -31,7 +31,9 @@ describe("defaults", () => {
   });
 
   test("CPU tests sweep to 16 MiB; inventory runs once per node with one rank", async () => {
-    const s = await load({ "s.yaml": "name: s\ndefaults: { gpusPerNode: 0, ranksPerNode: 2 }\ntests:\n  - { name: ar, kind: collective }\n  - { name: inv, kind: inventory, gpusPerNode: 8 }\n" });
+    const s = await load({
+      "s.yaml": "name: s\ndefaults: { gpusPerNode: 0, ranksPerNode: 2 }\ntests:\n  - { name: ar, kind: collective }\n  - { name: inv, kind: inventory, gpusPerNode: 8 }\n",
+    });
     expect(s.tests[0].collective?.maxBytes).toBe(16 * 1024 ** 2);
     expect(s.tests[0].ranksPerNode).toBe(2);
     expect(s.tests[1]).toMatchObject({ perNode: true, gpusPerNode: 8, ranksPerNode: 2 });
@@ -50,7 +52,19 @@ tests:
     });
     expect(s.tests[0].train).toEqual({ model: "resnet18", data: "synthetic", batchSize: 256, steps: 100, warmupSteps: 10, imageSize: 224, precision: "auto" });
     expect(s.tests[1].train).toEqual({ model: "resnet18", data: "fashionmnist", dataDir: "/data/fm", batchSize: 256, steps: 100, warmupSteps: 10, precision: "auto" });
-    expect(s.tests[2].train).toEqual({ model: "transformer", data: "synthetic", batchSize: 16, steps: 50, warmupSteps: 5, layers: 12, width: 768, heads: 12, seqLen: 1024, vocab: 50304, precision: "auto" });
+    expect(s.tests[2].train).toEqual({
+      model: "transformer",
+      data: "synthetic",
+      batchSize: 16,
+      steps: 50,
+      warmupSteps: 5,
+      layers: 12,
+      width: 768,
+      heads: 12,
+      seqLen: 1024,
+      vocab: 50304,
+      precision: "auto",
+    });
   });
 });
 

@@ -17,7 +17,9 @@ function bothRead(text: string) {
 const fixtures = join(import.meta.dir, "../fixtures/suites");
 const corpus: Array<[string, string]> = [
   ...[...builtinSuites()].map(([name, b]): [string, string] => [`builtin ${name}`, b.text]),
-  ...readdirSync(fixtures).filter((f) => f.endsWith(".yaml")).map((f): [string, string] => [f, readFileSync(join(fixtures, f), "utf8")]),
+  ...readdirSync(fixtures)
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f): [string, string] => [f, readFileSync(join(fixtures, f), "utf8")]),
   ["generated 500-test suite", generateSuite(500)],
 ];
 
@@ -41,7 +43,7 @@ const PLAIN = [
   "k: |-\n  line: 1\n  line: 1\nj: 2\n",
   "u: http://x:80/y # comment\n",
   "name: it's fine\n",
-  "env: { A: 1, B: true, C: text, D: \"1.10\" }\n",
+  'env: { A: 1, B: true, C: text, D: "1.10" }\n',
   "q: 'it''s' # and a comment with a 'quote\n",
   "a: 95%\nb: busbw@1GiB\n",
   "nodes: 1.0\n",
@@ -63,7 +65,7 @@ test.each([
   ["a tag", "a: !secret x\n"],
   ["two documents", "a: 1\n---\nb: 2\n"],
   ["a complex key", "? [a]\n: 1\n"],
-  ["a multi-line quoted string", "a: \"x\n  y\"\n"],
+  ["a multi-line quoted string", 'a: "x\n  y"\n'],
   ["a multi-line plain string", "a: b\n  c\n"],
   ["a multi-line flow map", "a: { x: 1,\n  y: 2 }\n"],
   ["an env number whose text would change", "env: { A: 1.10 }\n"],
@@ -82,7 +84,38 @@ test("mutated suites judged plain read the same in both parsers", () => {
   const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const texts = [...builtinSuites().values()].map((b) => b.text);
-  const bits = [" ", "  ", "- ", ": ", "#", "'", '"', "{", "}", "[", "]", ",", "&a ", "*a", "!t ", "|", ">", "\n", "\t", "x", "1.10", "0x1F", "True", "env: ", "? ", "---\n", "@", "%", "a: 1", "\\"];
+  const bits = [
+    " ",
+    "  ",
+    "- ",
+    ": ",
+    "#",
+    "'",
+    '"',
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "&a ",
+    "*a",
+    "!t ",
+    "|",
+    ">",
+    "\n",
+    "\t",
+    "x",
+    "1.10",
+    "0x1F",
+    "True",
+    "env: ",
+    "? ",
+    "---\n",
+    "@",
+    "%",
+    "a: 1",
+    "\\",
+  ];
   let plain = 0;
   for (let n = 0; n < 300; n++) {
     const lines = pick(texts).split("\n");

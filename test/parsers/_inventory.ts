@@ -36,4 +36,3 @@ print(json.dumps({"hostname": o.get("hostname", "gpu01"), "gpus": gpus, "driver"
   if (r.status !== 0) throw new Error(r.stderr);
   return toInventory(JSON.parse(r.stdout));
 }
-

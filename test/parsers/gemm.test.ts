@@ -8,25 +8,42 @@ import { gemmMeasurement } from "../../lib/parsers/gemm.ts";
 
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
-const sweep = (best: number, median: number, bestN = 8192) => ({ best_tflops: best, best_n: bestN, median_tflops: median, shapes: [{ n: 4096, tflops: median }, { n: bestN, tflops: best }] });
+const sweep = (best: number, median: number, bestN = 8192) => ({
+  best_tflops: best,
+  best_n: bestN,
+  median_tflops: median,
+  shapes: [
+    { n: 4096, tflops: median },
+    { n: bestN, tflops: best },
+  ],
+});
 const gpu = (rank: number, index: number, uuid: string, pci: string, dtypes: object, sha = HASH_A) => ({
-  rank, local_rank: rank, host: "gpu01",
+  rank,
+  local_rank: rank,
+  host: "gpu01",
   device: { type: "cuda", name: "NVIDIA H100 80GB HBM3", cuda_index: rank, capability: "9.0", index, uuid, pci_bus_id: pci, unnamed: null },
-  dtypes, checksum: { n: 4096, dtype: "bf16", sha256: sha },
+  dtypes,
+  checksum: { n: 4096, dtype: "bf16", sha256: sha },
 });
 const GPU0 = ["GPU-5d2a9c3e-1f0b-4c47-a3c1-9d6a0f1b2c3d", "00000000:18:00.0"] as const;
 const GPU1 = ["GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42", "00000000:2A:00.0"] as const;
 const result = (ranks: object[], mismatched: number[] = [], notes: string[] = []) => ({
-  world_size: ranks.length, backend: "nccl", torch: "2.5.1", sizes: [4096, 8192], iters: 10, warmup: 3, ranks, checksum: { mismatched_ranks: mismatched, notes },
+  world_size: ranks.length,
+  backend: "nccl",
+  torch: "2.5.1",
+  sizes: [4096, 8192],
+  iters: 10,
+  warmup: 3,
+  ranks,
+  checksum: { mismatched_ranks: mismatched, notes },
 });
 const line = (o: unknown) => `[gpu01 rank 0] GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
 
 describe("gemmMeasurement", () => {
   test("per dtype the slowest GPU's best and median, every GPU named by host, index, UUID and PCI bus, worst first", () => {
-    const out = line(result([
-      gpu(0, 0, ...GPU0, { bf16: sweep(780.25, 700), fp8: sweep(1410, 1300) }),
-      gpu(1, 1, ...GPU1, { bf16: sweep(650.5, 720, 4096), fp8: sweep(1390, 1310) }),
-    ]));
+    const out = line(
+      result([gpu(0, 0, ...GPU0, { bf16: sweep(780.25, 700), fp8: sweep(1410, 1300) }), gpu(1, 1, ...GPU1, { bf16: sweep(650.5, 720, 4096), fp8: sweep(1390, 1310) })]),
+    );
     const m = gemmMeasurement(out, { ...GEMM_DEFAULTS, dtypes: ["bf16", "fp8"] });
     expect(m.metrics).toEqual({ gemm_bf16_tflops_min: 650.5, gemm_bf16_median_min: 700, gemm_fp8_tflops_min: 1390, gemm_fp8_median_min: 1300, gemm_checksum_mismatches: 0 });
     expect(m.details!.gemm_bf16_tflops_min).toBe(
@@ -37,14 +54,19 @@ describe("gemmMeasurement", () => {
     expect(m.details!.gemm_bf16_median_min!.startsWith("gpu01 GPU 0 ")).toBe(true);
     expect(m.details!.gemm_checksum_mismatches).toBe("all 2 ranks hashed the bf16 4096³ product of identical seeded inputs alike");
     expect(m.unmeasured).toEqual({});
-    expect(m.series!["bf16 gpu01 GPU 1 (GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42, 00000000:2A:00.0)"]).toEqual([{ x: 4096, y: 720 }, { x: 4096, y: 650.5 }]);
+    expect(m.series!["bf16 gpu01 GPU 1 (GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42, 00000000:2A:00.0)"]).toEqual([
+      { x: 4096, y: 720 },
+      { x: 4096, y: 650.5 },
+    ]);
   });
 
   test("a dtype one GPU could not run is unmeasured with each GPU's reason, never the other GPUs' minimum", () => {
-    const out = line(result([
-      gpu(0, 0, ...GPU0, { fp8: sweep(1410, 1300) }),
-      gpu(1, 1, ...GPU1, { fp8: { unmeasured: "fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1" } }),
-    ]));
+    const out = line(
+      result([
+        gpu(0, 0, ...GPU0, { fp8: sweep(1410, 1300) }),
+        gpu(1, 1, ...GPU1, { fp8: { unmeasured: "fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1" } }),
+      ]),
+    );
     const m = gemmMeasurement(out);
     expect(m.metrics.gemm_fp8_tflops_min).toBeNull();
     expect(m.unmeasured!.gemm_fp8_tflops_min).toBe(
@@ -62,12 +84,18 @@ describe("gemmMeasurement", () => {
 
   test("CPU ranks: values in GFLOP/s in the details, which say device: cpu; the GPU dtypes unmeasured with the CPU's reason", () => {
     const cpu = (rank: number) => ({
-      rank, local_rank: rank, host: "vm", device: { type: "cpu", name: "AMD EPYC", index: null, uuid: null, pci_bus_id: null },
-      dtypes: { fp32: sweep(0.0051, 0.0049, 512), tf32: { unmeasured: "CPU: tf32 not measured" } }, checksum: { n: 256, dtype: "fp32", sha256: HASH_A },
+      rank,
+      local_rank: rank,
+      host: "vm",
+      device: { type: "cpu", name: "AMD EPYC", index: null, uuid: null, pci_bus_id: null },
+      dtypes: { fp32: sweep(0.0051, 0.0049, 512), tf32: { unmeasured: "CPU: tf32 not measured" } },
+      checksum: { n: 256, dtype: "fp32", sha256: HASH_A },
     });
     const m = gemmMeasurement(line({ ...result([cpu(0), cpu(1)]), backend: "gloo" }));
     expect(m.metrics.gemm_fp32_tflops_min).toBe(0.0051);
-    expect(m.details!.gemm_fp32_tflops_min).toBe("device: cpu; vm rank 0 (CPU: AMD EPYC): best 5.10 GFLOP/s at 512³, median 4.90 GFLOP/s; vm rank 1 (CPU: AMD EPYC): best 5.10 GFLOP/s at 512³, median 4.90 GFLOP/s");
+    expect(m.details!.gemm_fp32_tflops_min).toBe(
+      "device: cpu; vm rank 0 (CPU: AMD EPYC): best 5.10 GFLOP/s at 512³, median 4.90 GFLOP/s; vm rank 1 (CPU: AMD EPYC): best 5.10 GFLOP/s at 512³, median 4.90 GFLOP/s",
+    );
     expect(m.unmeasured!.gemm_tf32_tflops_min).toBe("vm rank 0 (CPU: AMD EPYC): CPU: tf32 not measured; vm rank 1 (CPU: AMD EPYC): CPU: tf32 not measured");
   });
 
@@ -82,13 +110,19 @@ describe("gemmMeasurement", () => {
 
   test("a split without majority says so", () => {
     const m = gemmMeasurement(line(result([gpu(0, 0, ...GPU0, {}), gpu(1, 1, ...GPU1, {}, HASH_B)], [1], ["NVIDIA H100 80GB HBM3: no majority among 2 ranks"])));
-    expect(m.details!.gemm_checksum_mismatches!.endsWith("(aaaaaaaaaaaa… on 1 rank) for the bf16 4096³ product of identical seeded inputs; NVIDIA H100 80GB HBM3: no majority among 2 ranks")).toBe(true);
+    expect(
+      m.details!.gemm_checksum_mismatches!.endsWith(
+        "(aaaaaaaaaaaa… on 1 rank) for the bf16 4096³ product of identical seeded inputs; NVIDIA H100 80GB HBM3: no majority among 2 ranks",
+      ),
+    ).toBe(true);
   });
 
   test("a GPU torch could not match to nvidia-smi is named by its CUDA index and why", () => {
     const g = gpu(0, 0, ...GPU0, { bf16: sweep(780, 700) });
     const r = { ...g, device: { ...g.device, index: null, uuid: null, pci_bus_id: null, unnamed: "torch 1.13.1 gives no GPU UUID" } };
-    expect(gemmMeasurement(line(result([r]))).details!.gemm_bf16_tflops_min).toBe("gpu01 GPU cuda:0 (not matched to nvidia-smi: torch 1.13.1 gives no GPU UUID): best 780.0 TFLOP/s at 8192³, median 700.0 TFLOP/s");
+    expect(gemmMeasurement(line(result([r]))).details!.gemm_bf16_tflops_min).toBe(
+      "gpu01 GPU cuda:0 (not matched to nvidia-smi: torch 1.13.1 gives no GPU UUID): best 780.0 TFLOP/s at 8192³, median 700.0 TFLOP/s",
+    );
   });
 
   test("a rank without a checksum leaves the mismatch count unmeasured, naming it", () => {

@@ -14,7 +14,22 @@ const count = (inv: NodeInventory, params?: InventoryParams) => inventoryMetrics
 describe("inventory metrics from real H100 captures", () => {
   test("a healthy HGX H100: 8 GPUs, 18 links each, fabric Completed, 8 NDR ports Active at 400 Gb/s, no ECC", () => {
     const c = count(node({ q: H100, nvlink: NVLINK, ibstat: IB }));
-    expect(c.metrics).toMatchObject({ gpu_count: 8, nvlink_inactive: 0, fabric_not_ready: 0, ecc_uncorrected: 0, sram_threshold_exceeded: 0, remapped_rows_pending: 0, remap_failure: 0, ib_ports_active: 8, ib_port_rate: 400, ecc_disabled: 0, mig_enabled: 0, persistence_off: 0, config_mismatches: 0, xid_events: 0 });
+    expect(c.metrics).toMatchObject({
+      gpu_count: 8,
+      nvlink_inactive: 0,
+      fabric_not_ready: 0,
+      ecc_uncorrected: 0,
+      sram_threshold_exceeded: 0,
+      remapped_rows_pending: 0,
+      remap_failure: 0,
+      ib_ports_active: 8,
+      ib_port_rate: 400,
+      ecc_disabled: 0,
+      mig_enabled: 0,
+      persistence_off: 0,
+      config_mismatches: 0,
+      xid_events: 0,
+    });
     // H100 retires no pages (rows are remapped instead): N/A is unmeasured, not 0
     expect(c.unmeasured.retired_pages).toStartWith("retired page counts (A100 and later remap rows instead) are N/A on GPU 0 (00000000:18:00.0, serial 1654423001593)");
   });

@@ -18,7 +18,11 @@ const tmp = tempDir("gpucheck-parse-nccl-");
 describe.each(ncclFixtures().map((f) => [f.name, f] as const))("parse nccl %s --json", (name, f) => {
   test("prints the expected report and exits 0", () => {
     const r = gpucheck([f.path, "--json"]);
-    expect(r.stderr).toBe(multiReport.has(name) ? `gpucheck: note: "${f.path}" holds 2 nccl-tests reports (one per process without MPI, or several runs); showing the first, all count for "complete"\n` : "");
+    expect(r.stderr).toBe(
+      multiReport.has(name)
+        ? `gpucheck: note: "${f.path}" holds 2 nccl-tests reports (one per process without MPI, or several runs); showing the first, all count for "complete"\n`
+        : "",
+    );
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(f.expected);
   });
@@ -77,5 +81,7 @@ test("the terminal view totals the wrong values, and says when the data check wa
   const wrong = ncclFixtures().find((x) => x.name === "gh200-16rank-allreduce-wrong-nonzero-v2.17.9.txt")!;
   expect(renderNcclTable(parseNccl(wrong.text)).trimEnd().split("\n").at(-1)).toContain(", 3935945 wrong values in total; ");
   const na = ncclFixtures().find((x) => x.name === "alltoall-inplace-na-v2.19.6.txt")!;
-  expect(renderNcclTable(parseNccl(na.text)).trimEnd().split("\n").at(-1)).toMatch(/, (\d+ wrong values? in total \(\d+ placements not checked\)|wrong values not checked \(N\/A\)); /);
+  expect(renderNcclTable(parseNccl(na.text)).trimEnd().split("\n").at(-1)).toMatch(
+    /, (\d+ wrong values? in total \(\d+ placements not checked\)|wrong values not checked \(N\/A\)); /,
+  );
 });

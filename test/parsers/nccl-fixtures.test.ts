@@ -8,7 +8,14 @@ const fixtures = ncclFixtures();
 
 test("every published sample and every synthetic case is a fixture", () => {
   expect(fixtures.length).toBeGreaterThanOrEqual(35);
-  for (const sample of ["h100-2node-16gpu-allreduce-a3mega.txt", "gh200-16rank-allreduce-wrong-nonzero-v2.17.9.txt", "gh200-2node-allreduce-complete-v2.18.3.txt", "h100-p5-8rank-allreduce-mpirun-tag-output.txt", "v100-4gpu-legacy-error-column-nccl2.8.txt", "v100-4gpu-legacy-nccl2.4.txt"]) {
+  for (const sample of [
+    "h100-2node-16gpu-allreduce-a3mega.txt",
+    "gh200-16rank-allreduce-wrong-nonzero-v2.17.9.txt",
+    "gh200-2node-allreduce-complete-v2.18.3.txt",
+    "h100-p5-8rank-allreduce-mpirun-tag-output.txt",
+    "v100-4gpu-legacy-error-column-nccl2.8.txt",
+    "v100-4gpu-legacy-nccl2.4.txt",
+  ]) {
     expect(fixtures.map((f) => f.name)).toContain(sample);
   }
 });

@@ -18,10 +18,21 @@ describe("real NCCL INFO logs", () => {
   test("2 × A100 PCIe over the IBext_v8 plugin with GPUDirect RDMA (NCCL 2.21.5)", () => {
     const s = summary("a100pcie-2node-ibext-gdrdma-v2.21.5.txt");
     expect(s).toMatchObject({
-      ncclVersion: "2.21.5+cuda12.4", network: "IBext_v8", plugin: "IBext_v8",
-      transports: { "NET/IB": 8, GDRDMA: 8 }, hcas: ["mlx5_0:1/IB/SHARP"], netDevices: ["IB/0"], gdrDisabled: [],
-      nRanks: 2, nNodes: 2, localRanks: 1, collChannels: 2, nvlsChannels: null, infoLines: 49,
-      algorithms: ["Ring", "Tree"], settings: { NCCL_SHM_DISABLE: "1", NCCL_NET_GDR_LEVEL: "SYS" },
+      ncclVersion: "2.21.5+cuda12.4",
+      network: "IBext_v8",
+      plugin: "IBext_v8",
+      transports: { "NET/IB": 8, GDRDMA: 8 },
+      hcas: ["mlx5_0:1/IB/SHARP"],
+      netDevices: ["IB/0"],
+      gdrDisabled: [],
+      nRanks: 2,
+      nNodes: 2,
+      localRanks: 1,
+      collChannels: 2,
+      nvlsChannels: null,
+      infoLines: 49,
+      algorithms: ["Ring", "Tree"],
+      settings: { NCCL_SHM_DISABLE: "1", NCCL_NET_GDR_LEVEL: "SYS" },
     });
     expect(transportAccount(s)).toBe("8 × NET/IB, all GDRDMA · Ring and Tree connected · HCAs mlx5_0 · 2 nodes × 1 local ranks · NCCL 2.21.5+cuda12.4");
   });
@@ -122,7 +133,14 @@ describe("lines written for this test, in NCCL's format strings (shm.cc, net_ib.
 
   test("NVLS available but not used, and not available", () => {
     const head = "n1:1:2 [0] NCCL INFO ";
-    const used = (avail: string) => parseNcclInfo([`${head}NVLS multicast support is ${avail}available on dev 0`, `${head}Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read`, `${head}24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer`].join("\n")).summary!;
+    const used = (avail: string) =>
+      parseNcclInfo(
+        [
+          `${head}NVLS multicast support is ${avail}available on dev 0`,
+          `${head}Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read`,
+          `${head}24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer`,
+        ].join("\n"),
+      ).summary!;
     expect(transportAccount(used(""))).toBe("1 × P2P/CUMEM · NVLS available, not used");
     expect(transportAccount(used("not "))).toBe("1 × P2P/CUMEM · NVLS not available");
   });
@@ -163,12 +181,20 @@ describe("transportFromLogs: the account a measurement carries, or why there is 
     const logs = [fixture("h100-3node-nvls-heads-mpirun-prefix.txt"), record({ rank: 0, backend: "nccl", source: "capture", lines: 9000, emitted: 4000, capped: true })];
     const t = transportFromLogs(logs);
     expect(t.transport?.nNodes).toBe(3);
-    expect(t.unmeasured).toBe('NCCL printed 14 INFO line(s) but no connection ("via …") line: a one-rank communicator, or the lines were cut (the capture of 1 rank(s) was cut at 4000 lines)');
+    expect(t.unmeasured).toBe(
+      'NCCL printed 14 INFO line(s) but no connection ("via …") line: a one-rank communicator, or the lines were cut (the capture of 1 rank(s) was cut at 4000 lines)',
+    );
   });
 
   test("ranks' logs together", () => {
     const lines = fixture("8gpu-2node-p2p-ipc-socket-fallback.txt").split("\n");
-    const t = transportFromLogs([lines.slice(0, 8).map((l) => `GPUCHECK_NCCL_INFO ${l}`).join("\n"), lines.slice(8).join("\n")]);
+    const t = transportFromLogs([
+      lines
+        .slice(0, 8)
+        .map((l) => `GPUCHECK_NCCL_INFO ${l}`)
+        .join("\n"),
+      lines.slice(8).join("\n"),
+    ]);
     expect(t).toEqual({ transport: expect.objectContaining({ transports: { "P2P/IPC": 14, "NET/Socket": 2 } }) });
   });
 });

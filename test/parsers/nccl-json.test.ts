@@ -41,17 +41,23 @@ describe("parseNcclJson", () => {
   });
 
   test("a row cut before its in_place is not a result; numbers given as strings are not numbers", () => {
-    const r = parseNcclJson('{"nccl_version":22907,"results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"    -1","out_of_place":{"time":"12.5","alg_bw":0.0,"bus_bw":0.0,"nwrong":0.0}}]}');
+    const r = parseNcclJson(
+      '{"nccl_version":22907,"results":[{"size":8,"count":2,"type":"float","redop":"sum","root":"    -1","out_of_place":{"time":"12.5","alg_bw":0.0,"bus_bw":0.0,"nwrong":0.0}}]}',
+    );
     expect(r?.rows).toEqual([]);
     expect(r?.complete).toBe(false);
   });
 
   test("root given as a number (a future writer) and unknown redop", () => {
-    const r = parseNcclJson('{"nccl_version":22907,"results":[{"size":8,"count":2,"type":"float","root":3,"out_of_place":null,"in_place":{"time":1.0,"alg_bw":0.01,"bus_bw":0.01,"nwrong":0}}]}');
+    const r = parseNcclJson(
+      '{"nccl_version":22907,"results":[{"size":8,"count":2,"type":"float","root":3,"out_of_place":null,"in_place":{"time":1.0,"alg_bw":0.01,"bus_bw":0.01,"nwrong":0}}]}',
+    );
     expect(r?.rows).toEqual([{ size: 8, count: 2, type: "float", redop: null, root: 3, outOfPlace: null, inPlace: { timeUs: 1, algbwGBs: 0.01, busbwGBs: 0.01, wrong: 0 } }]);
   });
 
   test("an nccl-tests file broken beyond repair is a ParseError", () => {
-    expect(() => parseNcclJson('{"version":3,"nccl_version":22907,"results":[{"size":8,,}]}')).toThrow(new ParseError("unreadable nccl-tests JSON file: JSON Parse error: Property name must be a string literal"));
+    expect(() => parseNcclJson('{"version":3,"nccl_version":22907,"results":[{"size":8,,}]}')).toThrow(
+      new ParseError("unreadable nccl-tests JSON file: JSON Parse error: Property name must be a string literal"),
+    );
   });
 });

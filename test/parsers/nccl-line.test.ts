@@ -60,9 +60,12 @@ describe("readMeta", () => {
     expect(m?.kind === "header" && m.layout.keys).toEqual(["size", "count", "type", "redop", "root"]);
   });
 
-  test.each(["node01:77:77 [0] NCCL INFO Init COMPLETE", "Authorization required, but no authorization protocol specified", "  Local host: node01"])("%j is not nccl-tests' own", (line) => {
-    expect(readMeta(line)).toBeNull();
-  });
+  test.each(["node01:77:77 [0] NCCL INFO Init COMPLETE", "Authorization required, but no authorization protocol specified", "  Local host: node01"])(
+    "%j is not nccl-tests' own",
+    (line) => {
+      expect(readMeta(line)).toBeNull();
+    },
+  );
 });
 
 test.each([
@@ -79,7 +82,10 @@ describe("findFailure", () => {
   test.each([
     ["node01: Test NCCL failure common.cu:392 'unhandled system error / '", { root: true, text: "Test NCCL failure common.cu:392 'unhandled system error / '" }],
     ["node01: Test NCCL failure common.cu:1005 'unhandled cuda error'   ", { root: true, text: "Test NCCL failure common.cu:1005 'unhandled cuda error'" }],
-    ["   4194304   1048576   float   sum   -1gpu-1-1: Test CUDA failure common.cu:892 'an illegal memory access was encountered'", { root: true, text: "Test CUDA failure common.cu:892 'an illegal memory access was encountered'" }],
+    [
+      "   4194304   1048576   float   sum   -1gpu-1-1: Test CUDA failure common.cu:892 'an illegal memory access was encountered'",
+      { root: true, text: "Test CUDA failure common.cu:892 'an illegal memory access was encountered'" },
+    ],
     ["node01: Test timeout (60s) common.cu:523", { root: true, text: "Test timeout (60s) common.cu:523" }],
     [" .. node01 pid 4100: Test failure common.cu:1454", { root: false, text: "Test failure common.cu:1454" }],
     ["Invalid number of GPUs: 8 requested but only 4 were found.", { root: true, text: "Invalid number of GPUs: 8 requested but only 4 were found." }],

@@ -5,8 +5,26 @@ import { ncclFixtures } from "./nccl-fixtures.ts";
 
 const fixture = (name: string) => ncclFixtures().find((f) => f.name === name)!;
 const p = (timeUs: number | null, busbwGBs: number | null, wrong: number | null = 0, algbwGBs = busbwGBs) => ({ timeUs, algbwGBs, busbwGBs, wrong });
-const row = (size: number, oop: ReturnType<typeof p> | null, ip: ReturnType<typeof p> | null, type = "float"): NcclRow => ({ size, count: size / 4, type, redop: "sum", root: -1, outOfPlace: oop, inPlace: ip });
-const report = (rows: NcclRow[], extra: Partial<NcclReport> = {}): NcclReport => ({ collective: "all_reduce", ranks: 8, rows, maxBusbwGBs: null, avgBusbwGBs: 10, outOfBounds: 0, complete: true, failure: null, ...extra });
+const row = (size: number, oop: ReturnType<typeof p> | null, ip: ReturnType<typeof p> | null, type = "float"): NcclRow => ({
+  size,
+  count: size / 4,
+  type,
+  redop: "sum",
+  root: -1,
+  outOfPlace: oop,
+  inPlace: ip,
+});
+const report = (rows: NcclRow[], extra: Partial<NcclReport> = {}): NcclReport => ({
+  collective: "all_reduce",
+  ranks: 8,
+  rows,
+  maxBusbwGBs: null,
+  avgBusbwGBs: 10,
+  outOfBounds: 0,
+  complete: true,
+  failure: null,
+  ...extra,
+});
 
 test("a published log: busbw at the largest size is the better placement, peak and avg as reported", () => {
   const m = ncclMeasurement(parseNccl(fixture("h100-p5-8rank-allreduce-mpirun-tag-output.txt").text));
@@ -30,14 +48,33 @@ test("-c 0: wrong is null, not 0", () => {
 
 test("rows sharing a size (-d all, -o all, -r all): one entry per size, the best of them", () => {
   const m = ncclMeasurement(report([row(1024, p(20, 1), p(19, 1.1)), row(1024, p(18, 1.3), p(21, 0.9), "half"), row(4096, p(40, 3), null)]));
-  expect(m.bySize).toEqual({ busbw: [[1024, 1.3], [4096, 3]], algbw: [[1024, 1.3], [4096, 3]], time_us: [[1024, 18], [4096, 40]] });
+  expect(m.bySize).toEqual({
+    busbw: [
+      [1024, 1.3],
+      [4096, 3],
+    ],
+    algbw: [
+      [1024, 1.3],
+      [4096, 3],
+    ],
+    time_us: [
+      [1024, 18],
+      [4096, 40],
+    ],
+  });
   expect([m.metrics.busbw, m.metrics.time_us]).toEqual([3, 40]);
 });
 
 test("sizes come out sorted, and a placement without a value yields to the other", () => {
   const m = ncclMeasurement(report([row(4096, p(null, null), p(30, 2)), row(8, null, p(5, 0.01))]));
-  expect(m.bySize?.busbw).toEqual([[8, 0.01], [4096, 2]]);
-  expect(m.bySize?.time_us).toEqual([[8, 5], [4096, 30]]);
+  expect(m.bySize?.busbw).toEqual([
+    [8, 0.01],
+    [4096, 2],
+  ]);
+  expect(m.bySize?.time_us).toEqual([
+    [8, 5],
+    [4096, 30],
+  ]);
 });
 
 test("no rows: every metric null", () => {

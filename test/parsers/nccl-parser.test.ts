@@ -50,14 +50,25 @@ test("a TESTCHECK frame with nothing to explain it is the failure", () => {
 });
 
 test("the first root failure wins over frames printed before it", () => {
-  const r = parseNccl(log(...HEADER, " .. node02 pid 4108: Test failure common.cu:623", "node01: Test NCCL failure common.cu:514 'remote process exited or there was a network error / '"));
+  const r = parseNccl(
+    log(...HEADER, " .. node02 pid 4108: Test failure common.cu:623", "node01: Test NCCL failure common.cu:514 'remote process exited or there was a network error / '"),
+  );
   expect(r.failure).toBe("Test NCCL failure common.cu:514 'remote process exited or there was a network error / '");
 });
 
 test("only stderr's 'Invalid number of GPUs' (nothing else printed)", () => {
   const p = createNcclParser();
   p.push("Invalid number of GPUs: 8 requested but only 4 were found.\nPlease check the number of processes and GPUs per process.\n");
-  expect(p.end()).toEqual({ collective: null, ranks: null, rows: [], maxBusbwGBs: null, avgBusbwGBs: null, outOfBounds: null, complete: false, failure: "Invalid number of GPUs: 8 requested but only 4 were found." });
+  expect(p.end()).toEqual({
+    collective: null,
+    ranks: null,
+    rows: [],
+    maxBusbwGBs: null,
+    avgBusbwGBs: null,
+    outOfBounds: null,
+    complete: false,
+    failure: "Invalid number of GPUs: 8 requested but only 4 were found.",
+  });
   expect(p.recognizedLines).toBe(1);
 });
 

@@ -10,16 +10,36 @@ describe("layoutFromHeader", () => {
     expect(layoutFromHeader(words("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"))).toEqual(MODERN_LAYOUT);
   });
   test("≤v2.11 all_reduce: no root, error = max delta", () => {
-    expect(layoutFromHeader(words("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error"))).toEqual({ keys: ["size", "count", "type", "redop"], cols: ["time", "algbw", "busbw", "delta"], placements: 2, timestamp: false, timeScale: 1 });
+    expect(layoutFromHeader(words("#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error"))).toEqual({
+      keys: ["size", "count", "type", "redop"],
+      cols: ["time", "algbw", "busbw", "delta"],
+      placements: 2,
+      timestamp: false,
+      timeScale: 1,
+    });
   });
   test("≤v2.11 all_gather: three keys", () => {
-    expect(layoutFromHeader(words("#       size         count      type     time   algbw   busbw  error     time   algbw   busbw  error"))?.keys).toEqual(["size", "count", "type"]);
+    expect(layoutFromHeader(words("#       size         count      type     time   algbw   busbw  error     time   algbw   busbw  error"))?.keys).toEqual([
+      "size",
+      "count",
+      "type",
+    ]);
   });
   test("v1.0 broadcast: bytes N type root, one placement, time in ms", () => {
-    expect(layoutFromHeader(words("#      bytes             N    type    root     time  algbw  busbw      res"))).toEqual({ keys: ["size", "count", "type", "root"], cols: ["time", "algbw", "busbw", "delta"], placements: 1, timestamp: false, timeScale: 1000 });
+    expect(layoutFromHeader(words("#      bytes             N    type    root     time  algbw  busbw      res"))).toEqual({
+      keys: ["size", "count", "type", "root"],
+      cols: ["time", "algbw", "busbw", "delta"],
+      placements: 1,
+      timestamp: false,
+      timeScale: 1000,
+    });
   });
   test("-I 1 per-iteration columns, -S 1 timestamp, -C 1 cputime", () => {
-    const l = layoutFromHeader(words("#       size         count      type   redop    root  cputime   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%  cputime   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%           timestamp"));
+    const l = layoutFromHeader(
+      words(
+        "#       size         count      type   redop    root  cputime   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%  cputime   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%           timestamp",
+      ),
+    );
     expect(l).toEqual({ keys: MODERN_LAYOUT.keys, cols: ["time", "algbw", "busbw", "wrong", "stat", "stat", "stat", "stat"], placements: 2, timestamp: true, timeScale: 1 });
   });
   test.each(["#        (B)    (elements)                               (us)  (GB/s)  (GB/s)", "# size of the job: 16", "# size count type"])("%j is not a header", (line) => {
@@ -31,11 +51,41 @@ describe("inferLayout (no header in the log)", () => {
   const row = (s: string) => s.trim().split(/\s+/);
   test.each<[string, string, string[], number, boolean]>([
     ["modern", "     1048576        262144     float     sum      -1    61.52   17.04   31.95       0    60.87   17.23   32.30       0", MODERN_LAYOUT.keys, 4, false],
-    ["≤v2.11 with redop", "        8             2     float     sum    13.37    0.00    0.00  1e-07    14.59    0.00    0.00  0e+00", ["size", "count", "type", "redop"], 4, false],
-    ["≤v2.11 all_gather, time ≥ 10000 without decimals", "   134217728      8388608     float    21410    6.27    9.40  2e-07    21407    6.27    9.40  2e-07", ["size", "count", "type"], 4, false],
-    ["≤v2.11 broadcast with root", "     1048576        262144     float       0    89.21   11.75   11.75  0e+00    88.90   11.80   11.80  0e+00", ["size", "count", "type", "root"], 4, false],
-    ["-S 1", "     1048576        262144     float     sum      -1    23.05   45.49   79.61       0    22.87   45.85   80.24       0  2026-07-09 14:02:51", MODERN_LAYOUT.keys, 4, true],
-    ["-I 1", "     1048576        262144     float     sum      -1    21.87   47.95   83.90       0    20.93    27.41    27.41     6.12    21.61   48.52   84.91       0    20.71    25.02    25.02     4.87", MODERN_LAYOUT.keys, 8, false],
+    [
+      "≤v2.11 with redop",
+      "        8             2     float     sum    13.37    0.00    0.00  1e-07    14.59    0.00    0.00  0e+00",
+      ["size", "count", "type", "redop"],
+      4,
+      false,
+    ],
+    [
+      "≤v2.11 all_gather, time ≥ 10000 without decimals",
+      "   134217728      8388608     float    21410    6.27    9.40  2e-07    21407    6.27    9.40  2e-07",
+      ["size", "count", "type"],
+      4,
+      false,
+    ],
+    [
+      "≤v2.11 broadcast with root",
+      "     1048576        262144     float       0    89.21   11.75   11.75  0e+00    88.90   11.80   11.80  0e+00",
+      ["size", "count", "type", "root"],
+      4,
+      false,
+    ],
+    [
+      "-S 1",
+      "     1048576        262144     float     sum      -1    23.05   45.49   79.61       0    22.87   45.85   80.24       0  2026-07-09 14:02:51",
+      MODERN_LAYOUT.keys,
+      4,
+      true,
+    ],
+    [
+      "-I 1",
+      "     1048576        262144     float     sum      -1    21.87   47.95   83.90       0    20.93    27.41    27.41     6.12    21.61   48.52   84.91       0    20.71    25.02    25.02     4.87",
+      MODERN_LAYOUT.keys,
+      8,
+      false,
+    ],
   ])("%s", (_what, line, keys, width, timestamp) => {
     const l = inferLayout(row(line));
     expect([l.keys, l.cols.length, l.placements, l.timestamp] as unknown[]).toEqual([keys, width, 2, timestamp]);
@@ -45,7 +95,11 @@ describe("inferLayout (no header in the log)", () => {
     const l = inferLayout(row("        8             2     float     sum    13.37    0.00    0.00  1e-07    14.59    0.00    0.00  0e+00"));
     const legacy = buildRow(row("    8  2  float  sum    13.37  0.00  0.00  3e+00    14.59  0.00  0.00  0e+00"), l, 4);
     expect([legacy.outOfPlace?.wrong, legacy.inPlace?.wrong]).toEqual([1, 0]);
-    const modern = buildRow(row("    8  2  float  sum  -1  13.37  0.00  0.00  1.23457e+06    14.59  0.00  0.00  0"), inferLayout(row("    8  2  float  sum  -1  13.37  0.00  0.00  1.23457e+06    14.59  0.00  0.00  0")), 4);
+    const modern = buildRow(
+      row("    8  2  float  sum  -1  13.37  0.00  0.00  1.23457e+06    14.59  0.00  0.00  0"),
+      inferLayout(row("    8  2  float  sum  -1  13.37  0.00  0.00  1.23457e+06    14.59  0.00  0.00  0")),
+      4,
+    );
     expect([modern.outOfPlace?.wrong, modern.inPlace?.wrong]).toEqual([1234570, 0]);
   });
 });
@@ -103,6 +157,9 @@ describe("buildRow", () => {
   });
   test("nan and inf are null", () => {
     const r = buildRow("0 0 float none -1 0.00 nan -nan 0 inf inf inf N/A".split(" "), MODERN_LAYOUT, 8);
-    expect([r.outOfPlace, r.inPlace]).toEqual([{ timeUs: 0, algbwGBs: null, busbwGBs: null, wrong: 0 }, { timeUs: null, algbwGBs: null, busbwGBs: null, wrong: null }]);
+    expect([r.outOfPlace, r.inPlace]).toEqual([
+      { timeUs: 0, algbwGBs: null, busbwGBs: null, wrong: 0 },
+      { timeUs: null, algbwGBs: null, busbwGBs: null, wrong: null },
+    ]);
   });
 });

@@ -18,7 +18,13 @@ const nv = (replay: number) => ({ "0": { "0": { replay: 0, recovery: 0, crc_flit
 /** A test on one node: baseline with counters, two load samples, the final sample with counters. */
 function run(over: { first?: Obj; mid?: Obj[]; last?: Obj | null } = {}): Obj[] {
   const base = { host: "n1", xids: [], xid_sources: ["nvml", "/dev/kmsg"] };
-  const first = { ...base, t: 0, gpus: [gpu(0, { util_pct: 0, sm_clock_mhz: 345 }), gpu(1, { util_pct: 0, sm_clock_mhz: 345 })], counters: { ib: ib(0, 0), nvlink: nv(0) }, ...over.first };
+  const first = {
+    ...base,
+    t: 0,
+    gpus: [gpu(0, { util_pct: 0, sm_clock_mhz: 345 }), gpu(1, { util_pct: 0, sm_clock_mhz: 345 })],
+    counters: { ib: ib(0, 0), nvlink: nv(0) },
+    ...over.first,
+  };
   const mid = over.mid ?? [
     { ...base, t: 1, gpus: [gpu(0), gpu(1, { sm_clock_mhz: 1755, throttle_reasons: ["sw_power_cap"] })] },
     { ...base, t: 2, gpus: [gpu(0), gpu(1, { sm_clock_mhz: 1410, throttle_reasons: ["hw_slowdown", "hw_power_brake_slowdown"] })] },
@@ -31,13 +37,23 @@ describe("telemetry health metrics", () => {
   test("a throttled GPU, a flapping port and NVLink replays, each named", () => {
     const h = telemetryHealth(run());
     expect(h.metrics).toEqual({
-      throttle_hw: 2, throttle_sw_thermal: 0, throttle_sw_power_cap: 1, throttle_events: 2, sm_clock_min_mhz: 1755,
-      xid_hardware: 0, xid_application: 0, xid_events: 0, ib_link_downed: 1, ib_port_errors: 15, nvlink_errors: 3,
+      throttle_hw: 2,
+      throttle_sw_thermal: 0,
+      throttle_sw_power_cap: 1,
+      throttle_events: 2,
+      sm_clock_min_mhz: 1755,
+      xid_hardware: 0,
+      xid_application: 0,
+      xid_events: 0,
+      ib_link_downed: 1,
+      ib_port_errors: 15,
+      nvlink_errors: 3,
     });
     expect(h.details).toEqual({
       throttle_hw: "n1 GPU 1 (00000000:3B:00.0): hw_slowdown in 1 of 4 samples; n1 GPU 1 (00000000:3B:00.0): hw_power_brake_slowdown in 1 of 4 samples",
       throttle_sw_power_cap: "n1 GPU 1 (00000000:3B:00.0): sw_power_cap in 1 of 4 samples",
-      sm_clock_min_mhz: "n1 GPU 1 (00000000:3B:00.0): median 1755 MHz, min 1410 MHz over 3 loaded samples; n1 GPU 0 (00000000:19:00.0): median 1980 MHz, min 1980 MHz over 3 loaded samples",
+      sm_clock_min_mhz:
+        "n1 GPU 1 (00000000:3B:00.0): median 1755 MHz, min 1410 MHz over 3 loaded samples; n1 GPU 0 (00000000:19:00.0): median 1980 MHz, min 1980 MHz over 3 loaded samples",
       ib_link_downed: "n1 mlx5_3 port 1: link_downed +1",
       ib_port_errors: "n1 mlx5_3 port 1: symbol_error +15",
       nvlink_errors: "n1 GPU 1 (00000000:3B:00.0) link 5: replay +3",
@@ -46,9 +62,23 @@ describe("telemetry health metrics", () => {
 
   test("Xids from NVML and the kernel log: one per GPU and code, hardware apart from application, sources merged", () => {
     const mid = [
-      { t: 1, gpus: [gpu(0), gpu(1)], xids: [{ kind: "xid", code: 79, gpu: 1, pci: "00000000:3B:00.0", source: "nvml" }, { kind: "xid", code: 13, gpu: 0, pci: "00000000:19:00.0", source: "nvml" }] },
+      {
+        t: 1,
+        gpus: [gpu(0), gpu(1)],
+        xids: [
+          { kind: "xid", code: 79, gpu: 1, pci: "00000000:3B:00.0", source: "nvml" },
+          { kind: "xid", code: 13, gpu: 0, pci: "00000000:19:00.0", source: "nvml" },
+        ],
+      },
       // the kernel log's line for the same Xid 79 names the bus without domain width or function
-      { t: 2, gpus: [gpu(0), gpu(1)], xids: [{ kind: "xid", code: 79, pci: "0000:3b:00", source: "kernel log" }, { kind: "sxid", code: 20034, pci: "0000:05:00.0", source: "kernel log" }] },
+      {
+        t: 2,
+        gpus: [gpu(0), gpu(1)],
+        xids: [
+          { kind: "xid", code: 79, pci: "0000:3b:00", source: "kernel log" },
+          { kind: "sxid", code: 20034, pci: "0000:05:00.0", source: "kernel log" },
+        ],
+      },
       { t: 2.5, gpus: [gpu(0), gpu(1)], xids: [{ kind: "xid", code: 13, gpu: 0, pci: "00000000:19:00.0", source: "nvml" }] },
     ];
     const h = telemetryHealth(run({ mid }));
@@ -65,8 +95,29 @@ describe("telemetry health metrics", () => {
   test("no NVML and no nvidia-smi (this CPU machine): every GPU metric null with the node's reason", () => {
     const why = "NVML: libnvidia-ml.so.1: cannot open shared object file: No such file or directory; nvidia-smi not found";
     const samples = [
-      { t: 0, host: "vm", gpus: [], xids: [], xid_sources: ["/dev/kmsg"], counters: { ib: null, nvlink: null }, unmeasured: { gpus: why, ib_counters: "/sys/class/infiniband: No such file or directory (no RDMA driver loaded, or hidden in this container)", nvlink_errors: "nvidia-smi not found" } },
-      { t: 1, host: "vm", gpus: [], xids: [], xid_sources: ["/dev/kmsg"], counters: { ib: null, nvlink: null }, final: true, unmeasured: { ib_counters: "/sys/class/infiniband: No such file or directory (no RDMA driver loaded, or hidden in this container)", nvlink_errors: "nvidia-smi not found" } },
+      {
+        t: 0,
+        host: "vm",
+        gpus: [],
+        xids: [],
+        xid_sources: ["/dev/kmsg"],
+        counters: { ib: null, nvlink: null },
+        unmeasured: {
+          gpus: why,
+          ib_counters: "/sys/class/infiniband: No such file or directory (no RDMA driver loaded, or hidden in this container)",
+          nvlink_errors: "nvidia-smi not found",
+        },
+      },
+      {
+        t: 1,
+        host: "vm",
+        gpus: [],
+        xids: [],
+        xid_sources: ["/dev/kmsg"],
+        counters: { ib: null, nvlink: null },
+        final: true,
+        unmeasured: { ib_counters: "/sys/class/infiniband: No such file or directory (no RDMA driver loaded, or hidden in this container)", nvlink_errors: "nvidia-smi not found" },
+      },
     ];
     const s = summariseTelemetry(samples.map((o) => `GPUCHECK_TELEMETRY ${JSON.stringify(o)}`));
     const t = telemetryMetrics(s);
@@ -74,14 +125,17 @@ describe("telemetry health metrics", () => {
       expect(t.metrics[m]).toBeNull();
       expect(t.unmeasured[m]).toBe(`no GPU readings (vm: ${why})`);
     }
-    expect(t.unmeasured.ib_link_downed).toBe("InfiniBand port counters could not be compared (vm: /sys/class/infiniband: No such file or directory (no RDMA driver loaded, or hidden in this container))");
+    expect(t.unmeasured.ib_link_downed).toBe(
+      "InfiniBand port counters could not be compared (vm: /sys/class/infiniband: No such file or directory (no RDMA driver loaded, or hidden in this container))",
+    );
     expect(t.unmeasured.nvlink_errors).toBe("NVLink error counters could not be compared (vm: nvidia-smi not found)");
     // the kernel log was read, so the Xid watch is measured even without a GPU
     expect([t.metrics.xid_hardware, t.metrics.xid_application]).toEqual([0, 0]);
   });
 
   test("no Xid source for part of the test: the Xid metrics are unmeasured, never 0", () => {
-    const why = "NVML events: NVML not loaded; kernel log: dmesg --time-format=iso timed out after 10s: run as root, as a user in the adm or systemd-journal group, or with CAP_SYSLOG";
+    const why =
+      "NVML events: NVML not loaded; kernel log: dmesg --time-format=iso timed out after 10s: run as root, as a user in the adm or systemd-journal group, or with CAP_SYSLOG";
     const mid = [{ t: 1, gpus: [gpu(0), gpu(1)], xid_sources: [], unmeasured: { xids: why } }];
     const h = telemetryHealth(run({ mid }));
     for (const m of ["xid_hardware", "xid_application", "xid_events"]) {
@@ -128,10 +182,14 @@ describe("judging a telemetry metric", () => {
     measure("train", 'GPUCHECK_RESULT {"samples_per_s": 100, "steps": 10}', summariseTelemetry(samples.map((o) => `GPUCHECK_TELEMETRY ${JSON.stringify(o)}`)));
 
   test("unmeasured is an error with the reason, not a pass", () => {
-    const m = measured(run({ mid: [{ t: 1, gpus: [gpu(0), gpu(1)], xid_sources: [], unmeasured: { xids: "NVML events: NVML not loaded; kernel log: /dev/kmsg: Operation not permitted" } }] }));
+    const m = measured(
+      run({ mid: [{ t: 1, gpus: [gpu(0), gpu(1)], xid_sources: [], unmeasured: { xids: "NVML events: NVML not loaded; kernel log: /dev/kmsg: Operation not permitted" } }] }),
+    );
     const v = judgeUnit([e("xid_hardware")], { status: "done", measurement: m } as never);
     expect(v.outcome).toBe("error");
-    expect(v.checks[0]!.message).toBe("xid_hardware unmeasured: Xid events could not be watched (n1: NVML events: NVML not loaded; kernel log: /dev/kmsg: Operation not permitted) (expected ≤ 0)");
+    expect(v.checks[0]!.message).toBe(
+      "xid_hardware unmeasured: Xid events could not be watched (n1: NVML events: NVML not loaded; kernel log: /dev/kmsg: Operation not permitted) (expected ≤ 0)",
+    );
   });
 
   test("a failing check names the parts", () => {
@@ -145,7 +203,9 @@ describe("judging a telemetry metric", () => {
   });
 
   test("a test with no telemetry threshold still passes on a node without GPUs", () => {
-    const m = measured([{ t: 0, host: "vm", gpus: [], xids: [], xid_sources: [], unmeasured: { gpus: "nvidia-smi not found", xids: "kernel log: /dev/kmsg: Operation not permitted" } }]);
+    const m = measured([
+      { t: 0, host: "vm", gpus: [], xids: [], xid_sources: [], unmeasured: { gpus: "nvidia-smi not found", xids: "kernel log: /dev/kmsg: Operation not permitted" } },
+    ]);
     const v = judgeUnit([{ metric: "samples_per_s", unit: "samples/s", min: 1, text: "samples_per_s: { min: 1 }" }], { status: "done", measurement: m } as never);
     expect(v.outcome).toBe("passed");
   });

@@ -4,14 +4,26 @@ import { MAX_SERIES_POINTS, summariseTelemetry, telemetryMetrics, thinSeries } f
 
 const line = (o: unknown) => `GPUCHECK_TELEMETRY ${JSON.stringify(o)}`;
 const gpu = (index: number, util: number, power: number, temp: number, throttle: string[] = []) => ({
-  index, util_pct: util, power_w: power, temp_c: temp, sm_clock_mhz: 1980, mem_used_mib: 1000, throttle_reasons: throttle,
+  index,
+  util_pct: util,
+  power_w: power,
+  temp_c: temp,
+  sm_clock_mhz: 1980,
+  mem_used_mib: 1000,
+  throttle_reasons: throttle,
 });
 
 describe("summariseTelemetry", () => {
   test("peaks, mean load, throttle reasons and Xids across every GPU of every node", () => {
     const a = [
       line({ t: 1000, host: "gpu-01", gpus: [gpu(0, 90, 650, 61), gpu(1, 100, 700, 66)], xids: [], xid_sources: ["nvml"] }),
-      line({ t: 1000.5, host: "gpu-01", gpus: [gpu(0, 80, 640, 62, ["sw_thermal_slowdown"]), gpu(1, 100, 690, 67)], xids: [{ xid: 79, pci: "0000:18:00.0" }], xid_sources: ["nvml"] }),
+      line({
+        t: 1000.5,
+        host: "gpu-01",
+        gpus: [gpu(0, 80, 640, 62, ["sw_thermal_slowdown"]), gpu(1, 100, 690, 67)],
+        xids: [{ xid: 79, pci: "0000:18:00.0" }],
+        xid_sources: ["nvml"],
+      }),
     ].join("\n");
     const b = line({ t: 1000.2, host: "gpu-02", gpus: [gpu(0, 50, 300, 83, ["hw_slowdown"])], xids: [], xid_sources: ["nvml"] });
     const s = summariseTelemetry([a, `rank noise\n${b}\n`]);
@@ -20,7 +32,13 @@ describe("summariseTelemetry", () => {
     expect(s.throttleReasons).toEqual(["hw_slowdown", "sw_thermal_slowdown"]);
     expect(s.xids).toEqual(['{"xid":79,"pci":"0000:18:00.0"}']);
     // one point per sample: mean load, hottest and hungriest GPU; x from the first sample, in time order
-    expect(s.series!.temp_c).toEqual([{ x: 0, y: 66 }, { x: 0.2, y: 83 }, { x: 0.5, y: 67 }].map((p) => ({ ...p, x: expect.closeTo(p.x, 6) })));
+    expect(s.series!.temp_c).toEqual(
+      [
+        { x: 0, y: 66 },
+        { x: 0.2, y: 83 },
+        { x: 0.5, y: 67 },
+      ].map((p) => ({ ...p, x: expect.closeTo(p.x, 6) })),
+    );
     expect(s.series!.util_pct!.map((p) => p.y)).toEqual([95, 50, 90]);
     expect(s.series!.cpu_util_pct).toBeUndefined();
     expect(telemetryMetrics(s).metrics).toMatchObject({ gpu_temp_max: 83, gpu_power_max: 700, gpu_util_mean: 84, throttle_hw: 1, throttle_sw_thermal: 1, throttle_events: 2 });
@@ -29,7 +47,11 @@ describe("summariseTelemetry", () => {
   test("a node without GPUs reports CPU load only", () => {
     const s = summariseTelemetry([[0, 1, 2].map((i) => line({ t: 50 + i, host: "cpu", gpus: [], xids: [], cpu_util_pct: 10 * i })).join("\n")]);
     expect(Object.keys(s.series!)).toEqual(["cpu_util_pct"]);
-    expect(s.series!.cpu_util_pct).toEqual([{ x: 0, y: 0 }, { x: 1, y: 10 }, { x: 2, y: 20 }]);
+    expect(s.series!.cpu_util_pct).toEqual([
+      { x: 0, y: 0 },
+      { x: 1, y: 10 },
+      { x: 2, y: 20 },
+    ]);
     expect([s.maxTempC, s.maxPowerW, s.meanUtilPct]).toEqual([null, null, null]);
   });
 
@@ -66,7 +88,19 @@ describe("summariseTelemetry", () => {
 describe("thinSeries", () => {
   const pts = (ys: number[]) => ys.map((y, x) => ({ x, y }));
   test("short series are only put in time order", () => {
-    expect(thinSeries([{ x: 2, y: 1 }, { x: 1, y: 5 }], 10, "max")).toEqual([{ x: 1, y: 5 }, { x: 2, y: 1 }]);
+    expect(
+      thinSeries(
+        [
+          { x: 2, y: 1 },
+          { x: 1, y: 5 },
+        ],
+        10,
+        "max",
+      ),
+    ).toEqual([
+      { x: 1, y: 5 },
+      { x: 2, y: 1 },
+    ]);
   });
   test("equal time buckets: the peak or the mean of each", () => {
     const ys = [1, 9, 2, 2, 3, 5, 4, 4];
@@ -75,6 +109,16 @@ describe("thinSeries", () => {
     expect(thinSeries(pts(ys), 4, "mean").map((p) => p.x)).toEqual([0.5, 2.5, 4.5, 6.5]);
   });
   test("samples that share one instant still make one point", () => {
-    expect(thinSeries([{ x: 3, y: 1 }, { x: 3, y: 7 }, { x: 3, y: 2 }], 2, "max")).toEqual([{ x: 3, y: 7 }]);
+    expect(
+      thinSeries(
+        [
+          { x: 3, y: 1 },
+          { x: 3, y: 7 },
+          { x: 3, y: 2 },
+        ],
+        2,
+        "max",
+      ),
+    ).toEqual([{ x: 3, y: 7 }]);
   });
 });

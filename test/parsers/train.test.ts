@@ -4,9 +4,21 @@ import { describe, expect, test } from "bun:test";
 import { trainMeasurement } from "../../lib/parsers/train.ts";
 
 const RESULT = {
-  model: "resnet18", samples_per_s: 812.5, samples_per_s_per_gpu: 406.25, tokens_per_s: null, tflops: null,
-  step_time_ms: { mean: 20, p50: 19.5, p95: 24 }, allreduce_share: 0.25, loss_start: 2.3, loss_end: 1.1, accuracy: null,
-  history: [{ step: 10, samples_per_s: 800, loss: 2 }, { step: 20, samples_per_s: 825, loss: 1.5 }, { step: 30, loss: null }],
+  model: "resnet18",
+  samples_per_s: 812.5,
+  samples_per_s_per_gpu: 406.25,
+  tokens_per_s: null,
+  tflops: null,
+  step_time_ms: { mean: 20, p50: 19.5, p95: 24 },
+  allreduce_share: 0.25,
+  loss_start: 2.3,
+  loss_end: 1.1,
+  accuracy: null,
+  history: [
+    { step: 10, samples_per_s: 800, loss: 2 },
+    { step: 20, samples_per_s: 825, loss: 1.5 },
+    { step: 30, loss: null },
+  ],
 };
 const line = (o: unknown) => `GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
 
@@ -14,11 +26,29 @@ describe("trainMeasurement", () => {
   test("every metric from the RESULT line; fractions become %, series from the history", () => {
     const m = trainMeasurement(`[gpu01 rank 0] GPUCHECK_PROGRESS {"step":10}\n[gpu01 rank 0] ${line(RESULT)}`);
     expect(m.metrics).toEqual({
-      samples_per_s: 812.5, samples_per_s_per_gpu: 406.25, tokens_per_s: null, tflops: null, step_time_ms: 20, step_time_p50_ms: 19.5,
-      step_time_p95_ms: 24, allreduce_share: 25, loss_start: 2.3, loss_end: 1.1, accuracy: null,
+      samples_per_s: 812.5,
+      samples_per_s_per_gpu: 406.25,
+      tokens_per_s: null,
+      tflops: null,
+      step_time_ms: 20,
+      step_time_p50_ms: 19.5,
+      step_time_p95_ms: 24,
+      allreduce_share: 25,
+      loss_start: 2.3,
+      loss_end: 1.1,
+      accuracy: null,
     });
     // a history point without a number is left out of its series, not plotted at 0
-    expect(m.series).toEqual({ samples_per_s: [{ x: 10, y: 800 }, { x: 20, y: 825 }], loss: [{ x: 10, y: 2 }, { x: 20, y: 1.5 }] });
+    expect(m.series).toEqual({
+      samples_per_s: [
+        { x: 10, y: 800 },
+        { x: 20, y: 825 },
+      ],
+      loss: [
+        { x: 10, y: 2 },
+        { x: 20, y: 1.5 },
+      ],
+    });
     expect(m.raw).toEqual(RESULT);
   });
 
@@ -27,7 +57,9 @@ describe("trainMeasurement", () => {
   });
 
   test("no RESULT line: the training did not finish", () => {
-    expect(() => trainMeasurement("GPUCHECK_PROGRESS {\"step\":10}\nTraceback (most recent call last):\n")).toThrow("no GPUCHECK_RESULT line in rank 0's output: the training did not finish");
+    expect(() => trainMeasurement('GPUCHECK_PROGRESS {"step":10}\nTraceback (most recent call last):\n')).toThrow(
+      "no GPUCHECK_RESULT line in rank 0's output: the training did not finish",
+    );
   });
 
   test("a RESULT line cut by a crash is not data", () => {

@@ -13,7 +13,6 @@ import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";
 import { type Behaviour, fakePlatform, PYTHON } from "./fake-platform.ts";
 
-
 /** A suite of gloo collectives, one per named test, each with its own timeout. */
 async function planOf(dir: string, tests: Array<{ name: string; timeout?: string }>) {
   const path = join(dir, "suite.yaml");
@@ -85,4 +84,3 @@ export async function runSuite(tests: Array<{ name: string; timeout?: string; be
   const junit = readFileSync(join(outDir, "junit.xml"), "utf8");
   return { outDir, results, junit, seen };
 }
-

@@ -8,12 +8,15 @@ import type { ResultsFile } from "../../lib/types.ts";
 import { NCCL_LOG, NODE } from "./fake-platform.ts";
 import { runSuite } from "./harness.ts";
 
-
 const ROOT = resolve(import.meta.dir, "../..");
 
 function judge(dir: string, suite: string) {
   const out = `${dir}-judged`;
-  const r = spawnSync(join(ROOT, "node_modules/.bin/bun"), [join(ROOT, "mod.ts"), "judge", dir, "--suite", suite, "--out", out], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 });
+  const r = spawnSync(join(ROOT, "node_modules/.bin/bun"), [join(ROOT, "mod.ts"), "judge", dir, "--suite", suite, "--out", out], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+    timeout: 60_000,
+  });
   return { code: r.status, err: r.stderr, out, results: JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as ResultsFile };
 }
 

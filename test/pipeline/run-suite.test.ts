@@ -8,7 +8,6 @@ import type { ResultsFile } from "../../lib/types.ts";
 import { NODE } from "./fake-platform.ts";
 import { runSuite } from "./harness.ts";
 
-
 const unit = (r: ResultsFile, test: string) => r.tests.find((t) => t.name === test)!.units[0]!;
 
 describe("the pipeline with a fake platform", () => {
@@ -22,7 +21,14 @@ describe("the pipeline with a fake platform", () => {
     expect(u.measurement?.metrics.busbw).toBe(107.63);
     expect(u.verdict.checks[0]!.message).toBe("busbw 107.6 GB/s at 128 MiB ≥ 50 GB/s expected (+115%)");
     expect(u.logs).toEqual([`logs/allreduce/${NODE}/rank-0.log`, `logs/allreduce/${NODE}/rank-1.log`]);
-    expect(JSON.parse(readFileSync(join(outDir, "logs/allreduce/run-records.json"), "utf8"))[0]).toMatchObject({ unit: "all", status: "completed", ranks: [{ rank: 0, log: u.logs[0], exitCode: 0 }, { rank: 1, log: u.logs[1], exitCode: 0 }] });
+    expect(JSON.parse(readFileSync(join(outDir, "logs/allreduce/run-records.json"), "utf8"))[0]).toMatchObject({
+      unit: "all",
+      status: "completed",
+      ranks: [
+        { rank: 0, log: u.logs[0], exitCode: 0 },
+        { rank: 1, log: u.logs[1], exitCode: 0 },
+      ],
+    });
     expect(junit).toContain('<testsuite name="pipeline" tests="1" failures="0" errors="0" skipped="0"');
     expect(seen.finished).toEqual(["allreduce: passed"]);
   });
@@ -35,7 +41,10 @@ describe("the pipeline with a fake platform", () => {
     const u = unit(results, "broken");
     expect(u.status).toBe("failed");
     expect(u.message).toBe(`rank 1 on ${NODE} failed with exit code 1: all_reduce: connection reset by peer`);
-    expect(u.verdict).toMatchObject({ outcome: "error", reason: `crashed before reporting results: rank 1 on ${NODE} failed with exit code 1: all_reduce: connection reset by peer` });
+    expect(u.verdict).toMatchObject({
+      outcome: "error",
+      reason: `crashed before reporting results: rank 1 on ${NODE} failed with exit code 1: all_reduce: connection reset by peer`,
+    });
     expect(results.tests.map((t) => t.outcome)).toEqual(["error", "passed"]);
     expect(results.outcome).toBe("error");
     expect(junit).toContain(`rank 1 on ${NODE} failed with exit code 1: all_reduce: connection reset by peer`);

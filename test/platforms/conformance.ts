@@ -45,7 +45,12 @@ export function fakeSuite(): Suite {
   };
 }
 
-export function scriptTest(name: string, python: string, code: string, opts: { timeoutMs?: number; env?: Record<string, string>; args?: string[]; nodes?: number; ranksPerNode?: number } = {}): TestToRender {
+export function scriptTest(
+  name: string,
+  python: string,
+  code: string,
+  opts: { timeoutMs?: number; env?: Record<string, string>; args?: string[]; nodes?: number; ranksPerNode?: number } = {},
+): TestToRender {
   const nodes = opts.nodes ?? 1;
   const ranksPerNode = opts.ranksPerNode ?? 2;
   const launch: Launch = { python, args: ["-c", code, ...(opts.args ?? [])], env: opts.env ?? {}, files: [...workloadFiles().keys()] };
@@ -88,7 +93,12 @@ export function runContextFor<S>(
   };
 }
 
-export async function runScript(platform: Platform<unknown>, target: ConformanceTarget, t: TestToRender, abortAfterMs?: number): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
+export async function runScript(
+  platform: Platform<unknown>,
+  target: ConformanceTarget,
+  t: TestToRender,
+  abortAfterMs?: number,
+): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
   const outDir = tempDir("gpucheck-conf-");
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);
@@ -117,58 +127,80 @@ export function conformance(platform: Platform<unknown>, target: () => Conforman
   const opts = (ms: number) => ({ timeout: ms + 60_000 });
   const t = enabled ? test : test.skip;
 
-  t(`${platform.name}: every rank runs with its rank environment and exits 0`, async () => {
-    const tg = target();
-    const code = "import os; print('RANK', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']) > 0)";
-    const { units, lines } = await runScript(platform, tg, scriptTest("ok", tg.python, code, { nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
-    expect(units.map((u) => u.status)).toEqual(["completed"]);
-    const world = (tg.nodes ?? 1) * (tg.ranksPerNode ?? 2);
-    expect(units[0]!.ranks.map((r) => r.rank).sort()).toEqual([...Array(world).keys()]);
-    for (let r = 0; r < world; r++) expect(lines.some((l) => l.includes(`RANK ${r} ${world} ${r % (tg.ranksPerNode ?? 2)}`))).toBe(true);
-    expect(units[0]!.output).toContain("RANK 0");
-  }, opts(60_000));
+  t(
+    `${platform.name}: every rank runs with its rank environment and exits 0`,
+    async () => {
+      const tg = target();
+      const code =
+        "import os; print('RANK', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']) > 0)";
+      const { units, lines } = await runScript(platform, tg, scriptTest("ok", tg.python, code, { nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
+      expect(units.map((u) => u.status)).toEqual(["completed"]);
+      const world = (tg.nodes ?? 1) * (tg.ranksPerNode ?? 2);
+      expect(units[0]!.ranks.map((r) => r.rank).sort()).toEqual([...Array(world).keys()]);
+      for (let r = 0; r < world; r++) expect(lines.some((l) => l.includes(`RANK ${r} ${world} ${r % (tg.ranksPerNode ?? 2)}`))).toBe(true);
+      expect(units[0]!.output).toContain("RANK 0");
+    },
+    opts(60_000),
+  );
 
-  t(`${platform.name}: a rank's non-zero exit is a failed unit naming the rank and the workload's reason`, async () => {
-    const tg = target();
-    const code = "import os,sys\nif os.environ['RANK']=='1':\n  sys.stderr.write('gpucheck-workload: error: missing data set: train-images-idx3-ubyte in /nope\\n'); sys.exit(2)";
-    const { units } = await runScript(platform, tg, scriptTest("fail", tg.python, code, { nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
-    expect(units[0]!.status).toBe("failed");
-    expect(units[0]!.message).toContain("rank 1");
-    expect(units[0]!.message).toContain("missing data set: train-images-idx3-ubyte in /nope");
-  }, opts(60_000));
+  t(
+    `${platform.name}: a rank's non-zero exit is a failed unit naming the rank and the workload's reason`,
+    async () => {
+      const tg = target();
+      const code = "import os,sys\nif os.environ['RANK']=='1':\n  sys.stderr.write('gpucheck-workload: error: missing data set: train-images-idx3-ubyte in /nope\\n'); sys.exit(2)";
+      const { units } = await runScript(platform, tg, scriptTest("fail", tg.python, code, { nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
+      expect(units[0]!.status).toBe("failed");
+      expect(units[0]!.message).toContain("rank 1");
+      expect(units[0]!.message).toContain("missing data set: train-images-idx3-ubyte in /nope");
+    },
+    opts(60_000),
+  );
 
-  t(`${platform.name}: a hung rank is killed at the timeout and nothing is left running`, async () => {
-    const tg = target();
-    const marker = `gpucheck-hang-${process.pid}-${Date.now()}`;
-    const code = `import time, sys\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
-    const timeoutMs = (tg.settleMs ?? 4000) + slack();
-    const { units, lines, elapsedMs } = await runScript(platform, tg, scriptTest("hang", tg.python, code, { timeoutMs, args: [marker] }));
-    expect(units[0]!.status).toBe("timeout");
-    // a rank that never started would leave nothing to find below
-    expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
-    expect(elapsedMs).toBeLessThan(timeoutMs + slack() + 10_000);
-    expect(await tg.leftovers(marker)).toEqual([]);
-  }, opts(30_000));
+  t(
+    `${platform.name}: a hung rank is killed at the timeout and nothing is left running`,
+    async () => {
+      const tg = target();
+      const marker = `gpucheck-hang-${process.pid}-${Date.now()}`;
+      const code = `import time, sys\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
+      const timeoutMs = (tg.settleMs ?? 4000) + slack();
+      const { units, lines, elapsedMs } = await runScript(platform, tg, scriptTest("hang", tg.python, code, { timeoutMs, args: [marker] }));
+      expect(units[0]!.status).toBe("timeout");
+      // a rank that never started would leave nothing to find below
+      expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
+      expect(elapsedMs).toBeLessThan(timeoutMs + slack() + 10_000);
+      expect(await tg.leftovers(marker)).toEqual([]);
+    },
+    opts(30_000),
+  );
 
-  t(`${platform.name}: cancelling (Ctrl-C) kills every rank and reports cancelled`, async () => {
-    const tg = target();
-    const marker = `gpucheck-cancel-${process.pid}-${Date.now()}`;
-    const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
-    const { units, lines } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), (tg.settleMs ?? 3000) + slack());
-    expect(units[0]!.status).toBe("cancelled");
-    expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
-    expect(await tg.leftovers(marker)).toEqual([]);
-  }, opts(150_000));
+  t(
+    `${platform.name}: cancelling (Ctrl-C) kills every rank and reports cancelled`,
+    async () => {
+      const tg = target();
+      const marker = `gpucheck-cancel-${process.pid}-${Date.now()}`;
+      const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
+      const { units, lines } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), (tg.settleMs ?? 3000) + slack());
+      expect(units[0]!.status).toBe("cancelled");
+      expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
+      expect(await tg.leftovers(marker)).toEqual([]);
+    },
+    opts(150_000),
+  );
 
-  t(`${platform.name}: hostile env values and arguments arrive literally`, async () => {
-    const tg = target();
-    const env = Object.fromEntries(HOSTILE.map((v, i) => [`GPUCHECK_HOSTILE_${i}`, v]));
-    const code = "import os, sys, json\nif os.environ['RANK']=='0': print('DUMP', json.dumps({'argv': sys.argv[1:], 'env': {k: v for k, v in os.environ.items() if k.startswith('GPUCHECK_HOSTILE_')}}), flush=True)";
-    const { units } = await runScript(platform, tg, scriptTest("hostile", tg.python, code, { env, args: HOSTILE, nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
-    expectCompleted(units[0]!);
-    const dump = units[0]!.output.split("\n").find((l) => l.includes("DUMP {"))!;
-    const parsed = JSON.parse(dump.slice(dump.indexOf("DUMP ") + 5));
-    expect(parsed.argv).toEqual(HOSTILE);
-    expect(parsed.env).toEqual(env);
-  }, opts(60_000));
+  t(
+    `${platform.name}: hostile env values and arguments arrive literally`,
+    async () => {
+      const tg = target();
+      const env = Object.fromEntries(HOSTILE.map((v, i) => [`GPUCHECK_HOSTILE_${i}`, v]));
+      const code =
+        "import os, sys, json\nif os.environ['RANK']=='0': print('DUMP', json.dumps({'argv': sys.argv[1:], 'env': {k: v for k, v in os.environ.items() if k.startswith('GPUCHECK_HOSTILE_')}}), flush=True)";
+      const { units } = await runScript(platform, tg, scriptTest("hostile", tg.python, code, { env, args: HOSTILE, nodes: tg.nodes, ranksPerNode: tg.ranksPerNode }));
+      expectCompleted(units[0]!);
+      const dump = units[0]!.output.split("\n").find((l) => l.includes("DUMP {"))!;
+      const parsed = JSON.parse(dump.slice(dump.indexOf("DUMP ") + 5));
+      expect(parsed.argv).toEqual(HOSTILE);
+      expect(parsed.env).toEqual(env);
+    },
+    opts(60_000),
+  );
 }

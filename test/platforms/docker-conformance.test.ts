@@ -33,7 +33,8 @@ conformance(platform, target);
 
 describe("docker (fake engine): the workload inside the container", () => {
   test("the workload is unpacked at /opt/gpucheck and imported from there; the run's containers are removed", async () => {
-    const code = "import os, gpucheck_workload; print('AT', os.getcwd() == os.path.dirname(os.path.dirname(gpucheck_workload.__file__)), os.environ['PYTHONPATH'].endswith('/opt/gpucheck'), flush=True)";
+    const code =
+      "import os, gpucheck_workload; print('AT', os.getcwd() == os.path.dirname(os.path.dirname(gpucheck_workload.__file__)), os.environ['PYTHONPATH'].endswith('/opt/gpucheck'), flush=True)";
     const { units } = await runScript(platform, target(), scriptTest("stage", PY, code));
     expectCompleted(units[0]!);
     expect(units[0]!.output).toContain("AT True True");

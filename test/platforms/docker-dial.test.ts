@@ -16,7 +16,10 @@ const over = (argv: string[]) => {
 describe("docker command transport", () => {
   test("a connection whose command fails before answering: the call fails with the command's explanation", async () => {
     const { dialer, d } = over(["sh", "-c", "echo 'permission denied while trying to connect to the Docker daemon socket' >&2; exit 1"]);
-    const err = await d.ping().then(() => undefined, (e: unknown) => e);
+    const err = await d.ping().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DialError);
     expect(apiMessage(err)).toBe("exit 1: permission denied while trying to connect to the Docker daemon socket");
     expect(dialer.lastFailure()).toBe("exit 1: permission denied while trying to connect to the Docker daemon socket");
@@ -26,7 +29,13 @@ describe("docker command transport", () => {
     const marker = `gpucheck-dial-lost-${process.pid}`;
     const response = 'HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 100\\r\\n\\r\\n{"StatusCode"';
     const { d } = over(["sh", "-c", `head -c 20 >/dev/null; printf '${response}'; sleep 0.2; echo 'Connection to n1 closed by remote host.' >&2; exit 255 # ${marker}`]);
-    const err = await d.getContainer("c").wait().then((r: unknown) => r, (e: unknown) => e);
+    const err = await d
+      .getContainer("c")
+      .wait()
+      .then(
+        (r: unknown) => r,
+        (e: unknown) => e,
+      );
     expect(apiMessage(err)).toBe("exit 255: Connection to n1 closed by remote host.");
     expect(await localLeftovers(marker)).toEqual([]);
   });
@@ -34,7 +43,10 @@ describe("docker command transport", () => {
   test("close() ends the connections still open, and their calls fail", async () => {
     const marker = `gpucheck-dial-close-${process.pid}`;
     const { dialer, d } = over(["sh", "-c", `sleep 60 # ${marker}`]);
-    const call = d.ping().then(() => "answered", (e: unknown) => e);
+    const call = d.ping().then(
+      () => "answered",
+      (e: unknown) => e,
+    );
     await Bun.sleep(300);
     expect((await localLeftovers(marker)).length).toBeGreaterThan(0);
     dialer.close();

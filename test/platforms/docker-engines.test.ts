@@ -39,9 +39,13 @@ describe("docker engines", () => {
 
   test("bad entries are refused with the reason", () => {
     expect(() => parseEngine("unix://docker.sock")).toThrow('gpucheck: docker: engine "unix://docker.sock" is not valid: expected unix:///absolute/path');
-    expect(() => parseEngine("npipe:////./pipe/docker_engine")).toThrow('gpucheck: docker: engine "npipe:////./pipe/docker_engine" is not valid: expected unix://, tcp://, ssh:// or [user@]host[:port]');
+    expect(() => parseEngine("npipe:////./pipe/docker_engine")).toThrow(
+      'gpucheck: docker: engine "npipe:////./pipe/docker_engine" is not valid: expected unix://, tcp://, ssh:// or [user@]host[:port]',
+    );
     // ssh's own host checks: nothing that ssh would read as an option reaches its command line
-    expect(() => parseEngine("ssh://-oProxyCommand=touch")).toThrow('gpucheck: ssh: host "-oProxyCommand=touch" is not valid: expected [user@]host[:port] with a host of letters, digits, . _ - (not starting with -)');
+    expect(() => parseEngine("ssh://-oProxyCommand=touch")).toThrow(
+      'gpucheck: ssh: host "-oProxyCommand=touch" is not valid: expected [user@]host[:port] with a host of letters, digits, . _ - (not starting with -)',
+    );
     expect(() => parseEngine("gpu-07:99999")).toThrow('gpucheck: ssh: host "gpu-07:99999" is not valid: port "99999" is not a number from 1 to 65535');
   });
 
@@ -72,8 +76,19 @@ describe("docker units", () => {
   const t = (nodes: number, perNode = false) => ({ name: "ar", nodes, perNode });
 
   test("one unit on the first `nodes` engines; per-node: one unit per engine named for its host", () => {
-    expect(unitsOf(t(2), e("n1", "n2", "n3")).map((u) => [u.unit, u.nodes.map((n) => [n.node, n.nodeRank, n.engine.url])])).toEqual([["all", [["n1", 0, "ssh://n1"], ["n2", 1, "ssh://n2"]]]]);
-    expect(unitsOf(t(1, true), e("n1", "ops@n2:22")).map((u) => [u.unit, u.nodes.map((n) => n.node)])).toEqual([["n1", ["n1"]], ["ops@n2:22", ["ops@n2:22"]]]);
+    expect(unitsOf(t(2), e("n1", "n2", "n3")).map((u) => [u.unit, u.nodes.map((n) => [n.node, n.nodeRank, n.engine.url])])).toEqual([
+      [
+        "all",
+        [
+          ["n1", 0, "ssh://n1"],
+          ["n2", 1, "ssh://n2"],
+        ],
+      ],
+    ]);
+    expect(unitsOf(t(1, true), e("n1", "ops@n2:22")).map((u) => [u.unit, u.nodes.map((n) => n.node)])).toEqual([
+      ["n1", ["n1"]],
+      ["ops@n2:22", ["ops@n2:22"]],
+    ]);
   });
 
   test("several nodes on the only engine get distinct names", () => {
@@ -100,7 +115,10 @@ describe("docker over ssh: plan and messages", () => {
     const dir = tempDir("gpucheck-docker-plan-");
     const suite = suiteWith({ ssh: { configFile: "ssh_config", identityFile: "/keys/id", user: "ops", port: 2222, sshOptions: ["ProxyJump=bastion"] } }, join(dir, "suite.yaml"));
     const test_ = scriptTest("ar", "python3", "pass", { nodes: 2 });
-    const r = docker.render({ suite, settings: none, cli: { hosts: ["n1", "root@n2:22"] }, test: test_, launch: test_.launch, workloadHash: "h" }) as { dial: Record<string, string[]>; text: string };
+    const r = docker.render({ suite, settings: none, cli: { hosts: ["n1", "root@n2:22"] }, test: test_, launch: test_.launch, workloadHash: "h" }) as {
+      dial: Record<string, string[]>;
+      text: string;
+    };
     const common = ["-T", "-o", "BatchMode=yes", "-o", "ProxyJump=bastion", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"];
     const mux = ["ssh", "-o", "ControlMaster=no", "-o", "ControlPath={{controlDir}}/%C", "-F", join(dir, "ssh_config"), "-i", "/keys/id"];
     expect(r.dial).toEqual({
@@ -117,14 +135,18 @@ describe("docker over ssh: plan and messages", () => {
   });
 
   test("a failed connection names the host and says why, in ssh's or the docker CLI's words", () => {
-    expect(dialFailure("n1", 255, null, "ssh: connect to host 127.0.0.9 port 2722: Connection refused\r\n")).toBe("host n1: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused");
+    expect(dialFailure("n1", 255, null, "ssh: connect to host 127.0.0.9 port 2722: Connection refused\r\n")).toBe(
+      "host n1: unreachable: ssh: connect to host 127.0.0.9 port 2722: Connection refused",
+    );
     expect(dialFailure("n1", 255, null, "")).toBe("host n1: connection lost (ssh exited 255)");
     expect(dialFailure("n1", 255, null, "ops@n1: Permission denied (publickey).\n")).toBe("host n1: login refused: ops@n1: Permission denied (publickey)");
-    const denied = "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: dial unix /var/run/docker.sock: connect: permission denied";
+    const denied =
+      "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: dial unix /var/run/docker.sock: connect: permission denied";
     expect(dialFailure("n1", 1, null, `${denied}\n`)).toBe(`host n1: \`docker system dial-stdio\` exited with 1: ${denied}`);
     expect(dialFailure("n1", 127, null, "sh: 1: docker: not found\n")).toBe("host n1: `docker system dial-stdio` exited with 127: sh: 1: docker: not found");
     // dial-stdio's complaint when the engine closes first is noise, not the reason
-    const closeWrite = 'time="2026-11-22T00:24:37Z" level=error msg="error while CloseWrite (stdin to stream): close unix @->/var/run/docker.sock: use of closed network connection"';
+    const closeWrite =
+      'time="2026-11-22T00:24:37Z" level=error msg="error while CloseWrite (stdin to stream): close unix @->/var/run/docker.sock: use of closed network connection"';
     expect(dialFailure("n1", 1, null, `${closeWrite}\n`)).toBe("host n1: `docker system dial-stdio` exited with 1: no message");
   });
 });

@@ -40,7 +40,11 @@ test("an exec credential plugin's token is used (as `aws eks get-token` provides
   const plugin = join(dir, "get-token");
   writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"s3cret-token"}}'\n`);
   chmodSync(plugin, 0o755);
-  const user = { "client-certificate-data": b64(certs.clientCert), "client-key-data": b64(certs.clientKey), exec: { apiVersion: "client.authentication.k8s.io/v1", command: plugin, interactiveMode: "Never" } };
+  const user = {
+    "client-certificate-data": b64(certs.clientCert),
+    "client-key-data": b64(certs.clientKey),
+    exec: { apiVersion: "client.authentication.k8s.io/v1", command: plugin, interactiveMode: "Never" },
+  };
   const path = tls.kubeconfig(dir, { namespace: "gpu", user });
   const r = await runOnFake(tls, ok, { runOptions: { source: { env: { KUBECONFIG: path } } } });
   expect(r.units[0]!.status).toBe("completed");
@@ -50,7 +54,9 @@ test("a wrong token is a 401 with a pointed message", async () => {
   const dir = tempDir("kc-bad-");
   const path = tls.kubeconfig(dir, { namespace: "gpu", user: { "client-certificate-data": b64(certs.clientCert), "client-key-data": b64(certs.clientKey), token: "wrong" } });
   const err = (await runOnFake(tls, ok, { runOptions: { source: { env: { KUBECONFIG: path } } } }).catch((e: Error) => e)) as Error;
-  expect(err.message).toMatch(/^k8s: https:\/\/127\.0\.0\.1:\d+ rejected the credentials \(401 Unauthorized\) on create configmaps "gc-auth-[0-9a-f]{6}-wl" in namespace "gpu": Unauthorized: log in again or refresh the kubeconfig's token$/);
+  expect(err.message).toMatch(
+    /^k8s: https:\/\/127\.0\.0\.1:\d+ rejected the credentials \(401 Unauthorized\) on create configmaps "gc-auth-[0-9a-f]{6}-wl" in namespace "gpu": Unauthorized: log in again or refresh the kubeconfig's token$/,
+  );
 }, 30_000);
 
 test("a cluster CA that does not match is refused, not skipped", async () => {
@@ -93,9 +99,7 @@ test("kubeconfig search order and errors", () => {
   expect(() => loadKubeConfig(k, { env: {}, home })).toThrow(
     "k8s: no Kubernetes credentials: set KUBECONFIG, create ~/.kube/config, or run gpucheck in a pod with a service account",
   );
-  expect(() => loadKubeConfig(k, { env: { KUBECONFIG: "/nonexistent/a:/nonexistent/b" }, home })).toThrow(
-    "k8s: KUBECONFIG names no existing file: /nonexistent/a:/nonexistent/b",
-  );
+  expect(() => loadKubeConfig(k, { env: { KUBECONFIG: "/nonexistent/a:/nonexistent/b" }, home })).toThrow("k8s: KUBECONFIG names no existing file: /nonexistent/a:/nonexistent/b");
   mkdirSync(join(home, ".kube"));
   const path = tls.kubeconfig(join(home, ".kube"), { context: "prod", namespace: "ml" });
   writeFileSync(join(home, ".kube", "config"), readFileSync(path));

@@ -37,7 +37,9 @@ test("403 on pods/log: infra (a run without its output cannot be judged), naming
   try {
     const r = await runOnFake(denied, scriptTest("nolog", PYTHON, "import time; time.sleep(1)", { nodes: 1, ranksPerNode: 1 }));
     expect(r.units[0]!.status).toBe("infra");
-    expect(r.units[0]!.message).toMatch(/^k8s: forbidden to get pods\/log "gc-nolog-[0-9a-f]{6}-0-[0-9a-f]{5}" in namespace "gpu": pods "gc-nolog-[0-9a-f]{6}-0-[0-9a-f]{5}" is forbidden: User "system:serviceaccount:gpu:gpucheck" cannot get resource "pods\/log" in API group "" in the namespace "gpu": .*rbac.yaml/);
+    expect(r.units[0]!.message).toMatch(
+      /^k8s: forbidden to get pods\/log "gc-nolog-[0-9a-f]{6}-0-[0-9a-f]{5}" in namespace "gpu": pods "gc-nolog-[0-9a-f]{6}-0-[0-9a-f]{5}" is forbidden: User "system:serviceaccount:gpu:gpucheck" cannot get resource "pods\/log" in API group "" in the namespace "gpu": .*rbac.yaml/,
+    );
     expect(denied.objects("app.kubernetes.io/managed-by=gpucheck")).toEqual([]);
   } finally {
     await denied.stop();
@@ -45,7 +47,12 @@ test("403 on pods/log: infra (a run without its output cannot be judged), naming
 }, 30_000);
 
 test("409: a leftover ConfigMap with the same name fails clearly and is never replaced or deleted", async () => {
-  cluster.store.create("configmaps", "gpu", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "gc-clash-feed01-wl", labels: { owner: "someone-else" } }, data: { keep: "me" } });
+  cluster.store.create("configmaps", "gpu", {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "gc-clash-feed01-wl", labels: { owner: "someone-else" } },
+    data: { keep: "me" },
+  });
   const t = scriptTest("clash", PYTHON, "print(1)", { nodes: 1, ranksPerNode: 1 });
   const err = (await runOnFake(cluster, t, { runOptions: { runId: "feed01" } }).catch((e: Error) => e)) as Error;
   expect(err.message).toBe(
@@ -114,8 +121,10 @@ test("pods refused by admission (PodSecurity): the Job exists but its pods never
   const psa = await FakeCluster.start({
     nodes: NODES,
     admitPod: (pod) => {
-      const caps = pod.spec.containers.flatMap((c) => ((c as { securityContext?: { capabilities?: { add?: string[] } } }).securityContext?.capabilities?.add ?? []));
-      return caps.length ? `violates PodSecurity "baseline:latest": non-default capabilities (container "gpucheck" must not include "${caps.join('", "')}" in securityContext.capabilities.add)` : undefined;
+      const caps = pod.spec.containers.flatMap((c) => (c as { securityContext?: { capabilities?: { add?: string[] } } }).securityContext?.capabilities?.add ?? []);
+      return caps.length
+        ? `violates PodSecurity "baseline:latest": non-default capabilities (container "gpucheck" must not include "${caps.join('", "')}" in securityContext.capabilities.add)`
+        : undefined;
     },
   });
   try {

@@ -22,7 +22,8 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-const RANK_ECHO = "import os; print('hello from', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['LOCAL_WORLD_SIZE'], os.environ['GPUCHECK_NODE'], os.environ['MASTER_ADDR'])";
+const RANK_ECHO =
+  "import os; print('hello from', os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['LOCAL_RANK'], os.environ['LOCAL_WORLD_SIZE'], os.environ['GPUCHECK_NODE'], os.environ['MASTER_ADDR'])";
 
 test("two nodes × two ranks complete; rank logs, rank env and hosts come from the pods", async () => {
   const t = scriptTest("echo", PYTHON, RANK_ECHO, { nodes: 2, ranksPerNode: 2 });
@@ -31,7 +32,12 @@ test("two nodes × two ranks complete; rank logs, rank env and hosts come from t
   const u = r.units[0]!;
   expect(u.status).toBe("completed");
   expect(u.hosts.sort()).toHaveLength(2);
-  expect(u.ranks.map((x) => [x.rank, x.exitCode])).toEqual([[0, 0], [1, 0], [2, 0], [3, 0]]);
+  expect(u.ranks.map((x) => [x.rank, x.exitCode])).toEqual([
+    [0, 0],
+    [1, 0],
+    [2, 0],
+    [3, 0],
+  ]);
   for (const rank of u.ranks) {
     const log = readFileSync(rank.path, "utf8");
     expect(log).toContain(`hello from ${rank.rank} 4 ${rank.rank % 2} 2 ${rank.host} 127.0.0.1`);
@@ -43,7 +49,8 @@ test("two nodes × two ranks complete; rank logs, rank env and hosts come from t
 }, 60_000);
 
 test("a rank that exits 1 fails the unit; the message names rank, node, pod, exit code and the workload's error", async () => {
-  const code = "import os, sys\nif os.environ['RANK'] == '3':\n    sys.stderr.write('gpucheck-workload: error: NCCL watchdog timeout on rank 3\\n'); sys.exit(1)\nimport time; time.sleep(30)";
+  const code =
+    "import os, sys\nif os.environ['RANK'] == '3':\n    sys.stderr.write('gpucheck-workload: error: NCCL watchdog timeout on rank 3\\n'); sys.exit(1)\nimport time; time.sleep(30)";
   const r = await runOnFake(cluster, scriptTest("fails", PYTHON, code, { nodes: 2, ranksPerNode: 2 }));
   const u = r.units[0]!;
   expect(u.status).toBe("failed");
@@ -61,7 +68,9 @@ test("pods that cannot be scheduled: infra after the queue timeout, with the sch
   const r = await runOnFake(cluster, t, { queueTimeoutMs: 1500 });
   const u = r.units[0]!;
   expect(u.status).toBe("infra");
-  expect(u.message).toMatch(/^gave up after 2s waiting for pods to start: pod gc-too-big-[0-9a-f]{6}-0-[0-9a-f]{5} is unschedulable: Unschedulable: 0\/3 nodes are available: 3 Insufficient nvidia\.com\/gpu\./);
+  expect(u.message).toMatch(
+    /^gave up after 2s waiting for pods to start: pod gc-too-big-[0-9a-f]{6}-0-[0-9a-f]{5} is unschedulable: Unschedulable: 0\/3 nodes are available: 3 Insufficient nvidia\.com\/gpu\./,
+  );
   expect(r.notes.some((n) => /is unschedulable: Unschedulable: 0\/3 nodes are available: 3 Insufficient nvidia.com\/gpu/.test(n))).toBe(true);
   expect(cluster.objects("app.kubernetes.io/managed-by=gpucheck")).toEqual([]);
 }, 30_000);
@@ -80,7 +89,10 @@ test("a missing toleration for the GPU taint shows as the untolerated taint", as
 test("ImagePullBackOff ends the wait at once with the kubelet's message", async () => {
   const bad = await FakeCluster.start({ nodes: NODES.slice(0, 1), badImages: { "registry.invalid/nope:1": "ImagePullBackOff" } });
   try {
-    const r = await runOnFake(bad, scriptTest("pull", PYTHON, "print(1)", { nodes: 1, ranksPerNode: 1 }), { settings: { image: "registry.invalid/nope:1" }, queueTimeoutMs: 60_000 });
+    const r = await runOnFake(bad, scriptTest("pull", PYTHON, "print(1)", { nodes: 1, ranksPerNode: 1 }), {
+      settings: { image: "registry.invalid/nope:1" },
+      queueTimeoutMs: 60_000,
+    });
     const u = r.units[0]!;
     expect(u.status).toBe("infra");
     expect(u.message).toMatch(/^pod gc-pull-[0-9a-f]{6}-0-[0-9a-f]{5} on node gpu-1 cannot start: ImagePullBackOff: Back-off pulling image "registry\.invalid\/nope:1"$/);
@@ -118,12 +130,36 @@ test("--keep leaves the objects and says how to delete them", async () => {
   const note = r.notes.find((n) => n.includes("--keep"))!;
   const run = /run ([0-9a-f]{6})/.exec(note)![1]!;
   expect(note).toContain(`kubectl --context fake -n gpu delete configmaps,services,jobs.batch,pods -l gpucheck.dev/run=${run}`);
-  expect(cluster.objects(`gpucheck.dev/run=${run}`).sort()).toEqual(expect.arrayContaining([expect.stringMatching(/^jobs\//), expect.stringMatching(/^configmaps\//), expect.stringMatching(/^services\//), expect.stringMatching(/^pods\//)]));
+  expect(cluster.objects(`gpucheck.dev/run=${run}`).sort()).toEqual(
+    expect.arrayContaining([expect.stringMatching(/^jobs\//), expect.stringMatching(/^configmaps\//), expect.stringMatching(/^services\//), expect.stringMatching(/^pods\//)]),
+  );
 }, 30_000);
 
 test("the real workload: a gloo all-reduce between two pods that meet at rank 0's DNS name", async () => {
   const t = scriptTest("allreduce", PYTHON, "", { nodes: 2, ranksPerNode: 1, timeoutMs: 60_000 });
-  const args = ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1024", "--max-bytes", "65536", "--factor", "4", "--iters", "3", "--warmup", "1", "--dtype", "float", "--backend", "gloo", "--impl", "workload"];
+  const args = [
+    "-m",
+    "gpucheck_workload",
+    "collective",
+    "--op",
+    "all_reduce",
+    "--min-bytes",
+    "1024",
+    "--max-bytes",
+    "65536",
+    "--factor",
+    "4",
+    "--iters",
+    "3",
+    "--warmup",
+    "1",
+    "--dtype",
+    "float",
+    "--backend",
+    "gloo",
+    "--impl",
+    "workload",
+  ];
   const launch = { ...t.launch, args, env: { GPUCHECK_DIST_TIMEOUT_S: "30" } };
   const r = await runOnFake(cluster, { ...t, launch });
   const u = r.units[0]!;

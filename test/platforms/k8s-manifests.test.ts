@@ -52,7 +52,10 @@ const FULL = {
 describe("every built-in suite renders schema-valid manifests in every mode", () => {
   for (const name of builtinSuites().keys()) {
     for (const mode of ["indexed-job", "pytorchjob", "mpijob"] as const) {
-      for (const [variant, settings] of [["defaults", {}], ["every option", FULL]] as const) {
+      for (const [variant, settings] of [
+        ["defaults", {}],
+        ["every option", FULL],
+      ] as const) {
         test(`${name} / ${mode} / ${variant}`, async () => {
           const suite = await loadSuite(name);
           suite.platform.settings.k8s = { ...settings, mode };
@@ -78,7 +81,10 @@ describe("every built-in suite renders schema-valid manifests in every mode", ()
   }
 });
 
-function render(settings: Record<string, unknown>, opts: { nodes?: number; ranksPerNode?: number; perNode?: boolean; gpus?: number; env?: Record<string, string>; args?: string[] } = {}) {
+function render(
+  settings: Record<string, unknown>,
+  opts: { nodes?: number; ranksPerNode?: number; perNode?: boolean; gpus?: number; env?: Record<string, string>; args?: string[] } = {},
+) {
   const t = scriptTest("All Reduce", "python3", "print(1)", { nodes: opts.nodes ?? 2, ranksPerNode: opts.ranksPerNode ?? 8, env: opts.env, args: opts.args });
   const test = { ...t, gpusPerNode: opts.gpus ?? 8, perNode: opts.perNode ?? false, worldSize: opts.perNode ? t.ranksPerNode : t.worldSize };
   const s = k8s.settings.parse({ image: IMAGE, ...settings });
@@ -91,19 +97,60 @@ test("indexed-job: the GPU pod settings", () => {
   expect(svc.spec).toMatchObject({ clusterIP: "None", publishNotReadyAddresses: true, selector: { "gpucheck.dev/run": expect.any(String), "gpucheck.dev/test": "all-reduce" } });
   expect(job.spec).toMatchObject({ completionMode: "Indexed", completions: 2, parallelism: 2, backoffLimit: 0, ttlSecondsAfterFinished: 3600, activeDeadlineSeconds: 180 });
   const pod = job.spec.template;
-  expect(pod.metadata.labels).toEqual({ team: "infra", "app.kubernetes.io/managed-by": "gpucheck", "gpucheck.dev/run": svc.spec.selector["gpucheck.dev/run"], "gpucheck.dev/test": "all-reduce" });
+  expect(pod.metadata.labels).toEqual({
+    team: "infra",
+    "app.kubernetes.io/managed-by": "gpucheck",
+    "gpucheck.dev/run": svc.spec.selector["gpucheck.dev/run"],
+    "gpucheck.dev/test": "all-reduce",
+  });
   expect(pod.spec.subdomain).toBe(svc.metadata.name);
-  expect(pod.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]).toEqual({ labelSelector: { matchLabels: svc.spec.selector }, topologyKey: "kubernetes.io/hostname" });
+  expect(pod.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]).toEqual({
+    labelSelector: { matchLabels: svc.spec.selector },
+    topologyKey: "kubernetes.io/hostname",
+  });
   expect(pod.spec.tolerations).toEqual([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
-  expect(pod.spec).toMatchObject({ restartPolicy: "Never", hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet", serviceAccountName: "gpucheck", priorityClassName: "acceptance", imagePullSecrets: [{ name: "ngc" }], nodeSelector: FULL.nodeSelector });
+  expect(pod.spec).toMatchObject({
+    restartPolicy: "Never",
+    hostNetwork: true,
+    dnsPolicy: "ClusterFirstWithHostNet",
+    serviceAccountName: "gpucheck",
+    priorityClassName: "acceptance",
+    imagePullSecrets: [{ name: "ngc" }],
+    nodeSelector: FULL.nodeSelector,
+  });
   const c = pod.spec.containers[0];
   expect(c.resources).toEqual({ requests: { cpu: "96", memory: "1600Gi" }, limits: { "nvidia.com/gpu": "8", "rdma/ib": "8" } });
   expect(c.securityContext).toEqual({ capabilities: { add: ["IPC_LOCK", "SYS_RESOURCE"] } });
-  expect(c.command).toEqual(["/bin/sh", "-c", 'ulimit -l unlimited && ulimit -n 1048576 && exec "$$@"', "gpucheck-ulimits", "python3", "-m", "gpucheck_workload.launch", "--nprocs", "8", "--node-rank", "$(JOB_COMPLETION_INDEX)", "--", "-c", "print(1)"]);
+  expect(c.command).toEqual([
+    "/bin/sh",
+    "-c",
+    'ulimit -l unlimited && ulimit -n 1048576 && exec "$$@"',
+    "gpucheck-ulimits",
+    "python3",
+    "-m",
+    "gpucheck_workload.launch",
+    "--nprocs",
+    "8",
+    "--node-rank",
+    "$(JOB_COMPLETION_INDEX)",
+    "--",
+    "-c",
+    "print(1)",
+  ]);
   expect(pod.spec.volumes).toContainEqual({ name: "dshm", emptyDir: { medium: "Memory", sizeLimit: "256Gi" } });
-  expect(c.volumeMounts).toEqual([{ name: "workload", mountPath: "/gpucheck/stage", readOnly: true }, { name: "dshm", mountPath: "/dev/shm" }]);
+  expect(c.volumeMounts).toEqual([
+    { name: "workload", mountPath: "/gpucheck/stage", readOnly: true },
+    { name: "dshm", mountPath: "/dev/shm" },
+  ]);
   const env = Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
-  expect(env).toMatchObject({ PYTHONPATH: "/gpucheck/stage", WORLD_SIZE: "16", LOCAL_WORLD_SIZE: "8", MASTER_PORT: "29500", MASTER_ADDR: `${svc.metadata.name}-0.${svc.metadata.name}.gpu-acceptance.svc`, GPUCHECK_NODE: { fieldRef: { fieldPath: "spec.nodeName" } } });
+  expect(env).toMatchObject({
+    PYTHONPATH: "/gpucheck/stage",
+    WORLD_SIZE: "16",
+    LOCAL_WORLD_SIZE: "8",
+    MASTER_PORT: "29500",
+    MASTER_ADDR: `${svc.metadata.name}-0.${svc.metadata.name}.gpu-acceptance.svc`,
+    GPUCHECK_NODE: { fieldRef: { fieldPath: "spec.nodeName" } },
+  });
   // RANK and LOCAL_RANK are set per process by gpucheck_workload.launch; every other rank variable is here
   const r = rankEnv({ rank: 0, worldSize: 1, localRank: 0, localWorldSize: 1, masterAddr: "", masterPort: 1, node: "" });
   for (const k of Object.keys(r).filter((k) => k !== "RANK" && k !== "LOCAL_RANK")) expect(Object.keys(env)).toContain(k);
@@ -135,7 +182,9 @@ test("per-node: a Job pinned by node affinity on metadata.name, MASTER_ADDR loca
   const { manifests, yaml } = render({}, { perNode: true, nodes: 1 });
   const job = manifests[1] as any;
   expect(job.spec.completions).toBe(1);
-  expect(job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([{ matchFields: [{ key: "metadata.name", operator: "In", values: ["each-matching-node"] }] }]);
+  expect(job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms).toEqual([
+    { matchFields: [{ key: "metadata.name", operator: "In", values: ["each-matching-node"] }] },
+  ]);
   expect(job.spec.template.spec.containers[0].env).toContainEqual({ name: "MASTER_ADDR", value: "127.0.0.1" });
   expect(yaml).toContain('# per-node: one such Job per Ready, schedulable node matching nodeSelector ("each-matching-node" stands for its name)');
 });

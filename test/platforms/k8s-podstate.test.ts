@@ -6,7 +6,19 @@ import { chooseNodes } from "../../plugins/k8s/nodes.ts";
 import { configMapKey, k8sLiteral, namesFor, perNodeJobName, slug, unitLabel } from "../../plugins/k8s/names.ts";
 import { decide, viewOf } from "../../plugins/k8s/podstate.ts";
 
-function pod(name: string, o: { phase?: string; node?: string; index?: number; labels?: Record<string, string>; state?: Record<string, unknown>; reason?: string; message?: string; conditions?: Array<Record<string, string>> } = {}): V1Pod {
+function pod(
+  name: string,
+  o: {
+    phase?: string;
+    node?: string;
+    index?: number;
+    labels?: Record<string, string>;
+    state?: Record<string, unknown>;
+    reason?: string;
+    message?: string;
+    conditions?: Array<Record<string, string>>;
+  } = {},
+): V1Pod {
   return {
     metadata: { name, labels: o.labels ?? {}, annotations: o.index === undefined ? {} : { "batch.kubernetes.io/job-completion-index": String(o.index) } },
     spec: { nodeName: o.node, containers: [{ name: "gpucheck" }] },
@@ -26,8 +38,26 @@ test("OOMKilled is a failed rank pod, with the reason kept for the message", () 
 });
 
 test("StartError (the command does not exist in the image) is infra, not a test failure", () => {
-  const d = decide([v(pod("p-0", { phase: "Failed", node: "n1", index: 0, state: { terminated: { exitCode: 128, reason: "StartError", message: 'exec: "python3": executable file not found in $PATH' } } }))], 1, 0, 1000);
-  expect(d).toMatchObject({ done: true, status: "infra", message: 'pod p-0 on node n1 could not start its container: StartError: exec: "python3": executable file not found in $PATH' });
+  const d = decide(
+    [
+      v(
+        pod("p-0", {
+          phase: "Failed",
+          node: "n1",
+          index: 0,
+          state: { terminated: { exitCode: 128, reason: "StartError", message: 'exec: "python3": executable file not found in $PATH' } },
+        }),
+      ),
+    ],
+    1,
+    0,
+    1000,
+  );
+  expect(d).toMatchObject({
+    done: true,
+    status: "infra",
+    message: 'pod p-0 on node n1 could not start its container: StartError: exec: "python3": executable file not found in $PATH',
+  });
 });
 
 test("an evicted pod is infra with the kubelet's words", () => {
@@ -36,13 +66,26 @@ test("an evicted pod is infra with the kubelet's words", () => {
 });
 
 test("a rank killed by its node's loss is infra even though its container exited non-zero", () => {
-  const p = pod("p-1", { phase: "Failed", node: "n2", index: 1, state: { terminated: { exitCode: 137, reason: "Error" } }, conditions: [{ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" }] });
-  expect(decide([v(p)], 1, 0, 1000)).toMatchObject({ status: "infra", message: "pod p-1 on node n2 was lost before it finished: DeletionByTaintManager: Taint manager: deleting due to NoExecute taint" });
+  const p = pod("p-1", {
+    phase: "Failed",
+    node: "n2",
+    index: 1,
+    state: { terminated: { exitCode: 137, reason: "Error" } },
+    conditions: [{ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" }],
+  });
+  expect(decide([v(p)], 1, 0, 1000)).toMatchObject({
+    status: "infra",
+    message: "pod p-1 on node n2 was lost before it finished: DeletionByTaintManager: Taint manager: deleting due to NoExecute taint",
+  });
 });
 
 test("CrashLoopBackOff and CreateContainerConfigError end the wait; ErrImagePull does not yet", () => {
   for (const reason of ["CrashLoopBackOff", "CreateContainerConfigError"]) {
-    expect(decide([v(pod("p-0", { phase: "Pending", node: "n1", index: 0, state: { waiting: { reason, message: "m" } } }))], 1, 0, 60_000)).toMatchObject({ done: true, status: "infra", message: `pod p-0 on node n1 cannot start: ${reason}: m` });
+    expect(decide([v(pod("p-0", { phase: "Pending", node: "n1", index: 0, state: { waiting: { reason, message: "m" } } }))], 1, 0, 60_000)).toMatchObject({
+      done: true,
+      status: "infra",
+      message: `pod p-0 on node n1 cannot start: ${reason}: m`,
+    });
   }
   const pulling = decide([v(pod("p-0", { phase: "Pending", node: "n1", index: 0, state: { waiting: { reason: "ErrImagePull", message: "not found" } } }))], 1, 0, 60_000);
   expect(pulling).toEqual({ done: false, pending: ["pod p-0 on node n1 is waiting: ErrImagePull: not found"] });
@@ -50,12 +93,24 @@ test("CrashLoopBackOff and CreateContainerConfigError end the wait; ErrImagePull
 
 test("MPIJob: workers removed by the operator after the launcher succeeded do not spoil the verdict", () => {
   const worker = pod("j-worker-0", { phase: "Running", node: "n1", labels: { "training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-role": "worker" } });
-  const launcher = pod("j-launcher-x", { phase: "Succeeded", node: "n3", labels: { "training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-role": "launcher" }, state: { terminated: { exitCode: 0, reason: "Completed" } } });
+  const launcher = pod("j-launcher-x", {
+    phase: "Succeeded",
+    node: "n3",
+    labels: { "training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-role": "launcher" },
+    state: { terminated: { exitCode: 0, reason: "Completed" } },
+  });
   expect(v(worker).role).toBe("helper");
   expect(decide([v(worker, true), v(launcher)], 1, 0, 1000)).toEqual({ done: true, status: "completed" });
   // but a worker lost while the launcher still runs is infra
-  const running = pod("j-launcher-x", { phase: "Running", labels: { "training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-role": "launcher" }, state: { running: {} } });
-  expect(decide([v(worker, true), v(running)], 1, 0, 1000)).toMatchObject({ status: "infra", message: "pod j-worker-0 on node n1 was lost before it finished: deleted by someone other than gpucheck" });
+  const running = pod("j-launcher-x", {
+    phase: "Running",
+    labels: { "training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-role": "launcher" },
+    state: { running: {} },
+  });
+  expect(decide([v(worker, true), v(running)], 1, 0, 1000)).toMatchObject({
+    status: "infra",
+    message: "pod j-worker-0 on node n1 was lost before it finished: deleted by someone other than gpucheck",
+  });
 });
 
 test("PyTorchJob pods: master is node rank 0, worker i is i+1", () => {
@@ -64,7 +119,11 @@ test("PyTorchJob pods: master is node rank 0, worker i is i+1", () => {
 });
 
 test("nodes: cordoned and NotReady are skipped with the reason; the rest sorted", () => {
-  const node = (name: string, ready: string, unschedulable = false, message?: string) => ({ metadata: { name }, spec: { unschedulable }, status: { conditions: [{ type: "Ready", status: ready, reason: "KubeletNotReady", message }] } });
+  const node = (name: string, ready: string, unschedulable = false, message?: string) => ({
+    metadata: { name },
+    spec: { unschedulable },
+    status: { conditions: [{ type: "Ready", status: ready, reason: "KubeletNotReady", message }] },
+  });
   expect(chooseNodes([node("b", "True"), node("a", "True"), node("c", "True", true), node("d", "False", false, "PLEG is not healthy"), node("e", "Unknown")] as never)).toEqual({
     usable: ["a", "b"],
     skipped: [

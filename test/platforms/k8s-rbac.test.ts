@@ -49,7 +49,11 @@ test("rbac.yaml: valid RBAC objects, a ServiceAccount, and nodes only read throu
   expect((role.rules as Rule[]).flatMap((r) => r.resources)).not.toContain("pods/exec");
 });
 
-for (const [name, settings, perNode] of [["indexed-job", {}, false], ["pytorchjob", { mode: "pytorchjob" }, false], ["per-node", {}, true]] as const) {
+for (const [name, settings, perNode] of [
+  ["indexed-job", {}, false],
+  ["pytorchjob", { mode: "pytorchjob" }, false],
+  ["per-node", {}, true],
+] as const) {
   test(`a whole ${name} run needs nothing beyond rbac.yaml`, async () => {
     denied.length = 0;
     const t = scriptTest(`rbac-${name}`, PYTHON, "print('ok')", { nodes: perNode ? 1 : 2, ranksPerNode: 1 });
@@ -61,6 +65,10 @@ for (const [name, settings, perNode] of [["indexed-job", {}, false], ["pytorchjo
 }
 
 test("outside the Role's namespace every call is refused, and the message says so", async () => {
-  const err = (await runOnFake(cluster, scriptTest("elsewhere", PYTHON, "print(1)", { nodes: 1, ranksPerNode: 1 }), { settings: { namespace: "default" } }).catch((e: Error) => e)) as Error;
-  expect(err.message).toMatch(/^k8s: forbidden to create configmaps "gc-elsewhere-[0-9a-f]{6}-wl" in namespace "default": configmaps is forbidden: .* in the namespace "default": .*deploy\/k8s\/rbac\.yaml/);
+  const err = (await runOnFake(cluster, scriptTest("elsewhere", PYTHON, "print(1)", { nodes: 1, ranksPerNode: 1 }), { settings: { namespace: "default" } }).catch(
+    (e: Error) => e,
+  )) as Error;
+  expect(err.message).toMatch(
+    /^k8s: forbidden to create configmaps "gc-elsewhere-[0-9a-f]{6}-wl" in namespace "default": configmaps is forbidden: .* in the namespace "default": .*deploy\/k8s\/rbac\.yaml/,
+  );
 }, 30_000);

@@ -39,7 +39,7 @@ describe("placement in the plan", () => {
     ]);
     expect(plan.tests.find((t) => t.name === "inventory")!.placement).toEqual({ hosts: ["gpu01", "gpu02", "gpu03"], unused: [] });
     const text = renderPlanText(plan);
-    expect(text).toContain("\nhosts gpu01, gpu02, gpu03\nwarning: test \"nccl-one\" runs on gpu01; gpu02, gpu03 unused: pass --each-node to run it on every host\n");
+    expect(text).toContain('\nhosts gpu01, gpu02, gpu03\nwarning: test "nccl-one" runs on gpu01; gpu02, gpu03 unused: pass --each-node to run it on every host\n');
     expect(text).toContain("2. nccl-one  [collective]  1 node(s) × 8 ranks (world 8), 8 GPU(s)/node, timeout 900s\n   runs on: gpu01; unused: gpu02, gpu03\n");
     expect(text).toContain("1. inventory  [inventory]  per node on 3 host(s) × 1 ranks (world 1), 8 GPU(s)/node, timeout 900s\n   runs on: gpu01, gpu02, gpu03\n");
   });
@@ -89,7 +89,11 @@ describe("placement in the plan", () => {
 describe("--each-node and defaults.eachNode", () => {
   test("every one-node test becomes per-node on every host; multi-node tests stay as they are", async () => {
     const plan = buildPlan(await load({ "s.yaml": SUITE }), ssh(["gpu01", "gpu02"], { eachNode: true }));
-    expect(plan.tests.map((t) => [t.name, t.perNode, t.worldSize])).toEqual([["inventory", true, 1], ["nccl-one", true, 8], ["fabric", false, 16]]);
+    expect(plan.tests.map((t) => [t.name, t.perNode, t.worldSize])).toEqual([
+      ["inventory", true, 1],
+      ["nccl-one", true, 8],
+      ["fabric", false, 16],
+    ]);
     const one = plan.tests[1]!;
     expect(one.placement).toEqual({ hosts: ["gpu01", "gpu02"], unused: [] });
     expect((one.rendered as { units: Array<{ unit: string }> }).units.map((u) => u.unit)).toEqual(["gpu01", "gpu02"]);
@@ -111,13 +115,19 @@ describe("--each-node and defaults.eachNode", () => {
 describe("--nodes", () => {
   test("overrides defaults.nodes for tests that do not set nodes: themselves", async () => {
     const plan = buildPlan(await load({ "s.yaml": SUITE }), ssh(["a", "b", "c"], { nodes: 3 }));
-    expect(plan.tests.map((t) => [t.name, t.nodes, t.worldSize])).toEqual([["inventory", 3, 1], ["nccl-one", 3, 24], ["fabric", 2, 16]]);
+    expect(plan.tests.map((t) => [t.name, t.nodes, t.worldSize])).toEqual([
+      ["inventory", 3, 1],
+      ["nccl-one", 3, 24],
+      ["fabric", 2, 16],
+    ]);
   });
 
   test("more nodes than ssh hosts: an error naming both numbers", async () => {
     const suite = await load({ "s.yaml": SUITE });
     expect(() => buildPlan(suite, ssh(["a", "b"], { nodes: 3 }))).toThrow("gpucheck: --nodes 3 needs 3 hosts but ssh has 2: a, b; pass --nodes 2 or more hosts with --hosts");
-    expect(() => buildPlan(suite, { platform: "docker", cli: { hosts: ["h1", "h2"] }, nodes: 4 })).toThrow("gpucheck: --nodes 4 needs 4 hosts but docker has 2: h1, h2; pass --nodes 2 or more hosts with --hosts");
+    expect(() => buildPlan(suite, { platform: "docker", cli: { hosts: ["h1", "h2"] }, nodes: 4 })).toThrow(
+      "gpucheck: --nodes 4 needs 4 hosts but docker has 2: h1, h2; pass --nodes 2 or more hosts with --hosts",
+    );
   });
 
   test("--each-node after --nodes 2: no test is one-node any more", async () => {
@@ -125,7 +135,12 @@ describe("--nodes", () => {
     expect(plan.tests.map((t) => t.perNode)).toEqual([true, false, false]);
   });
 
-  for (const [given, shown] of [["0", "0"], ["-1", "-1"], ["2.5", "2.5"], ["two", "two"]]) {
+  for (const [given, shown] of [
+    ["0", "0"],
+    ["-1", "-1"],
+    ["2.5", "2.5"],
+    ["two", "two"],
+  ]) {
     test(`--nodes ${given}: exit 2, one line`, () => {
       const r = gpucheck(["plan", "cpu-smoke", "--nodes", given!]);
       expect(r.status).toBe(2);

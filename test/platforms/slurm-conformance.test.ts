@@ -36,11 +36,17 @@ conformance(platform, target);
 describe("slurm (fake scheduler): per-node mode", () => {
   test("one job, one step per node, each unit with its own rendezvous and verdict", async () => {
     const tg = target();
-    const code = "import os, sys\nprint('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['MASTER_ADDR'], flush=True)\nif os.environ['GPUCHECK_NODE'] == 'node3' and os.environ['RANK'] == '1': sys.exit(7)";
+    const code =
+      "import os, sys\nprint('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['MASTER_ADDR'], flush=True)\nif os.environ['GPUCHECK_NODE'] == 'node3' and os.environ['RANK'] == '1': sys.exit(7)";
     const spec = { ...scriptTest("sweep", PY, code, { nodes: 4, ranksPerNode: 2 }), perNode: true, worldSize: 2 };
     const before = fake.calls.filter((c) => c[0] === "sbatch").length;
     const { units, lines } = await runScript(platform, { ...tg, nodes: 4 }, spec);
-    expect(units.map((u) => [u.unit, u.status])).toEqual([["node1", "completed"], ["node2", "completed"], ["node3", "failed"], ["node4", "completed"]]);
+    expect(units.map((u) => [u.unit, u.status])).toEqual([
+      ["node1", "completed"],
+      ["node2", "completed"],
+      ["node3", "failed"],
+      ["node4", "completed"],
+    ]);
     expectCompleted(units[0]!);
     expect(units[2]!.message).toMatch(/^rank 1 on node3 failed with exit code 7 \(job \d+\)$/);
     // srun's report in the batch output names the failing task (its peer may have ended first)

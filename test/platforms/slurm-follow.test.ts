@@ -67,7 +67,14 @@ describe("JobQuery", () => {
 
 describe("followJob", () => {
   test("pending → running → completed, one query per tick", async () => {
-    const io = replay({ squeue: [ok(fixture("squeue-pending.txt").replace("20", "21")), ok(fixture("squeue-running.txt")), ok(fixture("squeue-running.txt")), ok(fixture("squeue-completed.txt").replace("22", "21"))] });
+    const io = replay({
+      squeue: [
+        ok(fixture("squeue-pending.txt").replace("20", "21")),
+        ok(fixture("squeue-running.txt")),
+        ok(fixture("squeue-running.txt")),
+        ok(fixture("squeue-completed.txt").replace("22", "21")),
+      ],
+    });
     const seen: string[] = [];
     const r = await followJob(new JobQuery(io), "21", fast({ onChange: (j) => seen.push(j.state) }));
     expect(r.kind).toBe("ended");

@@ -76,10 +76,20 @@ describe("states", () => {
     for (const s of ["COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 0", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE"]) expect(phaseOf(s)).toBe("ended");
   });
   test("verdicts", () => {
-    const table = Object.fromEntries(["COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 1000", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "WEIRD"].map((s) => [s, endedStatus(s).status]));
+    const table = Object.fromEntries(
+      ["COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 1000", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "WEIRD"].map((s) => [s, endedStatus(s).status]),
+    );
     expect(table).toEqual({
-      COMPLETED: "completed", FAILED: "failed", TIMEOUT: "timeout", "CANCELLED by 1000": "infra", NODE_FAIL: "infra",
-      OUT_OF_MEMORY: "failed", PREEMPTED: "infra", BOOT_FAIL: "infra", DEADLINE: "timeout", WEIRD: "infra",
+      COMPLETED: "completed",
+      FAILED: "failed",
+      TIMEOUT: "timeout",
+      "CANCELLED by 1000": "infra",
+      NODE_FAIL: "infra",
+      OUT_OF_MEMORY: "failed",
+      PREEMPTED: "infra",
+      BOOT_FAIL: "infra",
+      DEADLINE: "timeout",
+      WEIRD: "infra",
     });
     expect(endedStatus("CANCELLED", "cancelled")).toEqual({ status: "cancelled", what: "was cancelled" });
     expect(endedStatus("NODE_FAIL").what).toBe("lost a node (NODE_FAIL)");
@@ -93,7 +103,11 @@ describe("per-node sweep", () => {
   });
   test("drained nodes are skipped with the admin's reason; unknown names are reported", () => {
     expect(sweepNodes(rows, {})).toEqual({ usable: ["node1", "node2", "node3"], skipped: [{ node: "node4", why: "drained: fan 3 | bad gpu" }], unknown: [] });
-    expect(sweepNodes(rows, { nodelist: "node[3-5]", exclude: "node3" })).toEqual({ usable: [], skipped: [{ node: "node4", why: "drained: fan 3 | bad gpu" }], unknown: ["node5"] });
+    expect(sweepNodes(rows, { nodelist: "node[3-5]", exclude: "node3" })).toEqual({
+      usable: [],
+      skipped: [{ node: "node4", why: "drained: fan 3 | bad gpu" }],
+      unknown: ["node5"],
+    });
     expect(sweepNodes(rows, { partition: "other" }).usable).toEqual([]);
   });
   test("node states", () => {
@@ -111,7 +125,10 @@ describe("per-node sweep", () => {
 describe("batch output", () => {
   test("srun's task reports: ranges, exit codes and signals", () => {
     const r = parseBatchOutput(fixture("batch-task-failures.out"));
-    expect([...r.steps]).toEqual([["all", 143], ["segv", 139]]);
+    expect([...r.steps]).toEqual([
+      ["all", 143],
+      ["segv", 139],
+    ]);
     expect(r.tasks.map((t) => [t.node, t.tasks, t.exitCode, t.how])).toEqual([
       ["node1", [0, 2], 5, "exit code 5"],
       ["node1", [1], 143, "Terminated"],
@@ -142,7 +159,14 @@ describe("unit verdicts", () => {
     const [u] = unitRuns(base({ batch: fixture("batch-task-failures.out") }));
     expect(u!.status).toBe("failed");
     expect(u!.message).toBe("rank 0 on node1 failed with exit code 5 (job 22)");
-    expect(u!.ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([[0, "node1", 5], [1, "node1", 143], [2, "node1", 5], [3, "node2", 143], [4, "node2", 143], [5, "node2", 143]]);
+    expect(u!.ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([
+      [0, "node1", 5],
+      [1, "node1", 143],
+      [2, "node1", 5],
+      [3, "node2", 143],
+      [4, "node2", 143],
+      [5, "node2", 143],
+    ]);
     expect(u!.ranks[4]!.path).toBe("/r/logs/t/all/rank-4.log");
     expect(u!.output).toBe("GPUCHECK_RESULT {}\n");
     expect(u!.tail.split("\n")[0]).toBe("srun: error: node1: tasks 0,2: Exited with exit code 5");
@@ -156,8 +180,13 @@ describe("unit verdicts", () => {
     const batch = "srun: error: node2: task 3: Exited with exit code 127\ngpucheck-step unit=all exit=127\n";
     const noPython = unitRuns(base({ batch, readLog: (p) => (p.endsWith("rank-3.log") ? "gpucheck-rank: line 1: exec: /usr/bin/python3: not found\n" : "") }))[0]!;
     expect(noPython).toMatchObject({ status: "infra", message: 'node2 has no "/usr/bin/python3" (exit code 127 on rank 3): set the test\'s python or --python (job 22)' });
-    const noModule = unitRuns(base({ batch: batch.replaceAll("127", "1"), readLog: (p) => (p.endsWith("rank-3.log") ? "/usr/bin/python3: No module named gpucheck_workload\n" : "") }))[0]!;
-    expect(noModule).toMatchObject({ status: "infra", message: "node2 cannot import gpucheck_workload from /shared/gpucheck-0123 (platform.slurm.stageDir): the nodes must see it at the same path (job 22)" });
+    const noModule = unitRuns(
+      base({ batch: batch.replaceAll("127", "1"), readLog: (p) => (p.endsWith("rank-3.log") ? "/usr/bin/python3: No module named gpucheck_workload\n" : "") }),
+    )[0]!;
+    expect(noModule).toMatchObject({
+      status: "infra",
+      message: "node2 cannot import gpucheck_workload from /shared/gpucheck-0123 (platform.slurm.stageDir): the nodes must see it at the same path (job 22)",
+    });
   });
   test("a rank killed for memory says so", () => {
     const [u] = unitRuns(base({ batch: "srun: error: node1: task 1: Out Of Memory\ngpucheck-step unit=all exit=1\n", state: "OUT_OF_MEMORY" }));
@@ -179,11 +208,27 @@ describe("unit verdicts", () => {
       status: "timeout",
       message: "job 22 hit its Slurm time limit (TIMEOUT): srun: error: node1: task 0: Terminated",
     });
-    const q = unitRuns(base({ units: [{ unit: "all", hosts: [] }], state: "CANCELLED", cancelled: { by: "queue-timeout", detail: "pending for 5 s (Slurm reason: PartitionNodeLimit), longer than the queue timeout of 5 s: gpucheck cancelled it" } }))[0]!;
-    expect(q).toMatchObject({ status: "infra", message: "pending for 5 s (Slurm reason: PartitionNodeLimit), longer than the queue timeout of 5 s: gpucheck cancelled it (job 22)", ranks: [] });
+    const q = unitRuns(
+      base({
+        units: [{ unit: "all", hosts: [] }],
+        state: "CANCELLED",
+        cancelled: { by: "queue-timeout", detail: "pending for 5 s (Slurm reason: PartitionNodeLimit), longer than the queue timeout of 5 s: gpucheck cancelled it" },
+      }),
+    )[0]!;
+    expect(q).toMatchObject({
+      status: "infra",
+      message: "pending for 5 s (Slurm reason: PartitionNodeLimit), longer than the queue timeout of 5 s: gpucheck cancelled it (job 22)",
+      ranks: [],
+    });
   });
   test("a step cut short by gpucheck's own scancel is cancelled, not failed", () => {
-    const [u] = unitRuns(base({ batch: "srun: error: node1: task 0: Terminated\ngpucheck-step unit=all exit=143\n", state: "CANCELLED", cancelled: { by: "cancelled", detail: "cancelled: gpucheck cancelled the job" } }));
+    const [u] = unitRuns(
+      base({
+        batch: "srun: error: node1: task 0: Terminated\ngpucheck-step unit=all exit=143\n",
+        state: "CANCELLED",
+        cancelled: { by: "cancelled", detail: "cancelled: gpucheck cancelled the job" },
+      }),
+    );
     expect(u).toMatchObject({ status: "cancelled", message: "cancelled: gpucheck cancelled the job (job 22)" });
   });
   test("no batch output at all points at the shared filesystem", () => {
@@ -196,7 +241,18 @@ describe("unit verdicts", () => {
   });
   test("per node: each node's step decides its own unit", () => {
     const batch = "srun: error: node2: task 1: Exited with exit code 2\ngpucheck-step unit=node1 exit=0\ngpucheck-step unit=node2 exit=2\n";
-    const units = unitRuns(base({ batch, ranksPerNode: 2, units: [{ unit: "node1", hosts: ["node1"] }, { unit: "node2", hosts: ["node2"] }, { unit: "node3", hosts: ["node3"] }], state: "FAILED" }));
+    const units = unitRuns(
+      base({
+        batch,
+        ranksPerNode: 2,
+        units: [
+          { unit: "node1", hosts: ["node1"] },
+          { unit: "node2", hosts: ["node2"] },
+          { unit: "node3", hosts: ["node3"] },
+        ],
+        state: "FAILED",
+      }),
+    );
     expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([
       ["node1", "completed", undefined],
       ["node2", "failed", "rank 1 on node2 failed with exit code 2 (job 22)"],

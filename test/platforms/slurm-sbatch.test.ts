@@ -68,7 +68,12 @@ describe("settings", () => {
 });
 
 function ctx(over: Partial<TestToRender> = {}, settings: Record<string, unknown> = {}, cli = {}): RenderContext<SlurmSettings> {
-  const launch = over.launch ?? { python: "/usr/bin/python3", args: ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1M"], env: { NCCL_DEBUG: "INFO" }, files: [] };
+  const launch = over.launch ?? {
+    python: "/usr/bin/python3",
+    args: ["-m", "gpucheck_workload", "collective", "--op", "all_reduce", "--min-bytes", "1M"],
+    env: { NCCL_DEBUG: "INFO" },
+    files: [],
+  };
   const t: TestToRender = {
     name: "allreduce",
     kind: "collective",
@@ -91,12 +96,25 @@ const SHAPES: Record<string, [RenderContext<SlurmSettings>, string[]?]> = {
   "per-node-plan": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { nodelist: "gpu[001-004]", exclude: "gpu003" })],
   "per-node-sweep-shared": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { stageDir: "/shared/gpucheck", nodelist: "gpu[001-004]" }), ["gpu001", "gpu002", "gpu004"]],
   // cpusPerTask: the suite's own count, in #SBATCH and on the step
-  "pyxis": [ctx({}, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3", mounts: ["/data:/data:ro"] }, stageDir: "/shared/stage", cpusPerTask: 24 })],
+  pyxis: [ctx({}, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3", mounts: ["/data:/data:ro"] }, stageDir: "/shared/stage", cpusPerTask: 24 })],
   "apptainer-cpu": [ctx({ gpusPerNode: 0, ranksPerNode: 2, worldSize: 4 }, { container: { image: "/images/torch.sif", runtime: "apptainer" } })],
-  "everything": [
+  everything: [
     ctx(
-      { name: `it's "quoted" and spaced`, timeoutMs: 26 * 3600_000, launch: { python: "python3", args: ["-c", "print('$HOME')", "a b"], env: { A: `it's "q" $(x) \`y\``, B: "line1\nline2" }, files: [] } },
-      { account: "acct", reservation: "acceptance", qos: "high", constraint: "h100&ib", exclude: "gpu007", exclusive: false, sbatch: ["--mem=0", "--switches=1@10:00"], srun: ["--mpi=pmix", "--cpu-bind=none"] },
+      {
+        name: `it's "quoted" and spaced`,
+        timeoutMs: 26 * 3600_000,
+        launch: { python: "python3", args: ["-c", "print('$HOME')", "a b"], env: { A: `it's "q" $(x) \`y\``, B: "line1\nline2" }, files: [] },
+      },
+      {
+        account: "acct",
+        reservation: "acceptance",
+        qos: "high",
+        constraint: "h100&ib",
+        exclude: "gpu007",
+        exclusive: false,
+        sbatch: ["--mem=0", "--switches=1@10:00"],
+        srun: ["--mpi=pmix", "--cpu-bind=none"],
+      },
       { hosts: ["gpu001", "gpu002"] },
     ),
   ],
@@ -132,5 +150,5 @@ test("`gpucheck plan --platform slurm` prints every test's exact batch script", 
   expect(r.status).toBe(0);
   expect(r.stdout.match(/^ {3}#!\/bin\/bash$/gm)?.length).toBe(3);
   for (const name of ["inventory", "allreduce-gloo", "resnet18-fashionmnist"]) expect(r.stdout).toContain(`   #SBATCH --job-name=gpucheck-cpu-smoke-${name}\n`);
-  expect(r.stdout).toContain("/bin/bash -c \"$rank_env\" gpucheck-rank /usr/bin/python3 -m gpucheck_workload");
+  expect(r.stdout).toContain('/bin/bash -c "$rank_env" gpucheck-rank /usr/bin/python3 -m gpucheck_workload');
 }, 60_000);

@@ -72,13 +72,19 @@ describe("ssh (fake client): replayed faults", () => {
     const spec = { ...scriptTest("bad-hosts", PY, "print('ok')", { nodes: 3, ranksPerNode: 1 }), perNode: true, worldSize: 1 };
     const { units } = await runScript(platform, target({}, hosts, 1), spec);
     expect(units.map((u) => [u.unit, u.status, u.message])).toEqual([
-      ["127.0.0.2", "infra", "host 127.0.0.2: login refused: No ED25519 host key is known for [127.0.0.2]:2722 and you have requested strict checking; Host key verification failed (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])"],
+      [
+        "127.0.0.2",
+        "infra",
+        "host 127.0.0.2: login refused: No ED25519 host key is known for [127.0.0.2]:2722 and you have requested strict checking; Host key verification failed (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])",
+      ],
       ["nobody-here@127.0.0.3", "infra", "host nobody-here@127.0.0.3: login refused: nobody-here@127.0.0.3: Permission denied (publickey)"],
       ["node1", "completed", undefined],
     ]);
     const noPython = { ...target({ python: "/opt/missing/bin/python3" }), python: "/opt/missing/bin/python3" };
     const { units: none } = await runScript(platform, noPython, scriptTest("nopython", "/opt/missing/bin/python3", "print(1)", { nodes: 2, ranksPerNode: 1 }));
-    expect(none.map((u) => [u.status, u.message, u.ranks.length])).toEqual([["infra", 'host node1: Python "/opt/missing/bin/python3" not found; host node2: Python "/opt/missing/bin/python3" not found', 0]]);
+    expect(none.map((u) => [u.status, u.message, u.ranks.length])).toEqual([
+      ["infra", 'host node1: Python "/opt/missing/bin/python3" not found; host node2: Python "/opt/missing/bin/python3" not found', 0],
+    ]);
   }, 30_000);
 
   test("a failing rank with a hung peer: failed, naming the rank and its reason, and the peer is stopped after the grace", async () => {

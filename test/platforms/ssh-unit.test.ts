@@ -19,7 +19,26 @@ import { hostsForTest, resolveHosts } from "../../plugins/ssh/target.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
 import { tempDir } from "../tmp.ts";
 
-const HOSTILE = ["", "a b", "it's", `"dq"`, "$(touch /tmp/gpucheck-pwned)", "`id`", "x; rm -rf /", "line1\nline2", "$HOME", "*", "\\back", "-n", "a=b", "'", "''\\'", "~", "tab\there", "é ✓"];
+const HOSTILE = [
+  "",
+  "a b",
+  "it's",
+  `"dq"`,
+  "$(touch /tmp/gpucheck-pwned)",
+  "`id`",
+  "x; rm -rf /",
+  "line1\nline2",
+  "$HOME",
+  "*",
+  "\\back",
+  "-n",
+  "a=b",
+  "'",
+  "''\\'",
+  "~",
+  "tab\there",
+  "é ✓",
+];
 
 const errorOf = (fn: () => unknown) => {
   try {
@@ -72,8 +91,10 @@ describe("quoting", () => {
 
   test("environment names must be portable", () => {
     expect(checkEnvName("NCCL_DEBUG")).toBe("NCCL_DEBUG");
-    expect(errorOf(() => checkEnvName("A;B"))).toBe('SuiteError: gpucheck: ssh: environment variable name "A;B" is not valid: expected letters, digits and _, not starting with a digit');
-    expect(errorOf(() => checkEnvName("1X"))).toStartWith("SuiteError: gpucheck: ssh: environment variable name \"1X\" is not valid");
+    expect(errorOf(() => checkEnvName("A;B"))).toBe(
+      'SuiteError: gpucheck: ssh: environment variable name "A;B" is not valid: expected letters, digits and _, not starting with a digit',
+    );
+    expect(errorOf(() => checkEnvName("1X"))).toStartWith('SuiteError: gpucheck: ssh: environment variable name "1X" is not valid');
   });
 });
 
@@ -101,7 +122,9 @@ describe("host lists", () => {
 
   test("hostfile: comments, blank lines and MPI slots columns; errors point at the line", () => {
     expect(parseHostfile("# rack 3\ngpu01 slots=8\n\n  gpu02   # spare PSU\nroot@gpu03:2222\n", "hosts.txt")).toEqual(["gpu01", "gpu02", "root@gpu03:2222"]);
-    expect(errorOf(() => parseHostfile("gpu01\n-oX\n", "hosts.txt"))).toBe('SuiteError: hosts.txt:2: host "-oX" is not valid: expected [user@]host[:port] with a host of letters, digits, . _ - (not starting with -)');
+    expect(errorOf(() => parseHostfile("gpu01\n-oX\n", "hosts.txt"))).toBe(
+      'SuiteError: hosts.txt:2: host "-oX" is not valid: expected [user@]host[:port] with a host of letters, digits, . _ - (not starting with -)',
+    );
     expect(errorOf(() => parseHostfile("# nothing\n\n", "hosts.txt"))).toBe("SuiteError: gpucheck: ssh: hostfile hosts.txt lists no hosts");
   });
 
@@ -119,8 +142,12 @@ describe("host lists", () => {
     expect(resolveHosts(s({ hosts: ["a"] }), {}, suite).map((h) => h.name)).toEqual(["a"]);
     expect(resolveHosts(s({ hostfile: "nodes.txt" }), {}, suite).map((h) => h.name)).toEqual(["gpu07", "gpu08"]);
     expect(errorOf(() => resolveHosts(s({ hostfile: "missing.txt" }), {}, suite))).toBe(`SuiteError: gpucheck: ssh: cannot read hostfile ${join(dir, "missing.txt")}: ENOENT`);
-    expect(errorOf(() => resolveHosts(s({}), {}, suite))).toBe("SuiteError: gpucheck: ssh: no hosts: set platform.ssh.hosts or platform.ssh.hostfile in the suite, or pass --hosts or --hostfile");
-    expect(errorOf(() => hostsForTest({ name: "allreduce", nodes: 4 }, parseHostList(["a", "b"])))).toBe('SuiteError: gpucheck: ssh: test "allreduce" needs 4 nodes but 2 hosts were given: a, b');
+    expect(errorOf(() => resolveHosts(s({}), {}, suite))).toBe(
+      "SuiteError: gpucheck: ssh: no hosts: set platform.ssh.hosts or platform.ssh.hostfile in the suite, or pass --hosts or --hostfile",
+    );
+    expect(errorOf(() => hostsForTest({ name: "allreduce", nodes: 4 }, parseHostList(["a", "b"])))).toBe(
+      'SuiteError: gpucheck: ssh: test "allreduce" needs 4 nodes but 2 hosts were given: a, b',
+    );
   });
 });
 
@@ -128,18 +155,61 @@ describe("settings", () => {
   test("defaults, unknown keys, and hosts with hostfile", () => {
     expect(sshSettings.parse({})).toMatchObject({ stageDir: "~/.cache/gpucheck", maxParallel: 32, launcher: "direct", connectTimeout: 10, sshOptions: [] });
     expect(sshSettings.safeParse({ hots: ["a"] }).error?.issues.map((i) => i.message)).toEqual(['Unrecognized key: "hots"']);
-    expect(sshSettings.safeParse({ hosts: ["a"], hostfile: "h" }).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["hostfile", "set hosts or hostfile, not both"]]);
-    expect(sshSettings.safeParse({ sshOptions: ["-oProxyCommand=x"] }).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([["sshOptions.0", "must look like Name=value"]]);
+    expect(sshSettings.safeParse({ hosts: ["a"], hostfile: "h" }).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["hostfile", "set hosts or hostfile, not both"],
+    ]);
+    expect(sshSettings.safeParse({ sshOptions: ["-oProxyCommand=x"] }).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["sshOptions.0", "must look like Name=value"],
+    ]);
     expect(sshSettings.safeParse({ launcher: "srun" }).success).toBe(false);
   });
 });
 
-const target: SshTarget = { configFile: "/etc/gpucheck/ssh_config", user: "ops", port: 22, options: ["ProxyJump=bastion"], connectTimeoutS: 7, aliveIntervalS: 5, controlDir: "/tmp/gpucheck-ssh-x", persistS: 60 };
+const target: SshTarget = {
+  configFile: "/etc/gpucheck/ssh_config",
+  user: "ops",
+  port: 22,
+  options: ["ProxyJump=bastion"],
+  connectTimeoutS: 7,
+  aliveIntervalS: 5,
+  controlDir: "/tmp/gpucheck-ssh-x",
+  persistS: 60,
+};
 
 describe("ssh argv", () => {
-  const common = ["-F", "/etc/gpucheck/ssh_config", "-l", "ops", "-p", "22", "-T", "-o", "BatchMode=yes", "-o", "ProxyJump=bastion", "-o", "ConnectTimeout=7", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"];
+  const common = [
+    "-F",
+    "/etc/gpucheck/ssh_config",
+    "-l",
+    "ops",
+    "-p",
+    "22",
+    "-T",
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "ProxyJump=bastion",
+    "-o",
+    "ConnectTimeout=7",
+    "-o",
+    "ServerAliveInterval=5",
+    "-o",
+    "ServerAliveCountMax=3",
+  ];
   test("master, mux and direct channels; the suite's options come before gpucheck's defaults; -- before the host", () => {
-    expect(sshArgv(target, { name: "gpu01", host: "gpu01" }, "master", "true")).toEqual(["ssh", "-o", "ControlMaster=auto", "-o", "ControlPath=/tmp/gpucheck-ssh-x/%C", "-o", "ControlPersist=60", ...common, "--", "gpu01", "true"]);
+    expect(sshArgv(target, { name: "gpu01", host: "gpu01" }, "master", "true")).toEqual([
+      "ssh",
+      "-o",
+      "ControlMaster=auto",
+      "-o",
+      "ControlPath=/tmp/gpucheck-ssh-x/%C",
+      "-o",
+      "ControlPersist=60",
+      ...common,
+      "--",
+      "gpu01",
+      "true",
+    ]);
     expect(sshArgv(target, { name: "gpu01", host: "gpu01" }, "mux", "true").slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=no", "-o", "ControlPath=/tmp/gpucheck-ssh-x/%C"]);
     expect(sshArgv(target, { name: "gpu01", host: "gpu01" }, "direct", "true").slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=no", "-o", "ControlPath=none"]);
     expect(exitArgv(target, { name: "gpu01", host: "gpu01" }).slice(-4)).toEqual(["-O", "exit", "--", "gpu01"]);
@@ -169,12 +239,27 @@ describe("rank placement", () => {
       [3, "gpu02", "3", "1", "gpu02"],
     ]);
     // GPUCHECK_CPU_BIND: ranks side by side on a host each bind to their own CPUs (workload affinity.py)
-    expect(procs[3]!.env).toEqual({ GPUCHECK_CPU_BIND: "split", NCCL_DEBUG: "WARN", GPUCHECK_RUN_ID: "r1", RANK: "3", WORLD_SIZE: "4", LOCAL_RANK: "1", LOCAL_WORLD_SIZE: "2", MASTER_ADDR: "10.0.0.1", MASTER_PORT: "29500", GPUCHECK_NODE: "gpu02" });
+    expect(procs[3]!.env).toEqual({
+      GPUCHECK_CPU_BIND: "split",
+      NCCL_DEBUG: "WARN",
+      GPUCHECK_RUN_ID: "r1",
+      RANK: "3",
+      WORLD_SIZE: "4",
+      LOCAL_RANK: "1",
+      LOCAL_WORLD_SIZE: "2",
+      MASTER_ADDR: "10.0.0.1",
+      MASTER_PORT: "29500",
+      GPUCHECK_NODE: "gpu02",
+    });
     expect(procs[0]!.argv).toEqual(["/opt/py/bin/python", "-m", "gpucheck_workload", "collective"]);
   });
 
   test("per-node: one unit per host, each its own world", () => {
-    expect(unitsOf({ nodes: 1, ranksPerNode: 8, perNode: true }, hosts).map((u) => [u.unit, u.worldSize, u.hosts.length])).toEqual([["gpu01", 8, 1], ["gpu02", 8, 1], ["gpu03", 8, 1]]);
+    expect(unitsOf({ nodes: 1, ranksPerNode: 8, perNode: true }, hosts).map((u) => [u.unit, u.worldSize, u.hosts.length])).toEqual([
+      ["gpu01", 8, 1],
+      ["gpu02", 8, 1],
+      ["gpu03", 8, 1],
+    ]);
   });
 
   test("ranks beyond 8 on a host get their own connection (sshd's MaxSessions defaults to 10)", () => {
@@ -185,8 +270,23 @@ describe("rank placement", () => {
   test("gpucheck and torchrun: one launcher per host with its node rank; mpirun: one launch on the first host", () => {
     const [u] = unitsOf({ nodes: 2, ranksPerNode: 8, perNode: false }, hosts);
     const tr = procsOf(u!, launch, "python3", "torchrun", master, {});
-    expect(tr.map((p) => [p.id, p.host.name, p.ranks.length])).toEqual([[0, "gpu01", 8], [8, "gpu02", 8]]);
-    expect(tr[1]!.argv).toEqual(["python3", "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=8", "--master_addr=10.0.0.1", "--master_port=29500", "--node_rank=1", "-m", "gpucheck_workload", "collective"]);
+    expect(tr.map((p) => [p.id, p.host.name, p.ranks.length])).toEqual([
+      [0, "gpu01", 8],
+      [8, "gpu02", 8],
+    ]);
+    expect(tr[1]!.argv).toEqual([
+      "python3",
+      "-m",
+      "torch.distributed.run",
+      "--nnodes=2",
+      "--nproc_per_node=8",
+      "--master_addr=10.0.0.1",
+      "--master_port=29500",
+      "--node_rank=1",
+      "-m",
+      "gpucheck_workload",
+      "collective",
+    ]);
     expect(tr[1]!.env).toEqual({ GPUCHECK_CPU_BIND: "split", NCCL_DEBUG: "WARN", GPUCHECK_NODE: "gpu02" });
     // a suite's env wins: GPUCHECK_CPU_BIND=none leaves the ranks where the scheduler puts them
     const keep = procsOf(u!, { ...launch, env: { GPUCHECK_CPU_BIND: "none" } }, "python3", "direct", master, {});
@@ -197,7 +297,27 @@ describe("rank placement", () => {
     expect(own[1]!.ranks).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
     const mpi = procsOf(u!, launch, "python3", "mpirun", master, {});
     expect(mpi).toHaveLength(1);
-    expect(mpi[0]!.argv).toEqual(["mpirun", "-np", "16", "--host", "gpu01:8,gpu02:8", "--map-by", "ppr:8:node", "-x", "NCCL_DEBUG", "-x", "MASTER_ADDR", "-x", "MASTER_PORT", "-x", "PYTHONPATH", "python3", "-m", "gpucheck_workload", "collective"]);
+    expect(mpi[0]!.argv).toEqual([
+      "mpirun",
+      "-np",
+      "16",
+      "--host",
+      "gpu01:8,gpu02:8",
+      "--map-by",
+      "ppr:8:node",
+      "-x",
+      "NCCL_DEBUG",
+      "-x",
+      "MASTER_ADDR",
+      "-x",
+      "MASTER_PORT",
+      "-x",
+      "PYTHONPATH",
+      "python3",
+      "-m",
+      "gpucheck_workload",
+      "collective",
+    ]);
   });
 });
 
@@ -222,10 +342,18 @@ describe("remote scripts", () => {
   test("prepare: the staged flag, the address ssh reached, and a port no TCP socket uses", async () => {
     const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const run = (python: string) =>
-      spawnSync("/bin/sh", ["-c", prepareScript({ base: "/nonexistent", hash: "h" }, python, true)], { encoding: "utf8", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } }).stdout;
+      spawnSync("/bin/sh", ["-c", prepareScript({ base: "/nonexistent", hash: "h" }, python, true)], {
+        encoding: "utf8",
+        env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" },
+      }).stdout;
     const out = run("/bin/true");
     expect(out).toMatch(/^gpucheck-staged no\ngpucheck-addr 10\.0\.0\.7\ngpucheck-port \d+\n$/);
-    const inUse = new Set(readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1).map((l) => parseInt(l.trim().split(/\s+/)[1]?.split(":")[1] ?? "", 16)));
+    const inUse = new Set(
+      readFileSync("/proc/net/tcp", "utf8")
+        .split("\n")
+        .slice(1)
+        .map((l) => parseInt(l.trim().split(/\s+/)[1]?.split(":")[1] ?? "", 16)),
+    );
     for (let i = 0; i < 20; i++) {
       const port = Number(/gpucheck-port (\d+)/.exec(run("/bin/true"))![1]);
       expect(port).toBeGreaterThanOrEqual(20000);
@@ -248,13 +376,25 @@ describe("remote scripts", () => {
 describe("plan rendering", () => {
   test("gpucheck plan --platform ssh: every host's prepare/stage argv and every rank's exact ssh argv", () => {
     const t = scriptTest("allreduce", "python3", "print(1)", { nodes: 2, ranksPerNode: 2 });
-    const rendered = ssh.render({ suite: fakeSuite(), settings: sshSettings.parse({ user: "ops" }), cli: { hosts: ["gpu01", "gpu02"] }, test: t, launch: t.launch, workloadHash: "abc123" }) as {
+    const rendered = ssh.render({
+      suite: fakeSuite(),
+      settings: sshSettings.parse({ user: "ops" }),
+      cli: { hosts: ["gpu01", "gpu02"] },
+      test: t,
+      launch: t.launch,
+      workloadHash: "abc123",
+    }) as {
       hosts: Array<{ host: string; prepare: string[] }>;
       units: Array<{ unit: string; ranks: Array<{ rank: number; host: string; argv: string[] }> }>;
       text: string;
     };
     expect(rendered.hosts.map((h) => h.host)).toEqual(["gpu01", "gpu02"]);
-    expect(rendered.units[0]!.ranks.map((r) => [r.rank, r.host])).toEqual([[0, "gpu01"], [1, "gpu01"], [2, "gpu02"], [3, "gpu02"]]);
+    expect(rendered.units[0]!.ranks.map((r) => [r.rank, r.host])).toEqual([
+      [0, "gpu01"],
+      [1, "gpu01"],
+      [2, "gpu02"],
+      [3, "gpu02"],
+    ]);
     const argv = rendered.units[0]!.ranks[2]!.argv;
     expect(argv.slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=no", "-o", "ControlPath={{controlDir}}/%C"]);
     expect(argv.slice(-3, -1)).toEqual(["--", "gpu02"]);
@@ -273,8 +413,12 @@ describe("plan rendering", () => {
 describe("ssh failures and parallelism", () => {
   test("ssh's own words, classified", () => {
     expect(describeSshFailure("ssh: connect to host 10.0.0.9 port 22: Connection refused\n")).toBe("unreachable: ssh: connect to host 10.0.0.9 port 22: Connection refused");
-    expect(describeSshFailure("Warning: Permanently added 'x' (ED25519) to the list of known hosts.\nops@x: Permission denied (publickey).\n")).toBe("login refused: ops@x: Permission denied (publickey)");
-    expect(describeSshFailure("Host key verification failed.\n")).toBe("login refused: Host key verification failed (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])");
+    expect(describeSshFailure("Warning: Permanently added 'x' (ED25519) to the list of known hosts.\nops@x: Permission denied (publickey).\n")).toBe(
+      "login refused: ops@x: Permission denied (publickey)",
+    );
+    expect(describeSshFailure("Host key verification failed.\n")).toBe(
+      "login refused: Host key verification failed (the host's key is not in known_hosts: add it, or set platform.ssh.sshOptions: [StrictHostKeyChecking=accept-new])",
+    );
     expect(describeSshFailure("")).toBe("ssh failed: no message from ssh");
   });
 

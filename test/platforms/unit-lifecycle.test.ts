@@ -41,14 +41,28 @@ describe("the unit's log", () => {
     log.processLine("n1", [0, 1], true, "gpucheck-launch: rank 1 exited with 2", "n1");
     log.line(2, "gpucheck-workload: error: missing data set", "n2");
     await log.close();
-    expect(lines).toEqual(["all/0: GPUCHECK_RESULT {}", "all/0: GPUCHECK_TELEMETRY {}", "all/0: gpucheck-launch: rank 1 exited with 2", "all/2: gpucheck-workload: error: missing data set"]);
+    expect(lines).toEqual([
+      "all/0: GPUCHECK_RESULT {}",
+      "all/0: GPUCHECK_TELEMETRY {}",
+      "all/0: gpucheck-launch: rank 1 exited with 2",
+      "all/2: gpucheck-workload: error: missing data set",
+    ]);
     expect(log.tail()).toBe("[n1 rank 0] GPUCHECK_RESULT {}\n[n1 rank 0] gpucheck-launch: rank 1 exited with 2\n[n2 rank 2] gpucheck-workload: error: missing data set");
     expect(log.output()).toBe("GPUCHECK_RESULT {}\nGPUCHECK_TELEMETRY {}\ngpucheck-launch: rank 1 exited with 2\n");
     expect(log.sourceLines("n1")).toEqual(["gpucheck-launch: rank 1 exited with 2"]);
     expect(log.lastError(2)).toBe("missing data set");
     expect(log.lastError(0)).toBeUndefined();
-    const ranks = log.ranks([0, 1, 2, 3], (r) => (r === 1 ? 2 : 0), (r) => (r < 2 ? "n1" : "n2"));
-    expect(ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([[0, "n1", 0], [1, "n1", 2], [2, "n2", 0], [3, "n2", 0]]);
+    const ranks = log.ranks(
+      [0, 1, 2, 3],
+      (r) => (r === 1 ? 2 : 0),
+      (r) => (r < 2 ? "n1" : "n2"),
+    );
+    expect(ranks.map((r) => [r.rank, r.host, r.exitCode])).toEqual([
+      [0, "n1", 0],
+      [1, "n1", 2],
+      [2, "n2", 0],
+      [3, "n2", 0],
+    ]);
     // a rank that printed nothing still has its (empty) log
     expect(readFileSync(ranks[3]!.path, "utf8")).toBe("");
     expect(readFileSync(ranks[1]!.path, "utf8")).toBe("");
@@ -72,7 +86,13 @@ describe("the unit's log", () => {
     const log = new UnitLog({ dir, unit: "all", onLine: () => {}, write: false });
     log.line(0, "from srun's file");
     await log.close();
-    expect(log.ranks([0], () => 0, () => "n1")[0]!.path).toBe(join(dir, "rank-0.log"));
+    expect(
+      log.ranks(
+        [0],
+        () => 0,
+        () => "n1",
+      )[0]!.path,
+    ).toBe(join(dir, "rank-0.log"));
     expect(log.output()).toBe("");
   });
 
@@ -94,8 +114,14 @@ describe("facts → UnitRun", () => {
     const failed = { who: "rank 1", on: "h1", how: "failed with exit code 2", reason: "missing data set" };
     const stopped = { by: "timeout" as const, timeoutMs: 8000, what: "killed rank 0 (pid 12)" };
     expect(unitResult({ ...base, stopped, infra: ["x"], failed })).toMatchObject({ status: "timeout", message: "timed out after 8s: killed rank 0 (pid 12)" });
-    expect(unitResult({ ...base, infra: ["host h2: unreachable", "could not start rank 3"], failed })).toMatchObject({ status: "infra", message: "host h2: unreachable; could not start rank 3" });
-    expect(unitResult({ ...base, failed, decided: { status: "completed" } })).toMatchObject({ status: "failed", message: "rank 1 on h1 failed with exit code 2: missing data set" });
+    expect(unitResult({ ...base, infra: ["host h2: unreachable", "could not start rank 3"], failed })).toMatchObject({
+      status: "infra",
+      message: "host h2: unreachable; could not start rank 3",
+    });
+    expect(unitResult({ ...base, failed, decided: { status: "completed" } })).toMatchObject({
+      status: "failed",
+      message: "rank 1 on h1 failed with exit code 2: missing data set",
+    });
     expect(unitResult({ ...base, decided: { status: "skipped", message: "n1 is drained" } })).toMatchObject({ status: "skipped", message: "n1 is drained" });
     expect(unitResult(base)).toEqual({ ...base, status: "completed", ranks: [], output: "", tail: "" });
   });
@@ -103,7 +129,9 @@ describe("facts → UnitRun", () => {
   test("exact wording: stop messages, a failure with a platform's note, what could not be cleaned up", () => {
     expect(stopMessage("cancelled", 8000)).toBe("cancelled");
     expect(stopMessage("timeout", 60_400, "gpucheck cancelled the job")).toBe("timed out after 60s: gpucheck cancelled the job");
-    expect(unitResult({ ...base, failed: { who: "rank 2", on: "node1", how: "failed with Out Of Memory", note: "job 22" } }).message).toBe("rank 2 on node1 failed with Out Of Memory (job 22)");
+    expect(unitResult({ ...base, failed: { who: "rank 2", on: "node1", how: "failed with Out Of Memory", note: "job 22" } }).message).toBe(
+      "rank 2 on node1 failed with Out Of Memory (job 22)",
+    );
     expect(unitResult({ ...base, failed: { who: "container", on: "n3", how: "exited with 5 (rank 3)", reason: "bad GPU" }, also: ["could not reach host n3"] }).message).toBe(
       "container on n3 exited with 5 (rank 3): bad GPU; could not reach host n3",
     );

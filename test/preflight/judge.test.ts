@@ -16,7 +16,18 @@ const H100 = "NVIDIA H100 80GB HBM3";
 const need = (over: Partial<TestNeeds>): TestNeeds => ({ test: "t", python: PY, torch: true, gpus: 8, gpuSource: "torch", nccl: true, tools: [], ...over });
 
 function gpuNode(gpus: number, over: Record<string, unknown> = {}) {
-  return { executable: PY, version: "3.10.12", torch: "2.5.1+cu124", torch_cuda: "12.4", cuda_available: gpus > 0, cuda_device_count: gpus, cuda_devices: Array(gpus).fill(H100), nccl_available: true, nccl_version: "2.21.5", ...over };
+  return {
+    executable: PY,
+    version: "3.10.12",
+    torch: "2.5.1+cu124",
+    torch_cuda: "12.4",
+    cuda_available: gpus > 0,
+    cuda_device_count: gpus,
+    cuda_devices: Array(gpus).fill(H100),
+    nccl_available: true,
+    nccl_version: "2.21.5",
+    ...over,
+  };
 }
 
 function unit(result: unknown, over: Partial<PreflightUnit> = {}): PreflightUnit {
@@ -24,7 +35,13 @@ function unit(result: unknown, over: Partial<PreflightUnit> = {}): PreflightUnit
   return { unit: "gpu-07", hosts: ["gpu-07"], status: "completed", output, texts: [], logs: ["preflight/gpu-07/rank-0.log"], ...over };
 }
 
-const answer = (python: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({ hostname: "gpu-07", interpreters: { [PY]: python }, nvidia_smi: { gpus: Array(8).fill(H100) }, tools: {}, ...rest });
+const answer = (python: Record<string, unknown>, rest: Record<string, unknown> = {}) => ({
+  hostname: "gpu-07",
+  interpreters: { [PY]: python },
+  nvidia_smi: { gpus: Array(8).fill(H100) },
+  tools: {},
+  ...rest,
+});
 const problems = (u: PreflightUnit, needs: TestNeeds[]) => judgePreflightUnit(u, needs).problems.map((p) => p.message);
 
 describe("judgePreflightUnit", () => {
@@ -59,7 +76,9 @@ describe("judgePreflightUnit", () => {
   test("an interpreter that could not be run is named with the fix", () => {
     const u = unit(answer({ error: "/opt/venv/bin/python3 could not be run: No such file or directory" }));
     expect(problems(u, [need({ test: "allreduce" })])).toEqual([`/opt/venv/bin/python3 could not be run: No such file or directory (needed by allreduce): ${HINT}`]);
-    expect(problems(unit({ hostname: "gpu-07", interpreters: {}, nvidia_smi: {}, tools: {} }), [need({ test: "allreduce" })])).toEqual([`the preflight did not report ${PY} (needed by allreduce): ${HINT}`]);
+    expect(problems(unit({ hostname: "gpu-07", interpreters: {}, nvidia_smi: {}, tools: {} }), [need({ test: "allreduce" })])).toEqual([
+      `the preflight did not report ${PY} (needed by allreduce): ${HINT}`,
+    ]);
   });
 
   test("fewer GPUs than gpusPerNode names the count, the model, what nvidia-smi lists and each test's need", () => {
@@ -68,18 +87,31 @@ describe("judgePreflightUnit", () => {
       `7 GPUs visible to torch 2.5.1+cu124 (7 × ${H100}), nvidia-smi lists 8 × ${H100}: gpusPerNode 8 needed by allreduce, big`,
     ]);
     const cpu = unit(answer(gpuNode(0, { torch: "1.13.1+cpu", torch_cuda: null, nccl_available: false }), { nvidia_smi: { gpus: null, error: "nvidia-smi not found" } }));
-    expect(problems(cpu, [need({ test: "allreduce", nccl: false })])).toEqual(["0 GPUs visible to torch 1.13.1+cpu (built without CUDA), nvidia-smi not found: gpusPerNode 8 needed by allreduce"]);
+    expect(problems(cpu, [need({ test: "allreduce", nccl: false })])).toEqual([
+      "0 GPUs visible to torch 1.13.1+cpu (built without CUDA), nvidia-smi not found: gpusPerNode 8 needed by allreduce",
+    ]);
     // a CUDA build that sees nothing, on a node whose driver lists GPUs: CUDA_VISIBLE_DEVICES or a container without them
     const hidden = unit(answer(gpuNode(0)));
-    expect(problems(hidden, [need({ test: "allreduce", nccl: false })])).toEqual([`0 GPUs visible to torch 2.5.1+cu124, nvidia-smi lists 8 × ${H100}: gpusPerNode 8 needed by allreduce`]);
+    expect(problems(hidden, [need({ test: "allreduce", nccl: false })])).toEqual([
+      `0 GPUs visible to torch 2.5.1+cu124, nvidia-smi lists 8 × ${H100}: gpusPerNode 8 needed by allreduce`,
+    ]);
   });
 
   test("GPUs nobody could count are a problem, never a pass", () => {
-    const u = unit(answer(gpuNode(8, { cuda_device_count: undefined, cuda_error: "RuntimeError: CUDA driver initialization failed" }), { nvidia_smi: { gpus: null, error: "nvidia-smi -L timed out after 20s" } }));
+    const u = unit(
+      answer(gpuNode(8, { cuda_device_count: undefined, cuda_error: "RuntimeError: CUDA driver initialization failed" }), {
+        nvidia_smi: { gpus: null, error: "nvidia-smi -L timed out after 20s" },
+      }),
+    );
     expect(problems(u, [need({ test: "allreduce", nccl: false })])).toEqual([
       "the GPUs torch 2.5.1+cu124 sees could not be counted (RuntimeError: CUDA driver initialization failed), nvidia-smi -L timed out after 20s: gpusPerNode 8 needed by allreduce",
     ]);
-    expect(judgePreflightUnit(u, [need({})]).probes[2]).toEqual({ probe: "torch.cuda.device_count", python: PY, value: null, reason: "RuntimeError: CUDA driver initialization failed" });
+    expect(judgePreflightUnit(u, [need({})]).probes[2]).toEqual({
+      probe: "torch.cuda.device_count",
+      python: PY,
+      value: null,
+      reason: "RuntimeError: CUDA driver initialization failed",
+    });
   });
 
   test("NCCL missing or unknown fails the tests on backend nccl only", () => {
@@ -97,7 +129,9 @@ describe("judgePreflightUnit", () => {
     const tool = "nccl-tests:all_reduce";
     const binaryTest = need({ test: "nccl-allreduce", torch: false, nccl: false, gpuSource: "nvidia-smi", tools: [tool] });
     const missing = "nccl-tests binary all_reduce_perf not found on PATH (build NVIDIA/nccl-tests with MPI=1, or use --impl workload)";
-    const u = unit(answer({ executable: PY, version: "3.10.12", torch_error: "ModuleNotFoundError: No module named 'torch'" }, { tools: { [tool]: { path: null, error: missing } } }));
+    const u = unit(
+      answer({ executable: PY, version: "3.10.12", torch_error: "ModuleNotFoundError: No module named 'torch'" }, { tools: { [tool]: { path: null, error: missing } } }),
+    );
     // a torch-less image is fine for nccl-tests: only the binary is missing
     expect(problems(u, [binaryTest])).toEqual([`${missing}, needed by nccl-allreduce`]);
     expect(judgePreflightUnit(u, [binaryTest]).probes).toContainEqual({ probe: "tool all_reduce_perf", value: false, detail: missing });
@@ -108,7 +142,10 @@ describe("judgePreflightUnit", () => {
   });
 
   test("a node that could not run preflight, or printed no result, fails every test", () => {
-    const launch = judgePreflightUnit(unit(undefined, { status: "infra", message: "could not launch: /nonexistent/python3: command not found" }), [need({ test: "a" }), need({ test: "b" })]);
+    const launch = judgePreflightUnit(unit(undefined, { status: "infra", message: "could not launch: /nonexistent/python3: command not found" }), [
+      need({ test: "a" }),
+      need({ test: "b" }),
+    ]);
     expect(launch.problems).toEqual([{ message: `preflight could not run: could not launch: /nonexistent/python3: command not found: ${HINT}`, tests: ["a", "b"] }]);
     expect(launch.probes).toEqual([]);
     const ssh = judgePreflightUnit(unit(undefined, { status: "infra", message: "host gpu-07: ssh: connect to host gpu-07 port 22: Connection refused" }), [need({ test: "a" })]);
@@ -124,9 +161,16 @@ describe("judgePreflightUnit", () => {
     const n = judgePreflightUnit(drained, [need({ test: "a" })]);
     expect(n).toMatchObject({ passed: true, problems: [], probes: [] });
     const good = judgePreflightUnit(unit(answer(gpuNode(8))), [need({ test: "a" })]);
-    const pre = (nodes: typeof n[]) => ({ passed: preflightPassed(nodes), startedAt: "", endedAt: "", nodes });
-    expect(preflightLines(pre([good, n]))).toEqual(["Preflight: PASSED on gpu-07 (1 node set aside by the platform)", expect.stringMatching(/^ {2}gpu-07: passed: python 3\.10\.12/), "  gpu-09: skipped: gpu-09 is drained: bad DIMM"]);
-    expect(preflightLines(pre([n]))).toEqual(["Preflight: FAILED: the platform offered no usable node (1 node set aside by the platform): no test ran", "  gpu-09: skipped: gpu-09 is drained: bad DIMM"]);
+    const pre = (nodes: (typeof n)[]) => ({ passed: preflightPassed(nodes), startedAt: "", endedAt: "", nodes });
+    expect(preflightLines(pre([good, n]))).toEqual([
+      "Preflight: PASSED on gpu-07 (1 node set aside by the platform)",
+      expect.stringMatching(/^ {2}gpu-07: passed: python 3\.10\.12/),
+      "  gpu-09: skipped: gpu-09 is drained: bad DIMM",
+    ]);
+    expect(preflightLines(pre([n]))).toEqual([
+      "Preflight: FAILED: the platform offered no usable node (1 node set aside by the platform): no test ran",
+      "  gpu-09: skipped: gpu-09 is drained: bad DIMM",
+    ]);
     expect(preflightSkipReason(pre([n]), "a")).toBe("preflight failed on every node: the platform offered no usable node");
   });
 
@@ -143,25 +187,58 @@ describe("judgePreflightUnit", () => {
 
 describe("needs and the skip reason", () => {
   const planned = (over: Omit<Partial<PlannedTest>, "spec"> & { spec?: Partial<PlannedTest["spec"]> }): PlannedTest =>
-    ({ name: "t", kind: "collective", nodes: 1, gpusPerNode: 8, ranksPerNode: 8, worldSize: 8, perNode: false, timeoutMs: 1, launch: { python: PY, args: [], env: {}, files: ["gpucheck_workload/__main__.py"] }, expect: [], rendered: null, ...over, spec: { collective: { op: "all_reduce", backend: "auto", impl: "workload" }, ...over.spec } }) as PlannedTest;
+    ({
+      name: "t",
+      kind: "collective",
+      nodes: 1,
+      gpusPerNode: 8,
+      ranksPerNode: 8,
+      worldSize: 8,
+      perNode: false,
+      timeoutMs: 1,
+      launch: { python: PY, args: [], env: {}, files: ["gpucheck_workload/__main__.py"] },
+      expect: [],
+      rendered: null,
+      ...over,
+      spec: { collective: { op: "all_reduce", backend: "auto", impl: "workload" }, ...over.spec },
+    }) as PlannedTest;
 
   test("what each kind needs", () => {
     expect(needsOf(planned({ name: "ar" }))).toEqual({ test: "ar", python: PY, torch: true, gpus: 8, gpuSource: "torch", nccl: true, tools: [] });
     expect(needsOf(planned({ name: "gloo", gpusPerNode: 0 }))).toMatchObject({ torch: true, gpus: 0, nccl: false });
-    expect(needsOf(planned({ name: "forced", gpusPerNode: 0, spec: { collective: { op: "all_reduce", backend: "nccl", impl: "workload" } as never } }))).toMatchObject({ nccl: true });
-    expect(needsOf(planned({ name: "nt", spec: { collective: { op: "all_gather", backend: "auto", impl: "nccl-tests", ncclTestsDir: "/opt/nt" } as never } }))).toEqual({ test: "nt", python: PY, torch: false, gpus: 8, gpuSource: "nvidia-smi", nccl: false, tools: ["nccl-tests:all_gather:/opt/nt"] });
+    expect(needsOf(planned({ name: "forced", gpusPerNode: 0, spec: { collective: { op: "all_reduce", backend: "nccl", impl: "workload" } as never } }))).toMatchObject({
+      nccl: true,
+    });
+    expect(needsOf(planned({ name: "nt", spec: { collective: { op: "all_gather", backend: "auto", impl: "nccl-tests", ncclTestsDir: "/opt/nt" } as never } }))).toEqual({
+      test: "nt",
+      python: PY,
+      torch: false,
+      gpus: 8,
+      gpuSource: "nvidia-smi",
+      nccl: false,
+      tools: ["nccl-tests:all_gather:/opt/nt"],
+    });
     expect(needsOf(planned({ name: "train", kind: "train" }))).toMatchObject({ torch: true, gpus: 8, nccl: true });
     // inventory counts its GPUs itself and names the missing one
     expect(needsOf(planned({ name: "inv", kind: "inventory" }))).toMatchObject({ torch: false, gpus: 0, nccl: false });
   });
 
   test("the preflight unit: one rank on every node, each interpreter and tool once, the most GPUs any test asks for", () => {
-    const tests = [planned({ name: "a", gpusPerNode: 4, nodes: 2 }), planned({ name: "b", launch: { python: "/usr/bin/python3", args: [], env: { NCCL_DEBUG: "WARN" }, files: [] } }), planned({ name: "c", spec: { collective: { op: "all_reduce", backend: "auto", impl: "nccl-tests" } as never } })];
+    const tests = [
+      planned({ name: "a", gpusPerNode: 4, nodes: 2 }),
+      planned({ name: "b", launch: { python: "/usr/bin/python3", args: [], env: { NCCL_DEBUG: "WARN" }, files: [] } }),
+      planned({ name: "c", spec: { collective: { op: "all_reduce", backend: "auto", impl: "nccl-tests" } as never } }),
+    ];
     const needs = tests.map(needsOf);
     expect(preflightInputs(needs)).toEqual({ interpreters: [PY, "/usr/bin/python3"], tools: ["nccl-tests:all_reduce"] });
     const t = preflightTest(tests, needs);
     expect(t).toMatchObject({ name: "preflight", perNode: true, ranksPerNode: 1, worldSize: 1, nodes: 2, gpusPerNode: 8, timeoutMs: 300_000 });
-    expect(t.launch).toEqual({ python: PY, args: ["-m", "gpucheck_workload", "preflight", "--python", PY, "--python", "/usr/bin/python3", "--tool", "nccl-tests:all_reduce"], env: { NCCL_DEBUG: "WARN" }, files: ["gpucheck_workload/__main__.py"] });
+    expect(t.launch).toEqual({
+      python: PY,
+      args: ["-m", "gpucheck_workload", "preflight", "--python", PY, "--python", "/usr/bin/python3", "--tool", "nccl-tests:all_reduce"],
+      env: { NCCL_DEBUG: "WARN" },
+      files: ["gpucheck_workload/__main__.py"],
+    });
   });
 
   test("a test is skipped with the first problem that concerns it, else the first of all", () => {

@@ -5,7 +5,16 @@ import { rmSync } from "node:fs";
 import { tempDir } from "../tmp.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 function run(args: string[]): string {
   const profile = tempDir("gpucheck-chromium-");

@@ -30,9 +30,21 @@ function expectedPlots(r: ResultsFile): Map<string, number> {
   r.tests.forEach((t, i) => {
     const count = (has: (u: (typeof t.units)[number]) => boolean) => t.units.filter(has).length;
     const add = (k: string, n: number) => n > 0 && want.set(`plot-${i}-${k}`, n);
-    if (t.kind === "collective") add("busbw", count((u) => (u.measurement?.bySize?.busbw?.length ?? 0) > 0));
-    if (t.kind === "train") add("samples_per_s", count((u) => (u.measurement?.series?.samples_per_s?.length ?? 0) > 0));
-    for (const k of ["util_pct", "power_w", "temp_c"]) add(k, count((u) => (u.telemetry?.series?.[k]?.length ?? 0) > 0));
+    if (t.kind === "collective")
+      add(
+        "busbw",
+        count((u) => (u.measurement?.bySize?.busbw?.length ?? 0) > 0),
+      );
+    if (t.kind === "train")
+      add(
+        "samples_per_s",
+        count((u) => (u.measurement?.series?.samples_per_s?.length ?? 0) > 0),
+      );
+    for (const k of ["util_pct", "power_w", "temp_c"])
+      add(
+        k,
+        count((u) => (u.telemetry?.series?.[k]?.length ?? 0) > 0),
+      );
   });
   return want;
 }
@@ -93,7 +105,7 @@ describe("report.html in headless Chromium", () => {
 
   test("hostile log text is shown as text, not markup", () => {
     const dom = doms.get("hostile-tail")!;
-    expect(dom).toContain("]]&gt; closes CDATA, &lt;tag attr=\"v\"&gt; &amp; entity &amp;amp;");
+    expect(dom).toContain(']]&gt; closes CDATA, &lt;tag attr="v"&gt; &amp; entity &amp;amp;');
     expect(dom).not.toContain("<tag attr");
   });
 

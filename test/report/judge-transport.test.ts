@@ -12,7 +12,9 @@ import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/nccl-info", name), "utf8");
 
 const rule = (require: string[], forbid: string[] = []): Expectation => ({
-  metric: "transport", unit: "", transport: { require, forbid },
+  metric: "transport",
+  unit: "",
+  transport: { require, forbid },
   text: `transport: ${[require.length ? `require ${require.join(", ")}` : "", forbid.length ? `forbid ${forbid.join(", ")}` : ""].filter(Boolean).join("; ")}`,
 });
 const IB_ONLY = rule(["NET/IB"], ["NET/Socket"]);
@@ -28,7 +30,12 @@ function measured(logs: string[]): Measurement {
     "#",
     "# Collective test concluded: all_reduce_perf",
   ].join("\n");
-  return measure("collective", table, undefined, logs.map((l) => `${table}\n${l}`));
+  return measure(
+    "collective",
+    table,
+    undefined,
+    logs.map((l) => `${table}\n${l}`),
+  );
 }
 const done = (m: Measurement) => ({ status: "completed" as const, measurement: m });
 
@@ -38,8 +45,13 @@ describe("transport checks", () => {
     expect(v.outcome).toBe("failed");
     expect(v.reason).toBe("transport: P2P/IPC, NET/Socket used, NET/IB required, NET/Socket forbidden (connections: 14 × P2P/IPC, 2 × NET/Socket)");
     expect(v.checks[0]).toEqual({
-      metric: "transport", expectation: "transport: require NET/IB; forbid NET/Socket", measured: ["P2P/IPC", "NET/Socket"],
-      expected: { require: ["NET/IB"], forbid: ["NET/Socket"] }, unit: "", ok: false, message: v.reason,
+      metric: "transport",
+      expectation: "transport: require NET/IB; forbid NET/Socket",
+      measured: ["P2P/IPC", "NET/Socket"],
+      expected: { require: ["NET/IB"], forbid: ["NET/Socket"] },
+      unit: "",
+      ok: false,
+      message: v.reason,
     });
   });
 
@@ -86,18 +98,55 @@ describe("results.json keeps transport checks, and judge reads them back", () =>
     const verdict = judgeUnit([IB_ONLY], done(m));
     const at = "2025-01-01T00:00:00.000Z";
     const results = {
-      schemaVersion: 1 as const, gpucheck: "test", suite: { name: "s", description: "", path: "s.yaml", sha256: "0".repeat(64) },
-      platform: "local", command: [], startedAt: at, endedAt: at, complete: true, outcome: verdict.outcome, inventory: [],
-      tests: [{
-        name: "ib", kind: "collective" as const, perNode: false, nodes: 2, gpusPerNode: 8, worldSize: 16, expect: [IB_ONLY],
-        headline: { metric: "busbw", unit: "GB/s" }, outcome: verdict.outcome,
-        units: [{ unit: "all", hosts: ["a", "b"], status: "completed" as const, startedAt: at, endedAt: at, durationS: 1, measurement: m, verdict, logs: [], tail: "" }],
-      }],
+      schemaVersion: 1 as const,
+      gpucheck: "test",
+      suite: { name: "s", description: "", path: "s.yaml", sha256: "0".repeat(64) },
+      platform: "local",
+      command: [],
+      startedAt: at,
+      endedAt: at,
+      complete: true,
+      outcome: verdict.outcome,
+      inventory: [],
+      tests: [
+        {
+          name: "ib",
+          kind: "collective" as const,
+          perNode: false,
+          nodes: 2,
+          gpusPerNode: 8,
+          worldSize: 16,
+          expect: [IB_ONLY],
+          headline: { metric: "busbw", unit: "GB/s" },
+          outcome: verdict.outcome,
+          units: [{ unit: "all", hosts: ["a", "b"], status: "completed" as const, startedAt: at, endedAt: at, durationS: 1, measurement: m, verdict, logs: [], tail: "" }],
+        },
+      ],
     };
     const parsed = ResultsFileSchema.parse(JSON.parse(JSON.stringify(results)));
     expect(parsed.tests[0].units[0].verdict.checks[0].measured).toEqual(["P2P/IPC", "NET/Socket"]);
-    const suite = { name: "s", description: "", platform: { type: "local", settings: {} }, queueTimeoutMs: 0, source: { path: "t.yaml", sha256: "1".repeat(64), builtin: false },
-      tests: [{ name: "ib", kind: "collective" as const, nodes: 2, gpusPerNode: 8, ranksPerNode: 8, perNode: false, timeoutMs: 1, env: {}, python: "python3", collective: { ...COLLECTIVE_DEFAULTS }, expect: [rule([], ["NET/Socket"])] }] };
+    const suite = {
+      name: "s",
+      description: "",
+      platform: { type: "local", settings: {} },
+      queueTimeoutMs: 0,
+      source: { path: "t.yaml", sha256: "1".repeat(64), builtin: false },
+      tests: [
+        {
+          name: "ib",
+          kind: "collective" as const,
+          nodes: 2,
+          gpusPerNode: 8,
+          ranksPerNode: 8,
+          perNode: false,
+          timeoutMs: 1,
+          env: {},
+          python: "python3",
+          collective: { ...COLLECTIVE_DEFAULTS },
+          expect: [rule([], ["NET/Socket"])],
+        },
+      ],
+    };
     const again = rejudgeResults(parsed, suite).results;
     expect(again.tests[0].units[0].verdict.reason).toBe("transport: P2P/IPC, NET/Socket used, NET/Socket forbidden (connections: 14 × P2P/IPC, 2 × NET/Socket)");
   });

@@ -11,7 +11,12 @@ const wrong0: Expectation = { metric: "wrong", unit: "count", min: 0, max: 0, te
 function collective(v: number | null, extra: Partial<Measurement["metrics"]> = {}): Measurement {
   return {
     metrics: { busbw: v, wrong: 0, complete: 1, ...extra },
-    bySize: { busbw: [[GiB, v === null ? null : v / 2], [8 * GiB, v]] },
+    bySize: {
+      busbw: [
+        [GiB, v === null ? null : v / 2],
+        [8 * GiB, v],
+      ],
+    },
   };
 }
 const done = (m: Measurement | null) => ({ status: "completed" as const, measurement: m });
@@ -22,7 +27,12 @@ describe("judgeUnit: passed and failed", () => {
     expect(v.outcome).toBe("failed");
     expect(v.reason).toBe("busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)");
     expect(v.checks[0]).toEqual({
-      metric: "busbw", expectation: "busbw >= 400 GB/s", measured: 182.3, expected: 400, unit: "GB/s", ok: false,
+      metric: "busbw",
+      expectation: "busbw >= 400 GB/s",
+      measured: 182.3,
+      expected: 400,
+      unit: "GB/s",
+      ok: false,
       message: "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)",
     });
   });
@@ -91,7 +101,9 @@ describe("judgeUnit: error, never a pass", () => {
 
   test("no measurement at all", () => {
     expect(judgeUnit([busbw400], { status: "completed", message: "no GPUCHECK_RESULT line in rank 0's output", measurement: null })).toEqual({
-      outcome: "error", reason: "output unusable: no GPUCHECK_RESULT line in rank 0's output", checks: [],
+      outcome: "error",
+      reason: "output unusable: no GPUCHECK_RESULT line in rank 0's output",
+      checks: [],
     });
   });
 
@@ -166,7 +178,11 @@ describe("judgeUnit: relative thresholds", () => {
 
 describe("skipped, aggregation, exit codes, headline", () => {
   test("a skipped unit keeps the platform's reason", () => {
-    expect(judgeUnit([busbw400], { status: "skipped", message: "node gpu-04 is drained", measurement: null })).toEqual({ outcome: "skipped", reason: "node gpu-04 is drained", checks: [] });
+    expect(judgeUnit([busbw400], { status: "skipped", message: "node gpu-04 is drained", measurement: null })).toEqual({
+      outcome: "skipped",
+      reason: "node gpu-04 is drained",
+      checks: [],
+    });
   });
 
   test("error > failed > passed > skipped", () => {

@@ -77,7 +77,11 @@ describe("what Jenkins gets", () => {
     const xml = renderJunit(FIXTURES.passing());
     const prop = (n: string) => xpath(xml, `string(//property[@name='${n}']/@value)`);
     expect([prop("cluster"), prop("platform"), prop("gpucheck.version"), prop("suite.path"), prop("suite.sha256")]).toEqual([
-      "acme-h100-a", "ssh", "0.1.0", "suites/h100-8x.yaml", "3f2a8c0e5b7d9f1a2c4e6b8d0f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f70",
+      "acme-h100-a",
+      "ssh",
+      "0.1.0",
+      "suites/h100-8x.yaml",
+      "3f2a8c0e5b7d9f1a2c4e6b8d0f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f70",
     ]);
   });
 
@@ -92,7 +96,7 @@ describe("what Jenkins gets", () => {
     const xml = renderJunit(FIXTURES["hostile-tail"]());
     expect(xml).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f]/);
     const out = xpath(xml, "string(//system-out)");
-    expect(out).toContain("[rank 0] ERROR NCCL WARN cuda failure\n[rank 1] binaryjunk and a form feed here\n[rank 1] ]]> closes CDATA, <tag attr=\"v\"> & entity &amp;");
+    expect(out).toContain('[rank 0] ERROR NCCL WARN cuda failure\n[rank 1] binaryjunk and a form feed here\n[rank 1] ]]> closes CDATA, <tag attr="v"> & entity &amp;');
     expect(out).toContain("lone surrogate  and U+FFFE  gone; é and 😀 stay");
     expect(xpath(xml, "string(//error/@message)")).toBe('crashed before reporting results: rank 1 exited 1: boom "quoted" <x> & ]]>');
   });

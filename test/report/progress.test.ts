@@ -111,7 +111,12 @@ describe("tty mode", () => {
     const p = createProgress({ mode: "tty", total: 1, stream: out.stream, color: false });
     p.testStarted("a-test-with-a-rather-long-name-indeed", 0, "train", false);
     await sleep(120);
-    const block = out.chunks.at(-1)!.replace(/^\x1b\[\d+A\r\x1b\[J/, "").split("\n").filter(Boolean).slice(-2);
+    const block = out.chunks
+      .at(-1)!
+      .replace(/^\x1b\[\d+A\r\x1b\[J/, "")
+      .split("\n")
+      .filter(Boolean)
+      .slice(-2);
     for (const l of block) expect(l.length).toBeLessThanOrEqual(39);
     expect(block[0]).toEndWith("…");
     p.close();
@@ -156,7 +161,7 @@ describe("protocol lines", () => {
     expect(out.chunks.at(-1)).toContain(" · busbw 1.28 GB/s at 4 MiB · ranks reporting 0\n");
     p.line("all", 0, 'GPUCHECK_PROGRESS {"step":10,"steps":50,"samples_per_s":123.4}');
     await sleep(120);
-    expect(out.chunks.at(-1)).toContain(" · throughput 123.4 samples/s (step 10 of 50) · ")
+    expect(out.chunks.at(-1)).toContain(" · throughput 123.4 samples/s (step 10 of 50) · ");
     p.close();
   });
 
@@ -166,7 +171,11 @@ describe("protocol lines", () => {
     const p = createProgress({ mode: "plain", total: 1, stream: out.stream, now: c.now });
     p.testStarted("allreduce", 0, "collective", false);
     for (let i = 0; i < 5; i++) p.line("all", 0, `GPUCHECK_PROGRESS {"size":${1024 << i},"busbw":${i}}`);
-    const lines = out.text().split("\n").filter(Boolean).map((l) => l.replace(STAMP, ""));
+    const lines = out
+      .text()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.replace(STAMP, ""));
     expect(lines).toEqual(["[1/1] allreduce (collective): started", "[allreduce] latest busbw 0 GB/s at 1 KiB, ranks reporting 0"]);
   });
 });

@@ -16,7 +16,9 @@ test("naming the compute HCAs in the judging suite recounts the saved ports", as
   const base = FIXTURES.passing() as ResultsFile;
   const unit = { ...base.tests[0]!.units[0]!, unit: "gpu01", hosts: ["gpu01"], measurement, verdict: judgeUnit([], { status: "completed", measurement }) };
   const saved: ResultsFile = { ...base, tests: [{ ...base.tests[0]!, name: "inv", kind: "inventory", perNode: true, expect: [], units: [unit], outcome: "passed" }] };
-  const suite = await load({ "strict.yaml": "name: strict\ntests:\n  - name: inv\n    kind: inventory\n    inventory: { hcas: [mlx5_0, mlx5_2] }\n    expect:\n      ib_ports_active: { min: 2 }\n" });
+  const suite = await load({
+    "strict.yaml": "name: strict\ntests:\n  - name: inv\n    kind: inventory\n    inventory: { hcas: [mlx5_0, mlx5_2] }\n    expect:\n      ib_ports_active: { min: 2 }\n",
+  });
   const { results } = rejudgeResults(saved, suite);
   const u = results.tests[0]!.units[0]!;
   expect(u.measurement!.metrics.ib_ports_active).toBe(1);

@@ -56,12 +56,7 @@ describe("invalid results files: both validators refuse them", () => {
       "tests[0].units[0].measurement.bySize.busbw[0]: Too small: expected array to have >=2 items",
       "tests/0/units/0/measurement/bySize/busbw/0: [8] is too short",
     ],
-    [
-      "a timestamp without a zone",
-      (r) => (r.startedAt = "2025-03-04 05:06:07"),
-      "startedAt: Invalid ISO datetime",
-      "startedAt: '2025-03-04 05:06:07' does not match",
-    ],
+    ["a timestamp without a zone", (r) => (r.startedAt = "2025-03-04 05:06:07"), "startedAt: Invalid ISO datetime", "startedAt: '2025-03-04 05:06:07' does not match"],
   ];
   for (const [what, breakIt, zodMessage, jsonSchemaMessage] of cases) {
     test(what, () => {

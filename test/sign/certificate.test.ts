@@ -45,7 +45,14 @@ describe("what the certificate says", () => {
   test("each test's headline against its threshold, the worst unit first, and why it did not pass", () => {
     expect(v.tests).toEqual([
       { name: "inventory", outcome: "PASSED", measured: "gpu_count 8 (worst of 2: gpu-a01)", threshold: "gpu_count = 8", note: "", transport: "" },
-      { name: "nccl-allreduce-node", outcome: "FAILED", measured: "busbw 402.7 GB/s (worst of 2: gpu-a02)", threshold: "busbw >= 450 GB/s", note: "gpu-a02: busbw 402.7 GB/s at 8 GiB < 450 GB/s expected (-11%)", transport: "" },
+      {
+        name: "nccl-allreduce-node",
+        outcome: "FAILED",
+        measured: "busbw 402.7 GB/s (worst of 2: gpu-a02)",
+        threshold: "busbw >= 450 GB/s",
+        note: "gpu-a02: busbw 402.7 GB/s at 8 GiB < 450 GB/s expected (-11%)",
+        transport: "",
+      },
       { name: "nccl-allreduce", outcome: "PASSED", measured: "busbw 371.4 GB/s", threshold: "busbw >= 360 GB/s", note: "", transport: "" },
       { name: "train-resnet50", outcome: "ERROR", measured: "not measured", threshold: "samples_per_s >= 20000", note: "timed out after 10m (log: …/rank0.log)", transport: "" },
     ]);
@@ -80,12 +87,22 @@ describe("what the certificate says", () => {
   test("the HTML and the Markdown both carry all of it", () => {
     const html = renderCertificateHtml(v);
     const md = renderCertificateMd(v);
-    for (const text of ["acme-h100-a", "165492301760", "nccl-allreduce-node", "busbw 402.7 GB/s (worst of 2: gpu-a02)", signer.fingerprint, "2025-03-04 09:15:00 UTC", v.verify.gpucheck]) {
+    for (const text of [
+      "acme-h100-a",
+      "165492301760",
+      "nccl-allreduce-node",
+      "busbw 402.7 GB/s (worst of 2: gpu-a02)",
+      signer.fingerprint,
+      "2025-03-04 09:15:00 UTC",
+      v.verify.gpucheck,
+    ]) {
       expect(html).toContain(text);
       expect(md).toContain(text);
     }
     expect(html).toContain("busbw &gt;= 450 GB/s");
-    expect(md).toContain("| nccl-allreduce-node | FAILED | busbw 402.7 GB/s (worst of 2: gpu-a02) | busbw >= 450 GB/s | gpu-a02: busbw 402.7 GB/s at 8 GiB < 450 GB/s expected (-11%) |");
+    expect(md).toContain(
+      "| nccl-allreduce-node | FAILED | busbw 402.7 GB/s (worst of 2: gpu-a02) | busbw >= 450 GB/s | gpu-a02: busbw 402.7 GB/s at 8 GiB < 450 GB/s expected (-11%) |",
+    );
     expect(html).toContain("@page { size: A4;");
     // nothing to fetch: the page is the same offline, in a ticket, years later
     expect(html).not.toMatch(/\b(src|href)=|url\(|@import/);
@@ -126,9 +143,18 @@ function pdfPages(html: string): number {
   const work = tmp("gpucheck-pdf-");
   const pdf = join(work, "certificate.pdf");
   const argv = [
-    "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", `--user-data-dir=${join(work, "profile")}`, "--no-pdf-header-footer",
-    `--print-to-pdf=${pdf}`, `file://${html}`,
+    "/usr/bin/chromium",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    `--user-data-dir=${join(work, "profile")}`,
+    "--no-pdf-header-footer",
+    `--print-to-pdf=${pdf}`,
+    `file://${html}`,
   ];
   const run = Bun.spawnSync(argv, { timeout: 60_000 });
   if (run.exitCode !== 0) throw new Error(`chromium exited ${run.exitCode}: ${run.stderr.toString().slice(-2000)}`);
@@ -146,8 +172,12 @@ describe("printed with headless Chromium", () => {
     ["the 2-node failing run", 1, () => resultsCopy("h100-2node-failing")],
     ["16 nodes, 128 GPUs", 2, () => scaled(16)],
     ["40 nodes, 320 GPUs", 2, () => scaled(40)],
-  ])("%s fits on %d A4 page(s)", async (_name, pages, make) => {
-    const c = await certify(make(), key);
-    expect(pdfPages(c.htmlPath)).toBeLessThanOrEqual(pages);
-  }, 120_000);
+  ])(
+    "%s fits on %d A4 page(s)",
+    async (_name, pages, make) => {
+      const c = await certify(make(), key);
+      expect(pdfPages(c.htmlPath)).toBeLessThanOrEqual(pages);
+    },
+    120_000,
+  );
 });

@@ -13,7 +13,9 @@ function gpucheck(...args: string[]) {
 
 /** The base64 body lines of a PEM private key: none of them may ever reach a terminal. */
 function secretLines(pemPath: string): string[] {
-  return readFileSync(pemPath, "utf8").split("\n").filter((l) => l && !l.startsWith("-----"));
+  return readFileSync(pemPath, "utf8")
+    .split("\n")
+    .filter((l) => l && !l.startsWith("-----"));
 }
 
 describe("gpucheck keygen / certify / verify", () => {
@@ -70,7 +72,9 @@ describe("gpucheck keygen / certify / verify", () => {
     const r = gpucheck("verify", cert, "--key", join(keys, "gpucheck.pub"), "--results", dir);
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
-    expect(r.err).toMatch(new RegExp(`^gpucheck: certificate "${cert}" is NOT valid: digest mismatch: results\\.json has sha256 [0-9a-f]{64}, the certificate says [0-9a-f]{64}\\n$`));
+    expect(r.err).toMatch(
+      new RegExp(`^gpucheck: certificate "${cert}" is NOT valid: digest mismatch: results\\.json has sha256 [0-9a-f]{64}, the certificate says [0-9a-f]{64}\\n$`),
+    );
   }, 60_000);
 
   test("verify exits 1 for a key that did not sign", () => {
@@ -120,7 +124,9 @@ describe("gpucheck keygen / certify / verify", () => {
     writeFileSync(join(dir, "suite.yaml"), readFileSync(join(dir, "suite.yaml"), "utf8").replace("450 GB/s", "400 GB/s"));
     const r = gpucheck("certify", dir, "--key", join(keys, "gpucheck.key"));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^Cannot certify ".*": suite\.yaml has sha256 [0-9a-f]{64} but results\.json says the run used [0-9a-f]{64}: the suite file was changed after the run\n$/);
+    expect(r.err).toMatch(
+      /^Cannot certify ".*": suite\.yaml has sha256 [0-9a-f]{64} but results\.json says the run used [0-9a-f]{64}: the suite file was changed after the run\n$/,
+    );
   }, 60_000);
 
   test("verify of a missing certificate is a usage error", () => {

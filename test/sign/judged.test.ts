@@ -52,7 +52,9 @@ describe("certify a re-judged run", () => {
     expect(statement.predicate.judged.from).toEqual({ path: source, sha256: sha(join(source, "results.json")) });
     const md = readFileSync(join(dir, "certificate.md"), "utf8");
     expect(md).toContain(`| Judged with | judged-with.yaml (read from ${suite}, sha256 ${sha(suite)}), `);
-    expect(md).toContain(`: its thresholds gave these verdicts; the suite above is the one the tests ran with (measurements of ${source} (results.json sha256 ${sha(join(source, "results.json"))})) |`);
+    expect(md).toContain(
+      `: its thresholds gave these verdicts; the suite above is the one the tests ran with (measurements of ${source} (results.json sha256 ${sha(join(source, "results.json"))})) |`,
+    );
     expect(readFileSync(join(dir, "certificate.html"), "utf8")).toContain("<th>Judged with</th>");
 
     const ok = gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", pub, "--results", dir);
@@ -73,6 +75,8 @@ describe("certify a re-judged run", () => {
     const cf = gpucheck("certify", dir, "--key", key);
     expect(cf.code).toBe(2);
     const recorded = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).judgedWith.sha256;
-    expect(cf.err).toBe(`Cannot certify "${dir}": judged-with.yaml has sha256 ${sha} but results.json says the verdicts were judged with ${recorded}: the file was changed after judging\n`);
+    expect(cf.err).toBe(
+      `Cannot certify "${dir}": judged-with.yaml has sha256 ${sha} but results.json says the verdicts were judged with ${recorded}: the file was changed after judging\n`,
+    );
   });
 });

@@ -65,9 +65,7 @@ describe("readPrivateKey", () => {
   ])("refuses mode %o with how to fix it", (mode, what) => {
     const { key } = keyFiles("ed25519");
     chmodSync(key, mode);
-    expect(message(() => checkSigningKey(key))).toBe(
-      `Private key "${key}" is ${what} by group or others (mode ${mode.toString(8).padStart(4, "0")}): run chmod 600 ${key}`,
-    );
+    expect(message(() => checkSigningKey(key))).toBe(`Private key "${key}" is ${what} by group or others (mode ${mode.toString(8).padStart(4, "0")}): run chmod 600 ${key}`);
   });
 
   test("the exact message for a 0644 key, with a path that needs quoting", () => {
@@ -111,7 +109,9 @@ describe("readPrivateKey", () => {
 
     const p384 = join(dir, "p384.key");
     writeFileSync(p384, generateKeyPairSync("ec", { namedCurve: "P-384" }).privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
-    expect(message(() => readPrivateKey(p384))).toBe(`Key "${p384}" is ECDSA secp384r1: gpucheck signs with Ed25519 or ECDSA P-256 keys (gpucheck keygen --algorithm ed25519|p256)`);
+    expect(message(() => readPrivateKey(p384))).toBe(
+      `Key "${p384}" is ECDSA secp384r1: gpucheck signs with Ed25519 or ECDSA P-256 keys (gpucheck keygen --algorithm ed25519|p256)`,
+    );
   });
 });
 

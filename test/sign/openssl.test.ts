@@ -21,7 +21,11 @@ async function certified(alg: "ed25519" | "p256") {
 }
 
 function unescapeHtml(s: string): string {
-  return s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  return s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
 }
 
 /** The fenced blocks of certificate.md, in order. */
@@ -40,9 +44,7 @@ for (const alg of ["ed25519", "p256"] as const) {
       writeFileSync(join(work, "sig.bin"), Buffer.from(env.signatures[0].sig, "base64"));
       copyFileSync(join(dir, "gpucheck.pub"), join(work, "pub.pem"));
       const cmd =
-        alg === "ed25519"
-          ? "openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in pae.bin -sigfile sig.bin"
-          : "openssl dgst -sha256 -verify pub.pem -signature sig.bin pae.bin";
+        alg === "ed25519" ? "openssl pkeyutl -verify -pubin -inkey pub.pem -rawin -in pae.bin -sigfile sig.bin" : "openssl dgst -sha256 -verify pub.pem -signature sig.bin pae.bin";
       const ok = sh(cmd, work);
       expect(ok).toEqual({ code: 0, out: alg === "ed25519" ? "Signature Verified Successfully\n" : "Verified OK\n" });
       if (alg === "p256") expect(sh("openssl asn1parse -inform DER -in sig.bin", work).out).toContain("INTEGER");

@@ -32,14 +32,22 @@ describe("certificate", () => {
     expect(unit(2).transport).toBe("unmeasured: backend gloo: NCCL did not run");
     expect(unit(1).transportChecks).toEqual([
       {
-        expectation: "transport: require NET/IB; forbid NET/Socket", used: ["P2P/IPC", "NET/Socket"], ok: false,
+        expectation: "transport: require NET/IB; forbid NET/Socket",
+        used: ["P2P/IPC", "NET/Socket"],
+        ok: false,
         message: "transport: P2P/IPC, NET/Socket used, NET/IB required, NET/Socket forbidden (connections: 14 × P2P/IPC, 2 × NET/Socket)",
       },
     ]);
     expect(unit(1).checks.every((c) => typeof c.expected === "number")).toBe(true);
     expect(st.predicate.tests[0].thresholds.at(-1)).toEqual({
-      metric: "transport", unit: "", text: "transport: require NET/IB; forbid NET/Socket", transport: { require: ["NET/IB"], forbid: ["NET/Socket"] },
-      min: undefined, max: undefined, at: undefined, baselineRatio: undefined,
+      metric: "transport",
+      unit: "",
+      text: "transport: require NET/IB; forbid NET/Socket",
+      transport: { require: ["NET/IB"], forbid: ["NET/Socket"] },
+      min: undefined,
+      max: undefined,
+      at: undefined,
+      baselineRatio: undefined,
     });
   });
 

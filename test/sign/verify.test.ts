@@ -170,15 +170,45 @@ describe("every way a certificate can be wrong, with its reason", () => {
 describe("a well-signed payload that is not a gpucheck statement", () => {
   const cases: Array<[string, (s: Record<string, any>) => unknown, VerifyReason, string]> = [
     ["not JSON", () => "{not json", "malformed-statement", "malformed statement: the payload is not JSON"],
-    ["an in-toto v0.1 statement", (s) => ({ ...s, _type: "https://in-toto.io/Statement/v0.1" }), "malformed-statement", `malformed statement: "_type" is "https://in-toto.io/Statement/v0.1", expected "https://in-toto.io/Statement/v1"`],
-    ["another predicate type", (s) => ({ ...s, predicateType: "https://slsa.dev/provenance/v1" }), "wrong-predicate-type", `wrong predicateType: "https://slsa.dev/provenance/v1", expected "https://gpucheck.dev/acceptance/v1"`],
+    [
+      "an in-toto v0.1 statement",
+      (s) => ({ ...s, _type: "https://in-toto.io/Statement/v0.1" }),
+      "malformed-statement",
+      `malformed statement: "_type" is "https://in-toto.io/Statement/v0.1", expected "https://in-toto.io/Statement/v1"`,
+    ],
+    [
+      "another predicate type",
+      (s) => ({ ...s, predicateType: "https://slsa.dev/provenance/v1" }),
+      "wrong-predicate-type",
+      `wrong predicateType: "https://slsa.dev/provenance/v1", expected "https://gpucheck.dev/acceptance/v1"`,
+    ],
     ["no subjects", (s) => ({ ...s, subject: [] }), "malformed-statement", "malformed statement: subject: Too small: expected array to have >=1 items"],
-    ["a subject outside the results directory", (s) => ({ ...s, subject: [{ name: "../../etc/passwd", digest: { sha256: "0".repeat(64) } }, ...s.subject] }), "malformed-statement", `malformed statement: subject[0].name "../../etc/passwd" is not a file name in the results directory`],
+    [
+      "a subject outside the results directory",
+      (s) => ({ ...s, subject: [{ name: "../../etc/passwd", digest: { sha256: "0".repeat(64) } }, ...s.subject] }),
+      "malformed-statement",
+      `malformed statement: subject[0].name "../../etc/passwd" is not a file name in the results directory`,
+    ],
     ["a subject twice", (s) => ({ ...s, subject: [...s.subject, s.subject[0]] }), "malformed-statement", `malformed statement: subject "results.json" appears twice`],
-    ["a sha512-only subject", (s) => ({ ...s, subject: [{ name: "results.json", digest: { sha512: "0".repeat(128) } }, ...s.subject.slice(1)] }), "malformed-statement", "malformed statement: subject[0].digest.sha256 is not 64 lowercase hex digits"],
+    [
+      "a sha512-only subject",
+      (s) => ({ ...s, subject: [{ name: "results.json", digest: { sha512: "0".repeat(128) } }, ...s.subject.slice(1)] }),
+      "malformed-statement",
+      "malformed statement: subject[0].digest.sha256 is not 64 lowercase hex digits",
+    ],
     ["no suite.yaml subject", (s) => ({ ...s, subject: s.subject.slice(0, 2) }), "malformed-statement", "malformed statement: no subject for suite.yaml"],
-    ["a predicate without its cluster", (s) => ({ ...s, predicate: { ...s.predicate, cluster: undefined } }), "malformed-statement", "malformed statement: predicate.cluster: Invalid input: expected string, received undefined"],
-    ["a test with an unknown outcome", (s) => ({ ...s, predicate: { ...s.predicate, tests: [{ ...s.predicate.tests[0], outcome: "ok" }] } }), "malformed-statement", `malformed statement: predicate.tests.0.outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"`],
+    [
+      "a predicate without its cluster",
+      (s) => ({ ...s, predicate: { ...s.predicate, cluster: undefined } }),
+      "malformed-statement",
+      "malformed statement: predicate.cluster: Invalid input: expected string, received undefined",
+    ],
+    [
+      "a test with an unknown outcome",
+      (s) => ({ ...s, predicate: { ...s.predicate, tests: [{ ...s.predicate.tests[0], outcome: "ok" }] } }),
+      "malformed-statement",
+      `malformed statement: predicate.tests.0.outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"`,
+    ],
   ];
   for (const [name, edit, reason, message] of cases) {
     test(name, async () => {

@@ -65,16 +65,22 @@ export function resolveCollective(c: Partial<CollectiveParams>, ctx: ResolveCont
   const p: CollectiveParams = { ...COLLECTIVE_DEFAULTS, ...(ctx.gpusPerNode === 0 && { maxBytes: CPU_MAX_BYTES }), ...given(c) };
   const cpu = ctx.gpusPerNode === 0 && sound("gpusPerNode");
   if (p.minBytes > p.maxBytes && sound("collective.minBytes", "collective.maxBytes", "gpusPerNode")) {
-    report([...at, c.minBytes !== undefined ? "minBytes" : "maxBytes"], `"minBytes" (${formatSize(p.minBytes)}) must not exceed "maxBytes" (${formatSize(p.maxBytes)})`, "value", set("maxBytes"));
-  }
-  else if (p.maxBytes !== sweep(p).at(-1) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode")) {
+    report(
+      [...at, c.minBytes !== undefined ? "minBytes" : "maxBytes"],
+      `"minBytes" (${formatSize(p.minBytes)}) must not exceed "maxBytes" (${formatSize(p.maxBytes)})`,
+      "value",
+      set("maxBytes"),
+    );
+  } else if (p.maxBytes !== sweep(p).at(-1) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode")) {
     // a sweep by factor 2 from 8 B never meets 8 GB: it stopped at 4 GiB and the threshold was judged there
     report([...at, c.maxBytes !== undefined ? "maxBytes" : "minBytes"], unreachableMax(p), "value", set("minBytes", "factor"));
   }
   if (cpu && p.backend === "nccl") report([...at, "backend"], `backend "nccl" needs GPUs: "gpusPerNode" is 0`, "value", gpusAt);
   if (cpu && p.impl === "nccl-tests") report([...at, "impl"], `impl "nccl-tests" needs GPUs: "gpusPerNode" is 0`, "value", gpusAt);
-  if (p.impl === "nccl-tests" && p.backend === "gloo") report([...at, "backend"], `backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL`, "value", set("impl"));
-  if (p.ncclTestsDir !== undefined && p.impl !== "nccl-tests" && sound("collective.impl")) report([...at, "ncclTestsDir"], `"ncclTestsDir" applies to impl "nccl-tests" only`, "key", set("impl"));
+  if (p.impl === "nccl-tests" && p.backend === "gloo")
+    report([...at, "backend"], `backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL`, "value", set("impl"));
+  if (p.ncclTestsDir !== undefined && p.impl !== "nccl-tests" && sound("collective.impl"))
+    report([...at, "ncclTestsDir"], `"ncclTestsDir" applies to impl "nccl-tests" only`, "key", set("impl"));
   return p;
 }
 
@@ -106,6 +112,12 @@ function unreachableMax(p: CollectiveParams): string {
 
 /** 8e9 → "8GB": how a size written in SI units was most likely written */
 function decimalSize(bytes: number): string | undefined {
-  for (const [unit, f] of [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["KB", 1e3]] as const) if (bytes % f === 0) return `${bytes / f}${unit}`;
+  for (const [unit, f] of [
+    ["TB", 1e12],
+    ["GB", 1e9],
+    ["MB", 1e6],
+    ["KB", 1e3],
+  ] as const)
+    if (bytes % f === 0) return `${bytes / f}${unit}`;
   return undefined;
 }

@@ -30,7 +30,8 @@ export const GEMM_CPU_SIZES = { minSize: 128, maxSize: 512, step: 128, checksumS
 
 export const gemmBlock = () =>
   strictMap({
-    dtypes: z.array(oneOf("dtype", GEMM_DTYPES), { error: (iss) => (iss.input === undefined ? undefined : `must be a list of dtypes (${GEMM_DTYPES.join(", ")})`) })
+    dtypes: z
+      .array(oneOf("dtype", GEMM_DTYPES), { error: (iss) => (iss.input === undefined ? undefined : `must be a list of dtypes (${GEMM_DTYPES.join(", ")})`) })
       .min(1, { error: () => `must list at least one of ${GEMM_DTYPES.join(", ")}` })
       .optional(),
     minSize: positiveInt().optional(),

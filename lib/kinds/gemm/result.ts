@@ -11,7 +11,7 @@ export const gemmResult = z.lazy(() => {
     median_tflops: z.number().positive().describe("median over the shapes"),
     shapes: z.array(z.object({ n: z.number().int().positive(), tflops: z.number().positive() })).min(1),
   });
-  const unmeasured = z.object({ unmeasured: z.string().describe("why the dtype was not run on this device (\"CPU: fp8 not measured\")") });
+  const unmeasured = z.object({ unmeasured: z.string().describe('why the dtype was not run on this device ("CPU: fp8 not measured")') });
   const device = z.object({
     type: z.enum(["cuda", "cpu"]),
     name: z.string().describe("torch's GPU name, or the CPU model"),

@@ -30,7 +30,15 @@ const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;
 /** `[mlx5_0, mlx5_3]` or NCCL_IB_HCA's own `mlx5_0,mlx5_3` (a leading `=` means exact names there too). */
 function hcaList() {
   return z.unknown().transform((v, ctx) => {
-    const items = typeof v === "string" ? v.replace(/^=/, "").split(",").map((x) => x.trim()) : Array.isArray(v) ? v : null;
+    const items =
+      typeof v === "string"
+        ? v
+            .replace(/^=/, "")
+            .split(",")
+            .map((x) => x.trim())
+        : Array.isArray(v)
+          ? v
+          : null;
     if (!items || items.length === 0) {
       const got = items ? "an empty list" : show(v);
       ctx.issues.push({ code: "custom", input: v, message: `must be a list of HCA names such as [mlx5_0, mlx5_3] or "mlx5_0,mlx5_3", got ${got}` });
@@ -49,7 +57,11 @@ function hcaList() {
 function pinMap() {
   return z.unknown().transform((v, ctx) => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) {
-      ctx.issues.push({ code: "custom", input: v, message: `must be a map of fields to the value every node must have, such as { driver: "550.90.07", power_limit_w: 700 }, got ${show(v)}` });
+      ctx.issues.push({
+        code: "custom",
+        input: v,
+        message: `must be a map of fields to the value every node must have, such as { driver: "550.90.07", power_limit_w: 700 }, got ${show(v)}`,
+      });
       return z.NEVER;
     }
     const out: Record<string, string | number> = {};

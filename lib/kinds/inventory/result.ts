@@ -27,7 +27,10 @@ export const inventoryResult = z.lazy(() => {
       mig_mode: text().optional(),
       fabric_state: text().optional(),
       fabric_status: text().optional(),
-      nvlinks: z.array(z.object({ link: z.number().int(), state: z.string() }).loose()).nullable().describe("null: `nvidia-smi nvlink -s` failed (see unmeasured.nvlinks)"),
+      nvlinks: z
+        .array(z.object({ link: z.number().int(), state: z.string() }).loose())
+        .nullable()
+        .describe("null: `nvidia-smi nvlink -s` failed (see unmeasured.nvlinks)"),
     })
     .loose();
 

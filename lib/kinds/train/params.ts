@@ -67,18 +67,29 @@ export function resolveTrain(written: Partial<TrainParams> | undefined, ctx: Res
   const set = (...keys: Array<keyof typeof t>) => keys.filter((k) => t[k] !== undefined).map((k) => [...at, k]);
   const dataKnown = sound("train.data");
 
-  if (transformer && data !== "synthetic" && dataKnown) report([...at, "data"], `model "transformer" trains on synthetic tokens only: remove "data" or set it to "synthetic"`, "value", set("model"));
+  if (transformer && data !== "synthetic" && dataKnown)
+    report([...at, "data"], `model "transformer" trains on synthetic tokens only: remove "data" or set it to "synthetic"`, "value", set("model"));
   if (data === "synthetic" && t.dataDir !== undefined && dataKnown) report([...at, "dataDir"], `"dataDir" has no use with data "synthetic"`, "key", set("data"));
   if (data !== "synthetic" && !transformer && t.dataDir === undefined && modelKnown && sound("train.dataDir", "train.?")) {
-    report(at, `data "${data}" needs "dataDir": the directory holding the data set on the nodes${data === "fashionmnist" ? `, or "${GENERATED_DATA}" for a small generated set` : ""}`, "map");
+    report(
+      at,
+      `data "${data}" needs "dataDir": the directory holding the data set on the nodes${data === "fashionmnist" ? `, or "${GENERATED_DATA}" for a small generated set` : ""}`,
+      "map",
+    );
   }
-  if (t.dataDir === GENERATED_DATA && data !== "fashionmnist" && dataKnown) report([...at, "dataDir"], `"${GENERATED_DATA}" is only available for data "fashionmnist", got data "${data}"`, "value", set("data"));
+  if (t.dataDir === GENERATED_DATA && data !== "fashionmnist" && dataKnown)
+    report([...at, "dataDir"], `"${GENERATED_DATA}" is only available for data "fashionmnist", got data "${data}"`, "value", set("data"));
   if (modelKnown) {
     for (const key of TRANSFORMER_ONLY) if (!transformer && t[key] !== undefined) report([...at, key], `"${key}" applies to model "transformer" only`, "key", set("model"));
     if (transformer && t.imageSize !== undefined) report([...at, "imageSize"], `"imageSize" applies to ResNet models only`, "key", set("model"));
   }
   if (p.warmupSteps >= p.steps && sound("train.steps", "train.warmupSteps", "train.model")) {
-    report([...at, t.warmupSteps !== undefined ? "warmupSteps" : "steps"], `"warmupSteps" (${p.warmupSteps}) must be less than "steps" (${p.steps}): throughput is measured after warm-up`, "value", set("steps"));
+    report(
+      [...at, t.warmupSteps !== undefined ? "warmupSteps" : "steps"],
+      `"warmupSteps" (${p.warmupSteps}) must be less than "steps" (${p.steps}): throughput is measured after warm-up`,
+      "value",
+      set("steps"),
+    );
   }
   if (transformer && p.width! % p.heads! !== 0 && sound("train.width", "train.heads")) {
     report([...at, t.width !== undefined ? "width" : "heads"], `"width" (${p.width}) must be a multiple of "heads" (${p.heads})`, "value", set("heads"));

@@ -41,7 +41,9 @@ describe("--fail-fast and --rerun-failed", () => {
 
     // a rerun never writes into the run it reruns, nor runs a suite without its tests
     const same = gpucheck(["suite", "--rerun-failed", first, "--out", first]);
-    expect(same.stderr).toBe(`gpucheck: --out "${first}" is the run being rerun: --rerun-failed writes a new directory and never changes a run (its certificate would stop verifying)\n`);
+    expect(same.stderr).toBe(
+      `gpucheck: --out "${first}" is the run being rerun: --rerun-failed writes a new directory and never changes a run (its certificate would stop verifying)\n`,
+    );
     expect(same.status).toBe(2);
     const other = gpucheck(["suite", fixture("impossible.yaml"), "--rerun-failed", first]);
     expect(other.stderr).toBe(
@@ -56,7 +58,9 @@ describe("--fail-fast and --rerun-failed", () => {
     expect(r2.stdout).toContain(`rerun of ${first} (its failed, errored and skipped tests)\n`);
     expect(outcomes(second)).toEqual(["allreduce-gloo failed", "allreduce-small passed"]);
     expect(results(second).rerunOf).toEqual({ path: first, sha256: sha256(join(first, "results.json")) });
-    expect(readFileSync(join(second, "report.html"), "utf8")).toContain(`${first} (results.json sha256 ${sha256(join(first, "results.json"))}): its failed, errored and skipped tests`);
+    expect(readFileSync(join(second, "report.html"), "utf8")).toContain(
+      `${first} (results.json sha256 ${sha256(join(first, "results.json"))}): its failed, errored and skipped tests`,
+    );
 
     // a passed test is not rerun; a suite given on the command line judges what is rerun
     const third = join(root, "third");
@@ -102,14 +106,22 @@ describe("--fail-fast and --rerun-failed", () => {
 
 describe("--rerun-failed refuses, exit 2, nothing run", () => {
   const cases: Array<[string, (dir: string) => string[], (dir: string) => string]> = [
-    ["a directory that does not exist", (d) => ["suite", "--rerun-failed", join(d, "nowhere")], (d) => `gpucheck: --rerun-failed: "${join(d, "nowhere")}": no such results directory\n`],
+    [
+      "a directory that does not exist",
+      (d) => ["suite", "--rerun-failed", join(d, "nowhere")],
+      (d) => `gpucheck: --rerun-failed: "${join(d, "nowhere")}": no such results directory\n`,
+    ],
     [
       "a directory without results.json",
       (d) => (mkdirSync(join(d, "empty")), ["suite", "--rerun-failed", join(d, "empty")]),
       (d) => `gpucheck: --rerun-failed: "${join(d, "empty")}": no results.json in it (is it a gpucheck results directory?)\n`,
     ],
     ["--only beside it", (d) => ["suite", "--rerun-failed", d, "--only", "x"], () => "gpucheck: --only and --rerun-failed both choose the tests to run: pass one of them\n"],
-    ["no suite and no --rerun-failed", () => ["suite"], () => "gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>\n"],
+    [
+      "no suite and no --rerun-failed",
+      () => ["suite"],
+      () => "gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>\n",
+    ],
   ];
   for (const [title, args, message] of cases) {
     test(title, () => {

@@ -72,7 +72,12 @@ describe("inventory as an unprivileged user, with real H100 captures", () => {
   test("unreadable kernel log and nvlink status are errors with their reasons, the down port fails, 8 GPUs are counted", () => {
     const { argv, env } = setUp();
     const out = join(dir, "out");
-    const r = spawnSync(argv[0]!, [...argv.slice(1), "suite", "suite.yaml", "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], { cwd: dir, env, encoding: "utf8", timeout: 120_000 });
+    const r = spawnSync(argv[0]!, [...argv.slice(1), "suite", "suite.yaml", "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     expect(r.status).toBe(3);
     assertJunitValid(join(out, "junit.xml"));
     const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
@@ -81,12 +86,15 @@ describe("inventory as an unprivileged user, with real H100 captures", () => {
     expect(unit.verdict.outcome).toBe("error");
     // nothing passes without having looked
     expect(checks.xid_events).toMatchObject({ measured: null, ok: false });
-    expect(checks.xid_events.message).toStartWith("xid_events unmeasured: the kernel log could not be read (/dev/kmsg: Operation not permitted; dmesg --time-format=iso exited 1: dmesg: read kernel buffer failed: Operation not permitted;");
+    expect(checks.xid_events.message).toStartWith(
+      "xid_events unmeasured: the kernel log could not be read (/dev/kmsg: Operation not permitted; dmesg --time-format=iso exited 1: dmesg: read kernel buffer failed: Operation not permitted;",
+    );
     expect(checks.xid_events.message).toContain("run as root, as a user in the adm or systemd-journal group, or with CAP_SYSLOG");
     expect(checks.nvlink_inactive).toMatchObject({
       measured: null,
       ok: false,
-      message: "nvlink_inactive unmeasured: NVLink status could not be read (nvidia-smi nvlink -s exited 255: Failed to get NVLink status for GPU 00000000:18:00.0: Unknown Error) (expected ≤ 0)",
+      message:
+        "nvlink_inactive unmeasured: NVLink status could not be read (nvidia-smi nvlink -s exited 255: Failed to get NVLink status for GPU 00000000:18:00.0: Unknown Error) (expected ≤ 0)",
     });
     // the down compute port fails the IB check and is named; the GPUs are still counted
     expect(checks.ib_ports_active).toMatchObject({ measured: 7, ok: false, message: "ib_ports_active 7 < 8 expected (-13%): mlx5_5 port 1 DOWN (Polling) [all InfiniBand ports]" });

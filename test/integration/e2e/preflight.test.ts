@@ -28,7 +28,12 @@ for (const f of ["needs-8-gpus.yaml", "nccl-tests-missing.yaml", "impossible.yam
 
 function run(args: string[], path = "/usr/bin:/bin") {
   const t0 = Date.now();
-  const r = spawnSync(argv[0]!, [...argv.slice(1), ...args, ...(args[0] === "suite" ? ["--progress", "none"] : [])], { cwd: dir, env: { PATH: path, HOME: dir, NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(argv[0]!, [...argv.slice(1), ...args, ...(args[0] === "suite" ? ["--progress", "none"] : [])], {
+    cwd: dir,
+    env: { PATH: path, HOME: dir, NO_COLOR: "1" },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { ...r, seconds: (Date.now() - t0) / 1000 };
 }
 
@@ -42,7 +47,9 @@ function expectSkipped(out: string, tests: string[], reason: string, stdout: str
   const res = results(out);
   expect(res.outcome).toBe("error");
   expect(res.complete).toBe(true);
-  expect(res.tests.map((t: { name: string; outcome: string; units: Array<{ message: string }> }) => [t.name, t.outcome, t.units[0]!.message])).toEqual(tests.map((t) => [t, "skipped", reason]));
+  expect(res.tests.map((t: { name: string; outcome: string; units: Array<{ message: string }> }) => [t.name, t.outcome, t.units[0]!.message])).toEqual(
+    tests.map((t) => [t, "skipped", reason]),
+  );
   expect(readFileSync(join(dir, out, "junit.xml"), "utf8")).toContain(`<skipped message="${reason}"`);
   expect(readFileSync(join(dir, out, "report.html"), "utf8")).toContain(reason);
   expect(stdout).toContain(`skipped: ${reason}\n`);
@@ -69,7 +76,11 @@ describe("preflight through the binary alone in an empty directory", () => {
       { probe: "NCCL", python: "/usr/bin/python3", value: false },
     ]);
     const why = "--preflight-only: preflight passed, no test was run";
-    expect(res.tests.map((t: { outcome: string; units: Array<{ message: string }> }) => `${t.outcome}: ${t.units[0]!.message}`)).toEqual([`skipped: ${why}`, `skipped: ${why}`, `skipped: ${why}`]);
+    expect(res.tests.map((t: { outcome: string; units: Array<{ message: string }> }) => `${t.outcome}: ${t.units[0]!.message}`)).toEqual([
+      `skipped: ${why}`,
+      `skipped: ${why}`,
+      `skipped: ${why}`,
+    ]);
     expect(r.stdout).toContain(`Preflight: PASSED on ${node}\n  ${node}: passed: python `);
     expect(readFileSync(join(dir, "only", "report.html"), "utf8")).toContain(`<section id="preflight"><h2>Preflight</h2><p>PASSED on ${node}</p>`);
   }, 60_000);
@@ -94,7 +105,12 @@ describe("preflight through the binary alone in an empty directory", () => {
   test("an interpreter that does not exist is named, with the fix", () => {
     const r = run(["suite", "impossible.yaml", "--python", "/nonexistent/python3", "--out", "nopython"]);
     expect(r.status).toBe(3);
-    expectSkipped("nopython", ["allreduce-small"], `preflight failed on ${node}: preflight could not run: could not launch: /nonexistent/python3: command not found: ${HINT}`, r.stdout);
+    expectSkipped(
+      "nopython",
+      ["allreduce-small"],
+      `preflight failed on ${node}: preflight could not run: could not launch: /nonexistent/python3: command not found: ${HINT}`,
+      r.stdout,
+    );
   }, 60_000);
 
   test("an 8-GPU test on this GPU-less node stops at once naming the node and 0 GPUs", () => {

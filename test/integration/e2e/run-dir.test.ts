@@ -24,7 +24,11 @@ describe("--out", () => {
     const first = readFileSync(join(out, "results.json"), "utf8");
     const again = run(out);
     expect(again.status).toBe(2);
-    expect(again.stderr).toMatch(new RegExp(`^--out "${out}" already holds a run \\(suite "e2e-inventory-only", started [^)]+\\): nothing was touched; choose another --out, or add --force to move that run aside\\n$`));
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `^--out "${out}" already holds a run \\(suite "e2e-inventory-only", started [^)]+\\): nothing was touched; choose another --out, or add --force to move that run aside\\n$`,
+      ),
+    );
     expect(readFileSync(join(out, "results.json"), "utf8")).toBe(first);
     const forced = run(out, "--force", "--progress", "plain");
     expect(forced.status).toBe(0);
@@ -51,34 +55,43 @@ describe("--out", () => {
 describe("a results directory that fills up", () => {
   const root = process.getuid?.() === 0;
   // a real full file system: a 20 KiB tmpfs holds the run's first files and not its first result
-  test.skipIf(!root)("one line naming the file, exit 3, the previous results.json intact, no temporary file left", () => {
-    const mnt = scratch();
-    const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=20k", "tmpfs", mnt]);
-    expect(mount.exitCode).toBe(0);
-    try {
-      const out = join(mnt, "run");
-      const r = run(out);
-      expect(r.status).toBe(3);
-      expect(r.stderr).toBe(`gpucheck: cannot write ${out}/results.json: no space left on the device (ENOSPC), after 0 of ${r.stderr.match(/of (\d+) bytes/)?.[1]} bytes; the previous results.json is intact\n`);
-      expect(r.stderr).not.toContain("    at ");
-      expect(JSON.parse(readFileSync(join(out, "results.json"), "utf8")).tests).toEqual([]);
-      expect(readdirSync(out).filter((f) => f.endsWith(".tmp") || f === ".gpucheck.lock")).toEqual([]);
-    } finally {
-      Bun.spawnSync(["umount", mnt]);
-    }
-  }, 300_000);
+  test.skipIf(!root)(
+    "one line naming the file, exit 3, the previous results.json intact, no temporary file left",
+    () => {
+      const mnt = scratch();
+      const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=20k", "tmpfs", mnt]);
+      expect(mount.exitCode).toBe(0);
+      try {
+        const out = join(mnt, "run");
+        const r = run(out);
+        expect(r.status).toBe(3);
+        expect(r.stderr).toBe(
+          `gpucheck: cannot write ${out}/results.json: no space left on the device (ENOSPC), after 0 of ${r.stderr.match(/of (\d+) bytes/)?.[1]} bytes; the previous results.json is intact\n`,
+        );
+        expect(r.stderr).not.toContain("    at ");
+        expect(JSON.parse(readFileSync(join(out, "results.json"), "utf8")).tests).toEqual([]);
+        expect(readdirSync(out).filter((f) => f.endsWith(".tmp") || f === ".gpucheck.lock")).toEqual([]);
+      } finally {
+        Bun.spawnSync(["umount", mnt]);
+      }
+    },
+    300_000,
+  );
 });
 
 describe("a results directory stands alone", () => {
   test("suite.resolved.yaml carries every extends with origins: validate and judge work on a copy of the directory alone", () => {
     const src = scratch();
-    writeFileSync(join(src, "base.yaml"), "name: base\nplatform: { type: local }\ndefaults: { python: /usr/bin/python3, gpusPerNode: 0, ranksPerNode: 1, env: { NCCL_DEBUG: WARN } }\ntests:\n  - name: inventory\n    kind: inventory\n");
+    writeFileSync(
+      join(src, "base.yaml"),
+      "name: base\nplatform: { type: local }\ndefaults: { python: /usr/bin/python3, gpusPerNode: 0, ranksPerNode: 1, env: { NCCL_DEBUG: WARN } }\ntests:\n  - name: inventory\n    kind: inventory\n",
+    );
     writeFileSync(join(src, "site.yaml"), "name: site\nextends: ./base.yaml\ndefaults:\n  env: { NCCL_IB_TIMEOUT: 1.10 }\n");
     const out = join(src, "run");
     const r = gpucheck(["suite", "site.yaml", "--out", out, "--progress", "none"], { cwd: src, timeoutMs: 120_000 });
     expect(r.status).toBe(0);
     const resolved = readFileSync(join(out, "suite.resolved.yaml"), "utf8");
-    expect(resolved).toContain("NCCL_IB_TIMEOUT: \"1.10\" # site.yaml:4");
+    expect(resolved).toContain('NCCL_IB_TIMEOUT: "1.10" # site.yaml:4');
     expect(resolved).toContain("kind: inventory # base.yaml:6");
     expect(resolved).not.toContain("extends:");
     const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));

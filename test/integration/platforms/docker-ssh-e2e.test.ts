@@ -37,54 +37,83 @@ function suiteFile(dir: string): string {
 const results = (out: string): any => JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
 
 /** `docker ps -a --filter label=gpucheck.run=<this run>`: what the run left on the engine. */
-const containersOf = (out: string) =>
-  execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=gpucheck.run=${runLabel(out)}`], { encoding: "utf8" }).trim();
+const containersOf = (out: string) => execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=gpucheck.run=${runLabel(out)}`], { encoding: "utf8" }).trim();
 
 describe("gpucheck suite --platform docker over ssh hosts", () => {
-  t("cpu-smoke across 2 hosts × 2 ranks: every test passes, inventory per host, nothing left", async () => {
-    const dir = tempDir("docker-ssh-smoke");
-    const out = join(dir, "out");
-    const hosts = sshInfra().hosts.slice(0, 2);
-    const r = gpucheck(["suite", suiteFile(dir), "--platform", "docker", "--hosts", hosts.join(","), "--image", IMAGE, "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], {
-      timeoutMs: 1_500_000,
-    });
-    const res = results(out);
-    const units = res.tests.flatMap((x: { name: string; units: Array<{ unit: string; status: string; message?: string }> }) => x.units.map((u) => [x.name, u.unit, u.status, u.message]));
-    expect(units).toEqual([
-      ...hosts.map((h) => ["inventory", h, "completed", undefined]),
-      ["allreduce-gloo", "all", "completed", undefined],
-      ["resnet18-fashionmnist", "all", "completed", undefined],
-    ]);
-    expect(r.status).toBe(0);
-    expect(res.outcome).toBe("passed");
-    // a log per rank of both hosts' containers, demultiplexed from the launcher's [rank N] prefixes
-    const logs = res.tests[1].units[0].logs as string[];
-    expect(logs).toEqual([0, 1, 2, 3].map((r) => `logs/allreduce-gloo/all/rank-${r}.log`));
-    for (const l of logs) expect(existsSync(join(out, l))).toBe(true);
-    expect(readFileSync(join(out, logs[0]!), "utf8")).toContain("# Collective test concluded: all_reduce_perf");
-    // rank 2 is local rank 0 of the second host's container: its inventory line names that node
-    expect(readFileSync(join(out, logs[2]!), "utf8")).toContain(`GPUCHECK_INVENTORY {"hostname":"${hosts[1]}"`);
-    expect(containersOf(out)).toBe("");
-    expect(await transports()).toEqual([]);
-  }, 1_600_000);
+  t(
+    "cpu-smoke across 2 hosts × 2 ranks: every test passes, inventory per host, nothing left",
+    async () => {
+      const dir = tempDir("docker-ssh-smoke");
+      const out = join(dir, "out");
+      const hosts = sshInfra().hosts.slice(0, 2);
+      const r = gpucheck(
+        ["suite", suiteFile(dir), "--platform", "docker", "--hosts", hosts.join(","), "--image", IMAGE, "--python", "/usr/bin/python3", "--out", out, "--progress", "none"],
+        {
+          timeoutMs: 1_500_000,
+        },
+      );
+      const res = results(out);
+      const units = res.tests.flatMap((x: { name: string; units: Array<{ unit: string; status: string; message?: string }> }) =>
+        x.units.map((u) => [x.name, u.unit, u.status, u.message]),
+      );
+      expect(units).toEqual([
+        ...hosts.map((h) => ["inventory", h, "completed", undefined]),
+        ["allreduce-gloo", "all", "completed", undefined],
+        ["resnet18-fashionmnist", "all", "completed", undefined],
+      ]);
+      expect(r.status).toBe(0);
+      expect(res.outcome).toBe("passed");
+      // a log per rank of both hosts' containers, demultiplexed from the launcher's [rank N] prefixes
+      const logs = res.tests[1].units[0].logs as string[];
+      expect(logs).toEqual([0, 1, 2, 3].map((r) => `logs/allreduce-gloo/all/rank-${r}.log`));
+      for (const l of logs) expect(existsSync(join(out, l))).toBe(true);
+      expect(readFileSync(join(out, logs[0]!), "utf8")).toContain("# Collective test concluded: all_reduce_perf");
+      // rank 2 is local rank 0 of the second host's container: its inventory line names that node
+      expect(readFileSync(join(out, logs[2]!), "utf8")).toContain(`GPUCHECK_INVENTORY {"hostname":"${hosts[1]}"`);
+      expect(containersOf(out)).toBe("");
+      expect(await transports()).toEqual([]);
+    },
+    1_600_000,
+  );
 
-  t("Ctrl-C mid-test: exit 130, cancelled, no container of the run on any engine", async () => {
-    const dir = tempDir("docker-ssh-sigint");
-    const out = join(dir, "out");
-    const hosts = sshInfra().hosts.slice(0, 2);
-    const run = gpucheckAsync(["suite", suiteFile(dir), "--only", "allreduce-gloo", "--platform", "docker", "--hosts", hosts.join(","), "--image", IMAGE, "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
-    const deadline = Date.now() + 120_000;
-    // rank 0 prints the nccl-tests table once all four ranks in both containers have joined
-    while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);
-    expect(run.output()).toMatch(/\[rank 0\]\s+1024\s/);
-    expect(containersOf(out).split("\n")).toHaveLength(2);
-    run.child.kill("SIGINT");
-    expect(await run.exited).toBe(130);
-    const res = results(out);
-    expect(res.complete).toBe(false);
-    expect(res.tests[0].units[0].status).toBe("cancelled");
-    expect(res.tests[0].units[0].message).toMatch(/^cancelled: stopped containers 127\.0\.0\.2:[0-9a-f]{12}, 127\.0\.0\.3:[0-9a-f]{12}$/);
-    expect(containersOf(out)).toBe("");
-    expect(await transports()).toEqual([]);
-  }, 180_000);
+  t(
+    "Ctrl-C mid-test: exit 130, cancelled, no container of the run on any engine",
+    async () => {
+      const dir = tempDir("docker-ssh-sigint");
+      const out = join(dir, "out");
+      const hosts = sshInfra().hosts.slice(0, 2);
+      const run = gpucheckAsync([
+        "suite",
+        suiteFile(dir),
+        "--only",
+        "allreduce-gloo",
+        "--platform",
+        "docker",
+        "--hosts",
+        hosts.join(","),
+        "--image",
+        IMAGE,
+        "--python",
+        "/usr/bin/python3",
+        "--out",
+        out,
+        "--progress",
+        "plain",
+      ]);
+      const deadline = Date.now() + 120_000;
+      // rank 0 prints the nccl-tests table once all four ranks in both containers have joined
+      while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);
+      expect(run.output()).toMatch(/\[rank 0\]\s+1024\s/);
+      expect(containersOf(out).split("\n")).toHaveLength(2);
+      run.child.kill("SIGINT");
+      expect(await run.exited).toBe(130);
+      const res = results(out);
+      expect(res.complete).toBe(false);
+      expect(res.tests[0].units[0].status).toBe("cancelled");
+      expect(res.tests[0].units[0].message).toMatch(/^cancelled: stopped containers 127\.0\.0\.2:[0-9a-f]{12}, 127\.0\.0\.3:[0-9a-f]{12}$/);
+      expect(containersOf(out)).toBe("");
+      expect(await transports()).toEqual([]);
+    },
+    180_000,
+  );
 });

@@ -45,4 +45,3 @@ export function sshTarget(hosts: string[]): ConformanceTarget {
     slackS: 8,
   };
 }
-

@@ -39,7 +39,10 @@ describe("docker container spec (pure)", () => {
     expect(body.HostConfig).toMatchObject({
       IpcMode: "private",
       ShmSize: 16 * 1024 ** 3,
-      Ulimits: [{ Name: "memlock", Soft: -1, Hard: -1 }, { Name: "stack", Soft: 67108864, Hard: 67108864 }],
+      Ulimits: [
+        { Name: "memlock", Soft: -1, Hard: -1 },
+        { Name: "stack", Soft: 67108864, Hard: 67108864 },
+      ],
       Devices: [{ PathOnHost: "/dev/infiniband", PathInContainer: "/dev/infiniband", CgroupPermissions: "rwm" }],
       CapAdd: ["IPC_LOCK"],
       DeviceRequests: [{ Driver: "nvidia", Capabilities: [["gpu"]], Count: 8 }],
@@ -65,39 +68,47 @@ for (const [engine, socket] of Object.entries(ENGINES)) {
   describe(`docker platform on ${engine}`, () => {
     conformance(docker as Platform<unknown>, target, enabled);
 
-    (enabled ? test : test.skip)(`${engine}: an image that is not local and cannot be pulled is one clear error`, async () => {
-      // a registry on a closed loopback port: the pull is attempted and refused without leaving the machine
-      const tg = { ...target(), settings: settings.parse({ hosts: [socket], network: "none", ulimits: false }), cli: { image: "127.0.0.1:9/gpucheck/nope:1" } };
-      const { units } = await runScript(docker as Platform<unknown>, tg, scriptTest("pull", tg.python, "print(1)"));
-      expect(units[0]!.status).toBe("infra");
-      expect(units[0]!.message).toStartWith(`image "127.0.0.1:9/gpucheck/nope:1" is not on engine ${socket} and pulling it failed: `);
-    }, 60_000);
-
-    (enabled ? test : test.skip)(`${engine}: GPU device requests reach the engine as the suite asked`, async () => {
-      // --keep leaves the container so the engine's own view of it can be inspected
-      const tg = { ...target(), cli: { image: IMAGE, keep: true } };
-      tg.settings = settings.parse({ hosts: [socket], network: "none", ulimits: false, pull: "never", gpus: ["0", "1"] });
-      const t = scriptTest("gpus", tg.python, "import os; print('NV', os.environ.get('NVIDIA_VISIBLE_DEVICES'))", { ranksPerNode: 1 });
-      t.gpusPerNode = 2;
-      const { units } = await runScript(docker as Platform<unknown>, tg, t);
-      if (engine === "podman") {
-        // podman's compat API drops DeviceRequests; gpucheck refuses rather than run GPU tests without GPUs
+    (enabled ? test : test.skip)(
+      `${engine}: an image that is not local and cannot be pulled is one clear error`,
+      async () => {
+        // a registry on a closed loopback port: the pull is attempted and refused without leaving the machine
+        const tg = { ...target(), settings: settings.parse({ hosts: [socket], network: "none", ulimits: false }), cli: { image: "127.0.0.1:9/gpucheck/nope:1" } };
+        const { units } = await runScript(docker as Platform<unknown>, tg, scriptTest("pull", tg.python, "print(1)"));
         expect(units[0]!.status).toBe("infra");
-        expect(units[0]!.message).toStartWith("engine unix:///run/podman/podman.sock is Podman Engine 4.");
-        expect(units[0]!.message).toContain("ignores GPU device requests: the containers would see no GPU");
-        return;
-      }
-      const d = new Docker({ socketPath: socket.slice(7) });
-      const [c] = await d.listContainers({ all: true, filters: { label: [`gpucheck.test=gpus`] } });
-      try {
-        const info = await d.getContainer(c!.Id).inspect();
-        expect(info.HostConfig.DeviceRequests).toEqual([expect.objectContaining({ DeviceIDs: ["0", "1"], Capabilities: [["gpu"]] })]);
-        expectCompleted(units[0]!);
-        // the fake nvidia hook registered the driver, and dockerd passed the request on
-        expect(units[0]!.output).toContain("NV 0,1");
-      } finally {
-        await d.getContainer(c!.Id).remove({ force: true });
-      }
-    }, 120_000);
+        expect(units[0]!.message).toStartWith(`image "127.0.0.1:9/gpucheck/nope:1" is not on engine ${socket} and pulling it failed: `);
+      },
+      60_000,
+    );
+
+    (enabled ? test : test.skip)(
+      `${engine}: GPU device requests reach the engine as the suite asked`,
+      async () => {
+        // --keep leaves the container so the engine's own view of it can be inspected
+        const tg = { ...target(), cli: { image: IMAGE, keep: true } };
+        tg.settings = settings.parse({ hosts: [socket], network: "none", ulimits: false, pull: "never", gpus: ["0", "1"] });
+        const t = scriptTest("gpus", tg.python, "import os; print('NV', os.environ.get('NVIDIA_VISIBLE_DEVICES'))", { ranksPerNode: 1 });
+        t.gpusPerNode = 2;
+        const { units } = await runScript(docker as Platform<unknown>, tg, t);
+        if (engine === "podman") {
+          // podman's compat API drops DeviceRequests; gpucheck refuses rather than run GPU tests without GPUs
+          expect(units[0]!.status).toBe("infra");
+          expect(units[0]!.message).toStartWith("engine unix:///run/podman/podman.sock is Podman Engine 4.");
+          expect(units[0]!.message).toContain("ignores GPU device requests: the containers would see no GPU");
+          return;
+        }
+        const d = new Docker({ socketPath: socket.slice(7) });
+        const [c] = await d.listContainers({ all: true, filters: { label: [`gpucheck.test=gpus`] } });
+        try {
+          const info = await d.getContainer(c!.Id).inspect();
+          expect(info.HostConfig.DeviceRequests).toEqual([expect.objectContaining({ DeviceIDs: ["0", "1"], Capabilities: [["gpu"]] })]);
+          expectCompleted(units[0]!);
+          // the fake nvidia hook registered the driver, and dockerd passed the request on
+          expect(units[0]!.output).toContain("NV 0,1");
+        } finally {
+          await d.getContainer(c!.Id).remove({ force: true });
+        }
+      },
+      120_000,
+    );
   });
 }

@@ -36,7 +36,8 @@ function counting(): SlurmIo & { calls: Record<string, number> } {
 }
 
 const perNode = (code: string) => ({ ...scriptTest("sweep", PY, code, { ranksPerNode: 2 }), perNode: true, worldSize: 2 });
-const SHOW_RANK = "import os; print('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], flush=True)";
+const SHOW_RANK =
+  "import os; print('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], flush=True)";
 const byUnit = (units: UnitRun[]) => Object.fromEntries(units.map((u) => [u.unit, u.status]));
 
 describe("slurm on a real Slurm", () => {
@@ -93,7 +94,9 @@ describe("slurm on a real Slurm", () => {
     const ctx = slurmContext(t);
     const [u] = await runSlurm(ctx);
     expect(u!.status).toBe("infra");
-    expect(u!.message).toBe(`sbatch refused gpucheck-conformance-nine-gpus: sbatch: error: Batch job submission failed: Requested node configuration is not available (script: ${ctx.logDir}/job.sbatch)`);
+    expect(u!.message).toBe(
+      `sbatch refused gpucheck-conformance-nine-gpus: sbatch: error: Batch job submission failed: Requested node configuration is not available (script: ${ctx.logDir}/job.sbatch)`,
+    );
   }, 60_000);
 
   it("Slurm's own time limit (an extra --time line shorter than the test's timeout) reads as a timeout", async () => {
@@ -142,7 +145,11 @@ describe("slurm on a real Slurm", () => {
     const from = u!.output.trim().split(" ")[1]!;
     expect(from).toMatch(/^\/tmp\/gpucheck-\d+\/node1$/);
     expect(existsSync(from)).toBe(false);
-    expect(sh("ls", [ctx.logDir]).split("\n").filter((f) => f.endsWith(".tar.gz"))).toEqual([]);
+    expect(
+      sh("ls", [ctx.logDir])
+        .split("\n")
+        .filter((f) => f.endsWith(".tar.gz")),
+    ).toEqual([]);
   }, 60_000);
 
   it("a job sweeps away the /tmp copies of the user's ended jobs, and keeps a running job's and another user's", async () => {
@@ -241,7 +248,6 @@ describe("slurm on a real Slurm", () => {
     for (const t of shared) expect(t.units[0].hosts).toEqual(["node1", "node2"]);
     expect(queued()).toEqual([]);
   }, 1_600_000);
-
 });
 
 // after every test of this file, the conformance ones included

@@ -31,7 +31,10 @@ test("gpucheck plan --platform ssh --hosts: every rank's exact ssh argv as JSON,
   expect(second.argv.join(" ")).toContain("-l ops -p 2222");
   expect(second.argv.at(-1)).toContain("setsid /opt/py/bin/python3 -m gpucheck_workload inventory");
   const allreduce = plan.tests.find((x: { name: string }) => x.name === "allreduce-gloo").rendered;
-  expect(allreduce.units[0].ranks.map((x: { rank: number; host: string }) => [x.rank, x.host])).toEqual([[0, "gpu01"], [1, "gpu01"]]);
+  expect(allreduce.units[0].ranks.map((x: { rank: number; host: string }) => [x.rank, x.host])).toEqual([
+    [0, "gpu01"],
+    [1, "gpu01"],
+  ]);
   // a one-node test connects to the one host it runs on, as the run does, and the plan names the idle one
   expect(allreduce.hosts.map((h: { host: string }) => h.host)).toEqual(["gpu01"]);
   expect(allreduce.text).toStartWith("ssh to 1 of the 2 hosts (gpu01), launcher direct");
@@ -43,80 +46,117 @@ test("gpucheck plan --platform ssh --hosts: every rank's exact ssh argv as JSON,
 });
 
 describe("gpucheck suite --platform ssh", () => {
-  for (const [hosts, ranks] of [[2, 2], [4, 1]] as const) {
-    t(`cpu-smoke across ${hosts} hosts × ${ranks} rank(s): every test passes, inventory per host`, async () => {
-      const dir = tempDir(`ssh-smoke-${hosts}`);
-      const list = sshInfra().hosts.slice(0, hosts);
-      const suite = suiteFile(dir, `extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: ${hosts}\n  ranksPerNode: ${ranks}`);
-      const r = gpucheck(["suite", suite, "--platform", "ssh", "--hosts", list.join(","), "--python", "/usr/bin/python3", "--out", join(dir, "out"), "--progress", "none"], { timeoutMs: 900_000 });
-      const res = results(join(dir, "out"));
-      const units = res.tests.flatMap((x: { name: string; units: Array<{ unit: string; status: string; message?: string }> }) => x.units.map((u) => [x.name, u.unit, u.status, u.message]));
-      expect(units).toEqual([
-        ...list.map((h) => ["inventory", h, "completed", undefined]),
-        ["allreduce-gloo", "all", "completed", undefined],
-        ["resnet18-fashionmnist", "all", "completed", undefined],
-      ]);
-      expect(r.status).toBe(0);
-      expect(res.outcome).toBe("passed");
-      // every fake host is this machine, but each reports itself under the name gpucheck reached it by
-      expect(res.inventory.map((i: { hostname: string }) => i.hostname).sort()).toEqual([...list].sort());
-      expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
-    }, 900_000);
+  for (const [hosts, ranks] of [
+    [2, 2],
+    [4, 1],
+  ] as const) {
+    t(
+      `cpu-smoke across ${hosts} hosts × ${ranks} rank(s): every test passes, inventory per host`,
+      async () => {
+        const dir = tempDir(`ssh-smoke-${hosts}`);
+        const list = sshInfra().hosts.slice(0, hosts);
+        const suite = suiteFile(dir, `extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: ${hosts}\n  ranksPerNode: ${ranks}`);
+        const r = gpucheck(["suite", suite, "--platform", "ssh", "--hosts", list.join(","), "--python", "/usr/bin/python3", "--out", join(dir, "out"), "--progress", "none"], {
+          timeoutMs: 900_000,
+        });
+        const res = results(join(dir, "out"));
+        const units = res.tests.flatMap((x: { name: string; units: Array<{ unit: string; status: string; message?: string }> }) =>
+          x.units.map((u) => [x.name, u.unit, u.status, u.message]),
+        );
+        expect(units).toEqual([
+          ...list.map((h) => ["inventory", h, "completed", undefined]),
+          ["allreduce-gloo", "all", "completed", undefined],
+          ["resnet18-fashionmnist", "all", "completed", undefined],
+        ]);
+        expect(r.status).toBe(0);
+        expect(res.outcome).toBe("passed");
+        // every fake host is this machine, but each reports itself under the name gpucheck reached it by
+        expect(res.inventory.map((i: { hostname: string }) => i.hostname).sort()).toEqual([...list].sort());
+        expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
+      },
+      900_000,
+    );
   }
 
-  t("per-node: one host dies mid-test; junit has a verdict per host and the summary names the dead one", async () => {
-    const dir = tempDir("ssh-pernode");
-    const hosts = sshInfra().hosts;
-    const suite = suiteFile(
-      dir,
-      [
-        "name: ssh-pernode",
-        "description: per-node all-reduce, one host dies",
-        "tests:",
-        "  - name: allreduce-node",
-        "    kind: collective",
-        "    perNode: true",
-        "    nodes: 4",
-        "    ranksPerNode: 2",
-        "    gpusPerNode: 0",
-        "    timeout: 120s",
-        "    collective: { op: all_reduce, minBytes: 1KiB, maxBytes: 1MiB, factor: 2, iters: 200, warmup: 2, backend: gloo }",
-      ].join("\n"),
-    );
-    const out = join(dir, "out");
-    const run = gpucheckAsync(["suite", suite, "--hosts", hosts.join(","), "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
-    const deadline = Date.now() + 60_000;
-    while (!run.output().includes("127.0.0.4") && Date.now() < deadline) await Bun.sleep(100);
-    await Bun.sleep(1000);
-    killHost(3);
-    const code = await run.exited;
-    reviveHosts();
-    expect(code).toBe(3);
-    const units = results(out).tests[0].units as Array<{ unit: string; status: string; message?: string }>;
-    expect(units.map((u) => [u.unit, u.status])).toEqual([["127.0.0.2", "completed"], ["127.0.0.3", "completed"], ["127.0.0.4", "infra"], ["127.0.0.5", "completed"]]);
-    expect(units[2]!.message).toMatch(/^host 127\.0\.0\.4: connection lost while rank \d was running \(ssh exited 255\)/);
-    const junit = readFileSync(join(out, "junit.xml"), "utf8");
-    expect(junit.match(/<testcase /g)).toHaveLength(4);
-    expect(junit).toMatch(/<error [^>]*message="[^"]*host 127\.0\.0\.4: connection lost/);
-    expect(run.output()).toMatch(/Failing hosts:\n\s+127\.0\.0\.4\b/);
-    expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
-  }, 180_000);
+  t(
+    "per-node: one host dies mid-test; junit has a verdict per host and the summary names the dead one",
+    async () => {
+      const dir = tempDir("ssh-pernode");
+      const hosts = sshInfra().hosts;
+      const suite = suiteFile(
+        dir,
+        [
+          "name: ssh-pernode",
+          "description: per-node all-reduce, one host dies",
+          "tests:",
+          "  - name: allreduce-node",
+          "    kind: collective",
+          "    perNode: true",
+          "    nodes: 4",
+          "    ranksPerNode: 2",
+          "    gpusPerNode: 0",
+          "    timeout: 120s",
+          "    collective: { op: all_reduce, minBytes: 1KiB, maxBytes: 1MiB, factor: 2, iters: 200, warmup: 2, backend: gloo }",
+        ].join("\n"),
+      );
+      const out = join(dir, "out");
+      const run = gpucheckAsync(["suite", suite, "--hosts", hosts.join(","), "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
+      const deadline = Date.now() + 60_000;
+      while (!run.output().includes("127.0.0.4") && Date.now() < deadline) await Bun.sleep(100);
+      await Bun.sleep(1000);
+      killHost(3);
+      const code = await run.exited;
+      reviveHosts();
+      expect(code).toBe(3);
+      const units = results(out).tests[0].units as Array<{ unit: string; status: string; message?: string }>;
+      expect(units.map((u) => [u.unit, u.status])).toEqual([
+        ["127.0.0.2", "completed"],
+        ["127.0.0.3", "completed"],
+        ["127.0.0.4", "infra"],
+        ["127.0.0.5", "completed"],
+      ]);
+      expect(units[2]!.message).toMatch(/^host 127\.0\.0\.4: connection lost while rank \d was running \(ssh exited 255\)/);
+      const junit = readFileSync(join(out, "junit.xml"), "utf8");
+      expect(junit.match(/<testcase /g)).toHaveLength(4);
+      expect(junit).toMatch(/<error [^>]*message="[^"]*host 127\.0\.0\.4: connection lost/);
+      expect(run.output()).toMatch(/Failing hosts:\n\s+127\.0\.0\.4\b/);
+      expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
+    },
+    180_000,
+  );
 
-  t("Ctrl-C mid-test stops every remote rank and keeps the results", async () => {
-    const dir = tempDir("ssh-sigint");
-    const suite = suiteFile(dir, "extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: 2\n  ranksPerNode: 2");
-    const out = join(dir, "out");
-    const run = gpucheckAsync(["suite", suite, "--only", "allreduce-gloo", "--hosts", sshInfra().hosts.slice(0, 2).join(","), "--python", "/usr/bin/python3", "--out", out, "--progress", "plain"]);
-    const deadline = Date.now() + 60_000;
-    // rank 0 prints the nccl-tests table once every rank has joined the rendezvous
-    while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);
-    expect(remoteProcesses(sshInfra().user).some((p) => p.includes("gpucheck_workload"))).toBe(true);
-    run.child.kill("SIGINT");
-    expect(await run.exited).toBe(130);
-    const res = results(out);
-    expect(res.complete).toBe(false);
-    expect(res.tests[0].units[0].status).toBe("cancelled");
-    expect(res.tests[0].units[0].message).toMatch(/^cancelled: killed rank \d on 127\.0\.0\.[23]/);
-    expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
-  }, 120_000);
+  t(
+    "Ctrl-C mid-test stops every remote rank and keeps the results",
+    async () => {
+      const dir = tempDir("ssh-sigint");
+      const suite = suiteFile(dir, "extends: cpu-smoke\nname: cpu-smoke-ssh\ndefaults:\n  nodes: 2\n  ranksPerNode: 2");
+      const out = join(dir, "out");
+      const run = gpucheckAsync([
+        "suite",
+        suite,
+        "--only",
+        "allreduce-gloo",
+        "--hosts",
+        sshInfra().hosts.slice(0, 2).join(","),
+        "--python",
+        "/usr/bin/python3",
+        "--out",
+        out,
+        "--progress",
+        "plain",
+      ]);
+      const deadline = Date.now() + 60_000;
+      // rank 0 prints the nccl-tests table once every rank has joined the rendezvous
+      while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);
+      expect(remoteProcesses(sshInfra().user).some((p) => p.includes("gpucheck_workload"))).toBe(true);
+      run.child.kill("SIGINT");
+      expect(await run.exited).toBe(130);
+      const res = results(out);
+      expect(res.complete).toBe(false);
+      expect(res.tests[0].units[0].status).toBe("cancelled");
+      expect(res.tests[0].units[0].message).toMatch(/^cancelled: killed rank \d on 127\.0\.0\.[23]/);
+      expect(await remoteLeftovers(sshInfra().user)).toEqual([]);
+    },
+    120_000,
+  );
 });
