@@ -37,7 +37,11 @@ for (const t of targets) {
   // ESM with code splitting: each command's dynamic import() becomes its own chunk inside the
   // binary, loaded when that command runs; one CommonJS bundle made every start parse all of it
   // (kubernetes client, dockerode, zod …): `--version` took 4.8× a hello-world (BENCHMARKS.md)
-  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", "--format", "esm", "--splitting", ...defines, ...t.args, "mod.ts", "--outfile", t.out];
+  // ssh2 (under dockerode) loads two optional native addons in try/catch and falls back to pure JS;
+  // embedded, Bun writes each to $TMPDIR/.bun-*.node on every run that loads them and never removes
+  // them, which litters a user's /tmp. Left external they are simply absent: nothing is written.
+  const natives = ["--external", "cpu-features", "--external", "*.node"];
+  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", "--format", "esm", "--splitting", ...natives, ...defines, ...t.args, "mod.ts", "--outfile", t.out];
   const p = Bun.spawnSync(argv, { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) {
     console.error(`build: ${argv.join(" ")} failed with ${p.exitCode}`);

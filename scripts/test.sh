@@ -18,6 +18,9 @@ export PATH="$root/node_modules/.bin:$PATH"
 
 reports=$(mktemp -d)
 tests_tmp=$(mktemp -d /tmp/gpucheck-tests-XXXXXX)
+# like /tmp itself: the tests that step down to an unprivileged user (runuser -u nobody) must reach
+# the directories they make in it
+chmod 1777 "$tests_tmp"
 
 # check ID NAME COMMAND...: runs a command as one JUnit testcase; its output is the failure's text.
 check() {

@@ -38,8 +38,11 @@ export function judgePreflightUnit(u: PreflightUnit, needs: TestNeeds[]): Prefli
   const raw = [u.output, ...u.texts].flatMap((t) => taggedLines(t, "RESULT")).pop();
   if (u.status !== "completed" || !raw) {
     const why = u.status === "completed" ? "the preflight printed no GPUCHECK_RESULT line" : (u.message ?? u.status);
-    // the launching interpreter itself missing reads as a spawn failure or exit 127 on every platform
-    const hint = /ENOENT|No such file|not found|exit code 127|exited 127/i.test(why) ? `: ${PYTHON_HINT}` : "";
+    // the launching interpreter itself missing reads as exit 127, or a failure that names it, on
+    // every platform; an engine socket or a host that is missing is not the interpreter's fault
+    const pythons = [...new Set(needs.map((n) => n.python))];
+    const missingPython = /exit code 127|exited 127/i.test(why) || (/ENOENT|No such file|not found/i.test(why) && pythons.some((p) => why.includes(p)));
+    const hint = missingPython ? `: ${PYTHON_HINT}` : "";
     return { ...base, probes: [], passed: false, problems: [{ message: `preflight could not run: ${why}${hint}`, tests: needs.map((n) => n.test) }] };
   }
   const probes: PreflightProbe[] = [];

@@ -143,13 +143,18 @@ describe("judgePreflightUnit", () => {
 
   test("a node that could not run preflight, or printed no result, fails every test", () => {
     const launch = judgePreflightUnit(unit(undefined, { status: "infra", message: "could not launch: /nonexistent/python3: command not found" }), [
-      need({ test: "a" }),
-      need({ test: "b" }),
+      need({ test: "a", python: "/nonexistent/python3" }),
+      need({ test: "b", python: "/nonexistent/python3" }),
     ]);
     expect(launch.problems).toEqual([{ message: `preflight could not run: could not launch: /nonexistent/python3: command not found: ${HINT}`, tests: ["a", "b"] }]);
     expect(launch.probes).toEqual([]);
     const ssh = judgePreflightUnit(unit(undefined, { status: "infra", message: "host gpu-07: ssh: connect to host gpu-07 port 22: Connection refused" }), [need({ test: "a" })]);
     expect(ssh.problems[0]!.message).toBe("preflight could not run: host gpu-07: ssh: connect to host gpu-07 port 22: Connection refused");
+    // a missing engine socket is not the interpreter's fault: no hint to pass --python
+    const engine = judgePreflightUnit(unit(undefined, { status: "infra", message: "docker engine unix:///nonexistent.sock: ENOENT" }), [need({ test: "a" })]);
+    expect(engine.problems[0]!.message).toBe("preflight could not run: docker engine unix:///nonexistent.sock: ENOENT");
+    const exit127 = judgePreflightUnit(unit(undefined, { status: "infra", message: "rank 0 exited 127" }), [need({ test: "a" })]);
+    expect(exit127.problems[0]!.message).toBe(`preflight could not run: rank 0 exited 127: ${HINT}`);
     const silent = judgePreflightUnit(unit(undefined, { output: "GPUCHECK_RESULT {cut", texts: ["Traceback …"] }), [need({ test: "a" })]);
     expect(silent.problems[0]!.message).toBe("preflight could not run: the preflight printed no GPUCHECK_RESULT line");
     const timeout = judgePreflightUnit(unit(undefined, { status: "timeout", message: "timed out after 300s: killed rank 0 (pid 12)" }), [need({ test: "a" })]);

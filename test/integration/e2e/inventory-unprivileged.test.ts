@@ -78,6 +78,8 @@ describe("inventory as an unprivileged user, with real H100 captures", () => {
       encoding: "utf8",
       timeout: 120_000,
     });
+    // its words, when it ended otherwise (e.g. `nobody` could not reach the directory)
+    if (r.status !== 3) console.error(r.stdout, r.stderr);
     expect(r.status).toBe(3);
     assertJunitValid(join(out, "junit.xml"));
     const res = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
