@@ -1,9 +1,9 @@
 #!/usr/bin/env bun
 // The entry point. `gpucheck --version` is answered here, before commander and the command table
-// load (lib/program.ts): they were half of its start-up (BENCHMARKS.md, bench/startup.ts).
-import { EXIT } from "./lib/errors.ts";
-import { out } from "./lib/output.ts";
-import { VERSION_LINE } from "./lib/version.ts";
+// load (cli/program.ts): they were half of its start-up (BENCHMARKS.md, bench/startup.ts).
+import { EXIT } from "./lib/core/errors.ts";
+import { out } from "./cli/output.ts";
+import { VERSION_LINE } from "./lib/core/version.ts";
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
@@ -16,4 +16,4 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   }
 }
 // no top-level await: `bun build --compile --bytecode` rejects it
-void import("./lib/program.ts");
+void import("./cli/program.ts");

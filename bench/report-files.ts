@@ -14,7 +14,7 @@ import { renderHtml } from "../lib/report/html.ts";
 import { renderJunit } from "../lib/report/junit.ts";
 import { parseResults, serialiseResults } from "../lib/report/results.ts";
 import { writeRunFiles } from "../lib/report/write.ts";
-import type { Expectation } from "../lib/types.ts";
+import type { Expectation } from "../lib/core/types.ts";
 import { allReduceSweep, results, telemetry, test } from "../test/fixtures/results/build.ts";
 
 const arg = (name: string, dflt: string) => {

@@ -17,10 +17,10 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { workloadFiles, workloadHash } from "../lib/assets.ts";
-import type { Launch, Suite, TestSpec } from "../lib/types.ts";
+import { workloadFiles, workloadHash } from "../lib/core/assets.ts";
+import type { Launch, Suite, TestSpec } from "../lib/core/types.ts";
 import { ssh } from "../plugins/ssh.ts";
-import type { RunContext } from "../plugins/types.ts";
+import type { RunContext } from "../lib/core/platform.ts";
 import { COLLECTIVE_DEFAULTS } from "../lib/kinds/collective/params.ts";
 
 const arg = (name: string, d: number) => {

@@ -13,7 +13,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSuite } from "../lib/load.ts";
+import { loadSuite } from "../lib/load/mod.ts";
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -117,7 +117,7 @@ if (import.meta.main) {
   });
   const small = time(["validate", "cpu-smoke"], valid("validate cpu-smoke"));
   const big = time(["validate", file], valid(`validate ${file}`));
-  // the same suite with one YAML anchor: no longer plain (lib/yaml-plain.ts), so read by the
+  // the same suite with one YAML anchor: no longer plain (lib/load/yaml-plain.ts), so read by the
   // `yaml` package, which keeps positions: the cost the fast path avoids
   const exactFile = join(dir, "generated-anchor.yaml");
   writeFileSync(exactFile, generateSuite(count).replace("tests:\n", "x-anchor: &a 1\ntests:\n"));

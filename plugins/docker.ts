@@ -8,11 +8,11 @@ import { DIAL_COMMAND, engineList, nodeName, sshBlock } from "./docker/engines.t
 import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
 import { settings, type ContainerBody, type DockerSettings } from "./docker/spec.ts";
 import { planText } from "./docker/text.ts";
-import { sshArgv } from "./ssh/argv.ts";
-import { targetOf } from "./ssh/target.ts";
-import { slot, slotsIn } from "../lib/slots.ts";
-import { describeSlots } from "./ssh/slots.ts";
-import type { Manifest, Platform, RenderContext, RunContext } from "./types.ts";
+import { sshArgv } from "./_shared/ssh/argv.ts";
+import { targetOf } from "./_shared/ssh/target.ts";
+import { slot, slotsIn } from "../lib/core/slots.ts";
+import { describeSlots } from "./_shared/ssh/slots.ts";
+import type { Manifest, Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
 
 /** Containers of one run carry this label on every engine: the sweep at the end finds them by it. */
 export function runLabel(outDir: string): string {

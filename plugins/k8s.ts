@@ -3,13 +3,13 @@
 // cleanup can find it. Only zod, yaml and pure builders load here: @kubernetes/client-node is
 // imported inside run(), so `gpucheck validate` and `plan` stay fast.
 import { stringify } from "yaml";
-import { SuiteError } from "../lib/errors.ts";
-import type { UnitRun } from "../lib/types.ts";
+import { SuiteError } from "../lib/core/errors.ts";
+import type { UnitRun } from "../lib/core/types.ts";
 import { buildManifests, type Manifest, type ManifestInput } from "./k8s/manifests.ts";
 import { namesFor } from "./k8s/names.ts";
-import { slot } from "../lib/slots.ts";
+import { slot } from "../lib/core/slots.ts";
 import { settings, type K8sSettings } from "./k8s/settings.ts";
-import type { Manifest as PlatformManifest, Platform, RenderContext, RunContext } from "./types.ts";
+import type { Manifest as PlatformManifest, Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
 
 export function imageFor(ctx: RenderContext<K8sSettings>): string {
   const image = ctx.cli.image ?? ctx.settings.image;

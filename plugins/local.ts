@@ -3,15 +3,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import type { UnitRun } from "../lib/types.ts";
+import type { UnitRun } from "../lib/core/types.ts";
 import { freePort } from "./_shared/free-port.ts";
 import { exitHow } from "./_shared/rank-lines.ts";
 import { UnitLog } from "./_shared/unit-log.ts";
 import { stopReason, unitResult } from "./_shared/unit-result.ts";
-import { runProc } from "./_proc.ts";
-import { bindSlots, complete, slot, slotsIn } from "../lib/slots.ts";
-import { unitsOfTest } from "../lib/plan-units.ts";
-import { rankEnv, type Manifest, type Platform, type RenderContext, type RunContext } from "./types.ts";
+import { runProc } from "./_shared/proc.ts";
+import { bindSlots, complete, slot, slotsIn } from "../lib/core/slots.ts";
+import { unitsOfTest } from "../lib/plan/units.ts";
+import { rankEnv, type Manifest, type Platform, type RenderContext, type RunContext } from "../lib/core/platform.ts";
 
 const settings = z.lazy(() =>
   z

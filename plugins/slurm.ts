@@ -2,9 +2,9 @@
 // is one job too, with one step per node. See plugins/slurm/ for the pieces:
 // settings.ts (the suite's platform.slurm block), sbatch.ts (the script, pure), run.ts (submit,
 // follow, cancel), follow.ts (polling), outcome.ts (verdict per unit), stage.ts (workload).
-import type { Manifest, Platform } from "./types.ts";
+import type { Manifest, Platform } from "../lib/core/platform.ts";
 import { renderSbatch, SWEEP_SLOTS } from "./slurm/sbatch.ts";
-import type { Slots } from "../lib/slots.ts";
+import type { Slots } from "../lib/core/slots.ts";
 import { expandHostlist } from "./slurm/hostlist.ts";
 import { settings, type SlurmSettings } from "./slurm/settings.ts";
 

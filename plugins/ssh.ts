@@ -2,17 +2,17 @@
 // workload on each host once (content-hashed), fans the ranks out itself (one ssh per rank, or one
 // torchrun per host, or one mpirun), and stops every remote process group it started.
 // The run-time half (child processes, tar, sockets) is loaded only when a test runs.
-import type { UnitRun } from "../lib/types.ts";
-import { rankArgv, remoteCommand, sshArgv } from "./ssh/argv.ts";
+import type { UnitRun } from "../lib/core/types.ts";
+import { rankArgv, remoteCommand, sshArgv } from "./_shared/ssh/argv.ts";
 import { procsOf, unitsOf } from "./ssh/layout.ts";
 import type { SshManifest } from "./ssh/manifest.ts";
-import { shJoin, shQuote } from "./ssh/quote.ts";
-import { prepareScript, rankScript, stageOf, stageScript } from "./ssh/scripts.ts";
-import { sshSettings, type SshSettings } from "./ssh/settings.ts";
-import { hostsForTest, resolveHosts, targetOf } from "./ssh/target.ts";
-import type { Platform, RenderContext, RunContext } from "./types.ts";
-import { slot, slotsIn } from "../lib/slots.ts";
-import { describeSlots } from "./ssh/slots.ts";
+import { shJoin, shQuote } from "./_shared/ssh/quote.ts";
+import { prepareScript, rankScript, stageOf, stageScript } from "./_shared/ssh/scripts.ts";
+import { sshSettings, type SshSettings } from "./_shared/ssh/settings.ts";
+import { hostsForTest, resolveHosts, targetOf } from "./_shared/ssh/target.ts";
+import type { Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
+import { slot, slotsIn } from "../lib/core/slots.ts";
+import { describeSlots } from "./_shared/ssh/slots.ts";
 
 const RUN = slot("runId");
 

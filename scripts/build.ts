@@ -7,7 +7,7 @@ import { renderAssets } from "./gen-assets.ts";
 
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
-writeFileSync(join(root, "lib", "assets.gen.ts"), renderAssets());
+writeFileSync(join(root, "lib", "core", "assets.gen.ts"), renderAssets());
 mkdirSync(join(root, "compiled"), { recursive: true });
 
 const arm64Runtime = join(root, "node_modules", "@oven", "bun-linux-aarch64", "bin", "bun");

@@ -6,8 +6,8 @@ import { renderAssets } from "../scripts/gen-assets.ts";
 
 const root = join(import.meta.dir, "..");
 
-test("lib/assets.gen.ts embeds every current suite and workload file", () => {
-  expect(readFileSync(join(root, "lib", "assets.gen.ts"), "utf8")).toBe(renderAssets());
+test("lib/core/assets.gen.ts embeds every current suite and workload file", () => {
+  expect(readFileSync(join(root, "lib", "core", "assets.gen.ts"), "utf8")).toBe(renderAssets());
 });
 
 test("package-lock.json lets npm ci install the arm64 Bun runtime on any CPU", () => {

@@ -1,8 +1,8 @@
-// lib/measure.ts: a unit's output → Measurement through the kind registry, with the telemetry's
+// lib/assess/measure.ts: a unit's output → Measurement through the kind registry, with the telemetry's
 // metrics added under the test's own.
 import { describe, expect, test } from "bun:test";
-import { measure, measureFleet, remeasure } from "../lib/measure.ts";
-import type { Measurement, TelemetrySummary } from "../lib/types.ts";
+import { measure, measureFleet, remeasure } from "../lib/assess/measure.ts";
+import type { Measurement, TelemetrySummary } from "../lib/core/types.ts";
 
 const TABLE = [
   "# Collective test starting: all_reduce_perf",

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { RESULT_FILES } from "../lib/report/results.ts";
 import { LOCK_FILE } from "../lib/report/run-dir.ts";
 import { RESOLVED_SUITE } from "../lib/load/read.ts";
-import { loadSuite } from "../lib/load.ts";
+import { loadSuite } from "../lib/load/mod.ts";
 
 const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
 

@@ -1,11 +1,11 @@
 // The assess stage: run records → verdicts. Pure (no files, no clock): the same records give the
 // same TestResult, whether they come straight from a run or back from disk (`gpucheck judge`).
-import { judgeTest, judgeUnit } from "../judge.ts";
+import { judgeTest, judgeUnit } from "./judge.ts";
 import { paramsOf } from "../kinds/mod.ts";
-import { measure, measureFleet } from "../measure.ts";
+import { measure, measureFleet } from "./measure.ts";
 import { collectInventories } from "../parsers/inventory.ts";
 import { summariseTelemetry } from "../parsers/telemetry.ts";
-import type { Expectation, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
+import type { Expectation, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
 import type { RunRecord } from "../execute/record.ts";
 import { baselineMeasurement } from "./baseline.ts";
 import { testResult } from "./test-result.ts";

@@ -1,5 +1,5 @@
 // The earlier run a --baseline names, as the judge reads it.
-import type { Measurement, ResultsFile } from "../types.ts";
+import type { Measurement, ResultsFile } from "../core/types.ts";
 
 /**
  * The same test (and node, in per-node mode) in an earlier run: undefined without a baseline, null

@@ -2,12 +2,12 @@
 // saved run records and rank logs are parsed again (so a parser fixed since applies to an old run)
 // and meet another suite's thresholds (and optionally a baseline). A test whose logs are not all
 // there keeps its saved measurements, and a note says so.
-import { SuiteError } from "../errors.ts";
+import { SuiteError } from "../core/errors.ts";
 import type { SavedRun } from "../execute/saved-runs.ts";
-import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "../judge.ts";
+import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "./judge.ts";
 import { paramsOf } from "../kinds/mod.ts";
-import { remeasure } from "../measure.ts";
-import type { ResultsFile, Suite } from "../types.ts";
+import { remeasure } from "./measure.ts";
+import type { ResultsFile, Suite } from "../core/types.ts";
 import { assessUnits, mergeInventory } from "./assess.ts";
 import { baselineMeasurement } from "./baseline.ts";
 

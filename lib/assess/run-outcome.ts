@@ -1,9 +1,9 @@
 // The run's own verdict once its tests are over: the tests that never started accounted for
 // (skipped, with why, in every output) and what an incomplete run can never be. Pure: the caller
 // owns the clock.
-import { judgeTest } from "../judge.ts";
-import { NOT_STARTED } from "../report/not-started.ts";
-import type { PlannedTest, ResultsFile } from "../types.ts";
+import { judgeTest } from "./judge.ts";
+import { NOT_STARTED } from "../execute/not-started.ts";
+import type { PlannedTest, ResultsFile } from "../core/types.ts";
 import { skippedTest } from "./test-result.ts";
 
 export interface RunEnd {

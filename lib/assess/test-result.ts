@@ -1,6 +1,6 @@
 // A test's result around its units: what was planned, how it was launched, and the verdict.
-import { headlineOf } from "../judge.ts";
-import type { PlannedTest, TestResult, UnitResult } from "../types.ts";
+import { headlineOf } from "./judge.ts";
+import type { PlannedTest, TestResult, UnitResult } from "../core/types.ts";
 
 export function testResult(test: PlannedTest, units: UnitResult[], outcome: TestResult["outcome"]): TestResult {
   return {

@@ -2,7 +2,7 @@
 // platforms) and assess (which parses and judges). Saved beside the rank logs as
 // logs/<test>/run-records.json so that `gpucheck judge` can hand assess the very same input again
 // after a parser fix.
-import type { UnitRun } from "../types.ts";
+import type { UnitRun } from "../core/types.ts";
 
 export interface RecordRank {
   rank: number;

@@ -2,11 +2,11 @@
 // and what it left behind as run records. Nothing here parses or judges (that is lib/assess).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { workloadHash } from "../assets.ts";
-import { PlatformError } from "../errors.ts";
-import type { Progress } from "../progress.ts";
-import type { PlannedTest, Suite, UnitRun } from "../types.ts";
-import type { CliOverrides, RunContext } from "../../plugins/types.ts";
+import { workloadHash } from "../core/assets.ts";
+import { PlatformError } from "../core/errors.ts";
+import type { Progress } from "../report/progress.ts";
+import type { PlannedTest, Suite, UnitRun } from "../core/types.ts";
+import type { CliOverrides, RunContext } from "../core/platform.ts";
 import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
 
 export interface TestEnv {

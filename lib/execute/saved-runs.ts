@@ -3,7 +3,7 @@
 // whole (a rank log gone), the test is not re-parsed and the note says so.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ResultsFile, TestResult } from "../types.ts";
+import type { ResultsFile, TestResult } from "../core/types.ts";
 import { RUN_RECORDS_FILE, restoredRecord, type RunRecord, type SavedRecord } from "./record.ts";
 import { safeName } from "./run-test.ts";
 

@@ -1,14 +1,14 @@
 // kind: collective: an nccl-tests style sweep of one collective over message sizes, by gpucheck's
 // own benchmark or the official binaries, judged on bus bandwidth and #wrong.
 import { z } from "zod";
-import { ParseError } from "../errors.ts";
-import { higher, lower } from "../metrics.ts";
+import { ParseError } from "../core/errors.ts";
+import { higher, lower } from "../core/metrics.ts";
 import { ncclMeasurement, parseNccl } from "../parsers/nccl.ts";
 import { transportFromLogs } from "../parsers/nccl-transport.ts";
-import type { TestSpec } from "../types.ts";
+import type { TestSpec } from "../core/types.ts";
 import { type CollectiveParams, collectiveBlock, notInSweep, resolveCollective, sweep } from "./collective/params.ts";
 import { ncclResult } from "./collective/result.ts";
-import type { TestKind } from "./kind.ts";
+import type { TestKind } from "../core/kind.ts";
 
 export type { CollectiveOp, CollectiveParams } from "./collective/params.ts";
 

@@ -1,13 +1,13 @@
 // kind: gemm: matrix-multiply throughput of every GPU at once, measured as the MAMF finder does
 // (shape sweep, L2 flushed, random inputs), per dtype; and an output checksum compared across GPUs.
 import { z } from "zod";
-import { higher, lower, type MetricInfo } from "../metrics.ts";
+import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { gemmMeasurement } from "../parsers/gemm.ts";
-import type { PlotSpec } from "../report/plot-svg.ts";
-import type { TestSpec } from "../types.ts";
+import type { PlotSpec } from "../core/plot-svg.ts";
+import type { TestSpec } from "../core/types.ts";
 import { GEMM_DTYPES, type GemmParams, gemmBlock, resolveGemm } from "./gemm/params.ts";
 import { gemmResult } from "./gemm/result.ts";
-import type { TestKind } from "./kind.ts";
+import type { TestKind } from "../core/kind.ts";
 
 export type { GemmParams } from "./gemm/params.ts";
 

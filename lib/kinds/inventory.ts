@@ -1,13 +1,13 @@
 // kind: inventory: what a node has (GPUs, ECC and row remapping, NVLink and fabric state, the
 // compute InfiniBand ports, pinned settings), one process per node, judged per node.
 import { z } from "zod";
-import { higher, lower } from "../metrics.ts";
+import { higher, lower } from "../core/metrics.ts";
 import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../parsers/inventory.ts";
-import type { InventoryParams, Measurement, NodeInventory, TestSpec } from "../types.ts";
+import type { InventoryParams, Measurement, NodeInventory, TestSpec } from "../core/types.ts";
 import { given } from "./given.ts";
 import { inventoryBlock } from "./inventory/params.ts";
 import { inventoryResult } from "./inventory/result.ts";
-import type { TestKind } from "./kind.ts";
+import type { TestKind } from "../core/kind.ts";
 
 export const inventory: TestKind<"inventory", InventoryParams, { inventory?: InventoryParams }> = {
   name: "inventory",

@@ -1,13 +1,13 @@
 // The test kinds gpucheck knows, by the name a suite's `kind:` gives them. Adding a kind: its own
-// file beside these (lib/kinds/kind.ts says what it holds), one line here, and its Python module
+// file beside these (lib/core/kind.ts says what it holds), one line here, and its Python module
 // with one line in workload/gpucheck_workload/kinds.py (CONTRIBUTING.md, "How to add a test kind").
-import type { MetricInfo } from "../metrics.ts";
-import type { TestCommon, TestSpec } from "../types.ts";
-import { TELEMETRY_METRICS } from "../metrics.ts";
+import type { MetricInfo } from "../core/metrics.ts";
+import type { TestCommon, TestSpec } from "../core/types.ts";
+import { TELEMETRY_METRICS } from "../core/metrics.ts";
 import { collective } from "./collective.ts";
 import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
-import type { AnyKind } from "./kind.ts";
+import type { AnyKind } from "../core/kind.ts";
 import { train } from "./train.ts";
 
 export const KINDS = {

@@ -2,8 +2,8 @@
 // JSON Schemas of each kind's workload result (schema/workload-<kind>.schema.json). Written by
 // scripts/readme-reference.ts; test/kinds/reference.test.ts fails when the committed copies are stale.
 import { z } from "zod";
-import { type MetricInfo, TELEMETRY_METRICS } from "../metrics.ts";
-import type { AnyKind } from "./kind.ts";
+import { type MetricInfo, TELEMETRY_METRICS } from "../core/metrics.ts";
+import type { AnyKind } from "../core/kind.ts";
 import { KINDS } from "./mod.ts";
 
 export const README_BEGIN = "<!-- kinds reference: generated from lib/kinds/ by `bun run scripts/readme-reference.ts`; edit there -->";

@@ -1,10 +1,10 @@
 // kind: train: DDP training of a ResNet or a GPT-2-style transformer, judged on throughput after
 // warm-up, step times, the share of a step spent in the gradient all-reduce, loss and accuracy.
 import { z } from "zod";
-import { higher, lower } from "../metrics.ts";
+import { higher, lower } from "../core/metrics.ts";
 import { trainMeasurement } from "../parsers/train.ts";
-import type { TestSpec } from "../types.ts";
-import type { TestKind } from "./kind.ts";
+import type { TestSpec } from "../core/types.ts";
+import type { TestKind } from "../core/kind.ts";
 import { resolveTrain, trainBlock, type TrainParams } from "./train/params.ts";
 import { trainResult } from "./train/result.ts";
 

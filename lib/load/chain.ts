@@ -1,9 +1,9 @@
 // The file the user named and every suite it extends, each parsed, with the problems that stop the
 // chain: YAML syntax, a suite that is not a map, an `extends` that does not resolve or loops.
-import type { Diagnostic } from "../errors.ts";
-import { show } from "../units.ts";
-import { diagnosticAt, locate } from "../yaml-positions.ts";
-import { syntaxDiagnostics } from "../yaml-syntax.ts";
+import type { Diagnostic } from "../core/errors.ts";
+import { show } from "../core/units.ts";
+import { diagnosticAt, locate } from "./yaml-positions.ts";
+import { syntaxDiagnostics } from "./yaml-syntax.ts";
 import { isMap } from "./merge.ts";
 import { openSuite, type SourceFile } from "./read.ts";
 

@@ -1,10 +1,10 @@
 // The merged suite data → a Suite (less its source) and every problem in it. Defaults and each
 // test are parsed field by field (schema/partial.ts) so one bad value hides nothing else.
 import { isKindName } from "../kinds/mod.ts";
-import { checkPlatform, defaultsSchema, type DefaultsInput, type Problem, problemsFromIssues, SUITE_DEFAULTS, suiteSchema, type TestInput, testSchema } from "../schema.ts";
-import { parseFields } from "../schema/partial.ts";
-import type { Suite, TestSpec } from "../types.ts";
-import { show } from "../units.ts";
+import { checkPlatform, defaultsSchema, type DefaultsInput, type Problem, problemsFromIssues, SUITE_DEFAULTS, suiteSchema, type TestInput, testSchema } from "./schema.ts";
+import { parseFields } from "./schema/partial.ts";
+import type { Suite, TestSpec } from "../core/types.ts";
+import { show } from "../core/units.ts";
 import { isMap } from "./merge.ts";
 import { resolveTest } from "./resolve.ts";
 

@@ -1,13 +1,13 @@
 // `expect:` entries → Expectations in the metric's canonical unit. The metric must be one the
 // test's kind produces, and a `@size` must be a size the sweep actually measures. The `transport`
 // entry names transports instead of numbers (resolveTransport).
-import type { AnyKind, Sound } from "../kinds/kind.ts";
+import type { AnyKind, Sound } from "../core/kind.ts";
 import { findMetric, KIND_NAMES, KINDS, type KindName, metricsFor } from "../kinds/mod.ts";
-import { toCanonical, TRANSPORT_TOKENS } from "../metrics.ts";
-import type { PathKey, Problem, ThresholdInput } from "../schema.ts";
-import { suggest } from "../schema/did-you-mean.ts";
-import type { Expectation } from "../types.ts";
-import { parseSize } from "../units.ts";
+import { toCanonical, TRANSPORT_TOKENS } from "../core/metrics.ts";
+import type { PathKey, Problem, ThresholdInput } from "./schema.ts";
+import { suggest } from "../core/did-you-mean.ts";
+import type { Expectation } from "../core/types.ts";
+import { parseSize } from "../core/units.ts";
 
 export function resolveExpect(
   entries: Record<string, ThresholdInput>,

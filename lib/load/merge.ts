@@ -8,7 +8,7 @@
 //   - each `expect` entry is replaced whole (a child's `busbw: { min: 300 GB/s }` does not keep
 //     the parent's max), and `null` drops the parent's threshold;
 //   - `extends` and `remove` apply to one level and are not inherited.
-import type { PathKey } from "../schema/issues.ts";
+import type { PathKey } from "../core/issues.ts";
 
 export interface Origin {
   /** index of the file in the extends chain: 0 = the file the user named */

@@ -1,9 +1,9 @@
 // Checks that belong to one file of an extends chain rather than to the merged suite: the same test
 // name twice in one file (across files it means "override"), and `remove:` against the parent.
-import { closest } from "../schema/did-you-mean.ts";
-import type { PathKey, Problem } from "../schema/issues.ts";
-import { show } from "../units.ts";
-import { locate } from "../yaml-positions.ts";
+import { closest } from "../core/did-you-mean.ts";
+import type { PathKey, Problem } from "../core/issues.ts";
+import { show } from "../core/units.ts";
+import { locate } from "./yaml-positions.ts";
 import { isMap } from "./merge.ts";
 import type { SourceFile } from "./read.ts";
 

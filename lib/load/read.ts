@@ -5,9 +5,9 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type Document, LineCounter, parseDocument } from "yaml";
-import { builtinSuites } from "../assets.ts";
-import { closest } from "../schema/did-you-mean.ts";
-import { isPlainYaml } from "../yaml-plain.ts";
+import { builtinSuites } from "../core/assets.ts";
+import { closest } from "../core/did-you-mean.ts";
+import { isPlainYaml } from "./yaml-plain.ts";
 
 export class SourceFile {
   private parsed?: { doc: Document; lines: LineCounter };

@@ -2,12 +2,12 @@
 // plus the problems only visible when fields are seen together (ranks vs GPUs, data vs model …).
 // A check is skipped when a field it reads did not parse: that field already has its message.
 import { KINDS, KIND_NAMES } from "../kinds/mod.ts";
-import type { Report, Sound } from "../kinds/kind.ts";
-import { type DefaultsInput, type PathKey, type Problem, SUITE_DEFAULTS, type TestInput } from "../schema.ts";
-import type { TestSpec } from "../types.ts";
+import type { Report, Sound } from "../core/kind.ts";
+import { type DefaultsInput, type PathKey, type Problem, SUITE_DEFAULTS, type TestInput } from "./schema.ts";
+import type { TestSpec } from "../core/types.ts";
 import { resolveExpect } from "./expect.ts";
 
-export type { Sound } from "../kinds/kind.ts";
+export type { Sound } from "../core/kind.ts";
 
 export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broken: ReadonlySet<string> = new Set()): { spec: TestSpec; problems: Problem[] } {
   const problems: Problem[] = [];

@@ -3,8 +3,8 @@
 // `gpucheck show` prints the same, plus each threshold's source: the comment written above it (or
 // beside it) in the file that set it.
 import { Document, isMap, isScalar, isSeq, type Node } from "yaml";
-import { position, locate, nodeAt } from "../yaml-positions.ts";
-import type { PathKey } from "../schema/issues.ts";
+import { position, locate, nodeAt } from "./yaml-positions.ts";
+import type { PathKey } from "../core/issues.ts";
 import { originOf, type Tracked } from "./merge.ts";
 import type { SourceFile } from "./read.ts";
 

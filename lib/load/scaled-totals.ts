@@ -2,10 +2,10 @@
 // threshold on a total (samples_per_s of the whole job, gpu_count of a node) is inherited from the
 // suite it extends. The suite is valid and runs, but the inherited floor was written for another
 // number of GPUs: raising `nodes` to 2 keeps "samples_per_s ≥ 22,000 for 8 GPUs" without a word.
-import type { Diagnostic } from "../errors.ts";
+import type { Diagnostic } from "../core/errors.ts";
 import { findMetric, isKindName, KINDS } from "../kinds/mod.ts";
-import { SUITE_DEFAULTS } from "../schema.ts";
-import { locate, type PathKey, position } from "../yaml-positions.ts";
+import { SUITE_DEFAULTS } from "./schema.ts";
+import { locate, type PathKey, position } from "./yaml-positions.ts";
 import { isMap, originOf, type Tracked } from "./merge.ts";
 import type { SourceFile } from "./read.ts";
 

@@ -4,9 +4,9 @@
 //
 // A dtype that any rank could not run makes its metrics null with every rank's reason: the lowest
 // of the GPUs that did run it would pass a node whose other GPUs were never measured.
-import { ParseError } from "../errors.ts";
+import { ParseError } from "../core/errors.ts";
 import { GEMM_DTYPES, type GemmParams } from "../kinds/gemm/params.ts";
-import type { Measurement } from "../types.ts";
+import type { Measurement } from "../core/types.ts";
 import { taggedLines } from "./protocol.ts";
 
 type Obj = Record<string, unknown>;

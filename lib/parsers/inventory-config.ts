@@ -2,7 +2,7 @@
 // a run. One GPU left at a lower power limit, one node on another driver or a NIC trained at Gen4 all
 // measure "fine" alone and make the slowest rank of every collective; they are found by comparing,
 // not by a floor.
-import type { NodeInventory } from "../types.ts";
+import type { NodeInventory } from "../core/types.ts";
 
 type Obj = Record<string, unknown>;
 

@@ -3,8 +3,8 @@
 // Every metric is either counted from what the node reported or unmeasured with the reason: a
 // kernel log nobody could read is not "no Xid", a failing `nvidia-smi nvlink -s` is not "every link
 // up", an Ethernet or storage port is not a compute InfiniBand port.
-import { ParseError } from "../errors.ts";
-import type { InventoryParams, Measurement, NodeInventory } from "../types.ts";
+import { ParseError } from "../core/errors.ts";
+import type { InventoryParams, Measurement, NodeInventory } from "../core/types.ts";
 import { describeFinding, fleetConfigCheck, nodeConfigCheck } from "./inventory-config.ts";
 import { taggedLines } from "./protocol.ts";
 

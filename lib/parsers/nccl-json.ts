@@ -4,7 +4,7 @@
 // "average_bus_bandwidith"/"bandwidith", `nwrong` is null with -c 0, and `out_of_place` is null
 // for in-place-only rows. The file records no failure text (that goes to stdout), so `failure` is
 // always null here and `complete` means the footer (average_bus_bandwidth) was written.
-import { ParseError } from "../errors.ts";
+import { ParseError } from "../core/errors.ts";
 import { collectiveName } from "./nccl-line.ts";
 import { closeTruncated, nullBareNonFinite } from "./nccl-json-repair.ts";
 import { maxBusbw, type NcclPlacement, type NcclReport, type NcclRow } from "./nccl-report.ts";

@@ -1,11 +1,11 @@
-// NcclReport → the metrics the judge thresholds (names in lib/metrics.ts).
+// NcclReport → the metrics the judge thresholds (names in lib/core/metrics.ts).
 //
 // Per size, busbw and algbw are the better of out-of-place and in-place, and time_us the shorter:
 // the two placements are the same collective on the same bytes, nccl-tests prints both and
 // averages both into "Avg bus bandwidth", and which one a given NCCL version runs faster is not
 // a property of the fabric. When several rows share a size (-d all, -o all, -r all, -N cycles)
 // the best of them is taken. The scalar busbw/algbw/time_us are those at the largest size.
-import type { Measurement } from "../types.ts";
+import type { Measurement } from "../core/types.ts";
 import type { NcclPlacement, NcclReport, NcclRow } from "./nccl-report.ts";
 
 type Pick = (row: NcclRow) => number | null;

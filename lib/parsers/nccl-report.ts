@@ -1,4 +1,4 @@
-// What `gpucheck parse nccl` prints and what lib/measure.ts judges: one nccl-tests run, read from its
+// What `gpucheck parse nccl` prints and what lib/assess/measure.ts judges: one nccl-tests run, read from its
 // text output (any era) or from its `-J` JSON file. The field names are part of the CLI's contract.
 
 /** One placement (out-of-place or in-place) of a result row. */

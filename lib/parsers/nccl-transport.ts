@@ -2,7 +2,7 @@
 // The workload forwards NCCL's INFO lines as `GPUCHECK_NCCL_INFO <line>` and closes each rank's capture
 // with a `GPUCHECK_NCCL {json}` record (backend, lines, capped, or the reason nothing was captured);
 // raw NCCL INFO lines (a suite that sent NCCL_DEBUG=INFO to the console) are read the same way.
-import type { ResultsFile } from "../types.ts";
+import type { ResultsFile } from "../core/types.ts";
 import { type TransportSummary, parseNcclInfo } from "./nccl-info.ts";
 import { taggedLines } from "./protocol.ts";
 

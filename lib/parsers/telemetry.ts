@@ -1,6 +1,6 @@
 // GPUCHECK_TELEMETRY samples from every node → one summary and the series the report plots.
-import { TELEMETRY_METRICS } from "../metrics.ts";
-import type { SeriesPoint, TelemetrySummary } from "../types.ts";
+import { TELEMETRY_METRICS } from "../core/metrics.ts";
+import type { SeriesPoint, TelemetrySummary } from "../core/types.ts";
 import { taggedLines } from "./protocol.ts";
 import { telemetryHealth } from "./telemetry-health.ts";
 

@@ -1,6 +1,6 @@
 // The train command's GPUCHECK_RESULT → metrics.
-import { ParseError } from "../errors.ts";
-import type { Measurement } from "../types.ts";
+import { ParseError } from "../core/errors.ts";
+import type { Measurement } from "../core/types.ts";
 import { taggedLines } from "./protocol.ts";
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);

@@ -2,7 +2,7 @@
 // suite's tests need. Anything the node could not tell is a problem, never a pass: a test that
 // needs GPUs does not start on a node whose GPU count nobody could read.
 import { taggedLines } from "../parsers/protocol.ts";
-import type { PreflightNode, PreflightProblem, PreflightProbe, UnitStatus } from "../types.ts";
+import type { PreflightNode, PreflightProblem, PreflightProbe, UnitStatus } from "../core/types.ts";
 import type { TestNeeds } from "./needs.ts";
 
 export const PYTHON_HINT = "pass --python /path/to/python3 or set defaults.python in the suite";

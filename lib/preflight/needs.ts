@@ -1,8 +1,8 @@
 // What each planned test needs from a node before it can run: an interpreter with torch, GPUs,
 // NCCL, tools. Derived from the plan alone (pure), so `gpucheck plan` and the judge agree.
-import type { AnyKind } from "../kinds/kind.ts";
+import type { AnyKind } from "../core/kind.ts";
 import { KINDS } from "../kinds/mod.ts";
-import type { PlannedTest } from "../types.ts";
+import type { PlannedTest } from "../core/types.ts";
 
 export interface TestNeeds {
   test: string;

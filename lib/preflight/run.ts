@@ -3,15 +3,15 @@
 // partition, every k8s node the selector picks), all nodes at once, through the platform's own
 // run(). Its verdict decides whether any test starts.
 import { join } from "node:path";
-import type { PlannedTest, PreflightNode, PreflightResult } from "../types.ts";
-import type { Progress } from "../progress.ts";
+import type { PlannedTest, PreflightNode, PreflightResult } from "../core/types.ts";
+import type { Progress } from "../report/progress.ts";
 import { runUnits, type TestEnv } from "../execute/run-test.ts";
 import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";
-import { PREFLIGHT_FAILED } from "../report/not-started.ts";
+import { PREFLIGHT_FAILED } from "../execute/not-started.ts";
 import { commonOf } from "../kinds/mod.ts";
-import { planUnits } from "../plan-units.ts";
-import type { RunHosts } from "../../plugins/types.ts";
+import { planUnits } from "../plan/units.ts";
+import type { RunHosts } from "../core/platform.ts";
 
 /**
  * The preflight unit's time limit. The probes bound themselves (torch import and CUDA 120 s,

@@ -1,7 +1,7 @@
 // The one number per unit that tables show, next to the threshold it was held to.
-import { lookupMetric } from "../judge.ts";
-import type { Expectation, TestResult, UnitResult } from "../types.ts";
-import { formatBytes, formatNumber, withUnit } from "./quantity.ts";
+import { lookupMetric } from "../assess/judge.ts";
+import type { Expectation, TestResult, UnitResult } from "../core/types.ts";
+import { formatBytes, formatNumber, withUnit } from "../core/quantity.ts";
 
 export interface Headline {
   /** "busbw 477.2 GB/s at 8 GiB", or "busbw —" when not measured */

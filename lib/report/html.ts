@@ -1,11 +1,11 @@
 // report.html: one self-contained page (inline style, inline SVG, one small inline script, a CSP
 // that forbids fetching anything) with the verdicts, the plots, each unit's checks and log tail, and
 // the node inventory.
-import type { NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../types.ts";
-import { escapeAttr, escapeText } from "./xml.ts";
-import { formatDuration, withUnit } from "./quantity.ts";
+import type { NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
+import { escapeAttr, escapeText } from "../core/xml.ts";
+import { formatDuration, withUnit } from "../core/quantity.ts";
 import { headlineFor } from "./headline.ts";
-import { renderPlot } from "./plot-svg.ts";
+import { renderPlot } from "../core/plot-svg.ts";
 import { plotsForTest } from "./test-plots.ts";
 import { checkMark, humanTail, sharedLogDir } from "./verdict-lines.ts";
 import { CSP, SCRIPT, STYLE } from "./html-assets.ts";

@@ -1,10 +1,10 @@
 // junit.xml for Jenkins' junit plugin, valid against junit-10.xsd (what the xUnit plugin checks).
 // Hand-written like vitest's junit reporter: the format is small and an XML library would not know
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
-import { startedCount } from "./not-started.ts";
+import { startedCount } from "../execute/not-started.ts";
 import { preflightLines } from "./preflight-text.ts";
-import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
-import { attrs, cdata, escapeText } from "./xml.ts";
+import type { Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import { attrs, cdata, escapeText } from "../core/xml.ts";
 import { humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
 
 interface Case {

@@ -1,7 +1,7 @@
 // Preflight in words, for the terminal summary and report.html: per node its verdict, what each
 // probe found (or why it could not look), and each problem.
-import type { PreflightNode, PreflightProbe, PreflightResult } from "../types.ts";
-import { xmlSafe } from "./xml.ts";
+import type { PreflightNode, PreflightProbe, PreflightResult } from "../core/types.ts";
+import { xmlSafe } from "../core/xml.ts";
 
 /** Probe values quote node output: on a terminal its escape codes and newlines would wreck the lines. */
 const oneLine = (s: string) => xmlSafe(s).replace(/\s+/g, " ").trim();

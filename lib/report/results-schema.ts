@@ -1,10 +1,10 @@
 // results.json, described once: zod validates it when `gpucheck report`/`judge` read a results
 // directory, and schema/results.schema.json (JSON Schema 2020-12, for other tools) is generated from
 // this file; test/report/results-schema.test.ts fails when the committed file is stale. The type
-// assertions at the bottom fail the type check when lib/types.ts and this schema drift apart.
+// assertions at the bottom fail the type check when lib/core/types.ts and this schema drift apart.
 import { z } from "zod";
 import { KIND_NAMES, type KindName } from "../kinds/mod.ts";
-import type * as T from "../types.ts";
+import type * as T from "../core/types.ts";
 
 const num = z.number();
 const numOrNull = z.number().nullable();

@@ -2,8 +2,8 @@
 // (Jenkins, the certificate, scripts) can rely on them.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { PlatformError, SuiteError } from "../errors.ts";
-import type { ResultsFile } from "../types.ts";
+import { PlatformError, SuiteError } from "../core/errors.ts";
+import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
 
 export const RESULT_FILES = {

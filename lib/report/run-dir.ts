@@ -4,7 +4,7 @@
 // file turns a concurrent second run away at once.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { SuiteError } from "../errors.ts";
+import { SuiteError } from "../core/errors.ts";
 import { RESULT_FILES } from "./results.ts";
 
 export const LOCK_FILE = ".gpucheck.lock";

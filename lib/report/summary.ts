@@ -1,9 +1,9 @@
 // The end-of-run table a person reads in the terminal or the Jenkins console: one row per unit with
 // its verdict and headline number, then which hosts failed and why.
-import { startedCount } from "./not-started.ts";
-import type { Outcome, ResultsFile, TestResult, UnitResult } from "../types.ts";
-import { xmlSafe } from "./xml.ts";
-import { formatDuration } from "./quantity.ts";
+import { startedCount } from "../execute/not-started.ts";
+import type { Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import { xmlSafe } from "../core/xml.ts";
+import { formatDuration } from "../core/quantity.ts";
 import { headlineFor } from "./headline.ts";
 import { preflightLines } from "./preflight-text.ts";
 

@@ -2,10 +2,10 @@
 // one curve per node in per-node mode, the threshold as a line; throughput over steps for training),
 // and GPU utilisation, power and temperature over time from telemetry.
 import { kindOf } from "../kinds/mod.ts";
-import type { Expectation, TestResult, UnitResult } from "../types.ts";
-import type { PlotSeries, PlotSpec } from "./plot-svg.ts";
+import type { Expectation, TestResult, UnitResult } from "../core/types.ts";
+import type { PlotSeries, PlotSpec } from "../core/plot-svg.ts";
 import { thresholdText } from "./headline.ts";
-import { formatBytes } from "./quantity.ts";
+import { formatBytes } from "../core/quantity.ts";
 
 const TELEMETRY: Array<{ key: string; title: string; yLabel: string; yTop?: number }> = [
   { key: "util_pct", title: "GPU utilisation", yLabel: "%", yTop: 100 },

@@ -1,6 +1,6 @@
 // A unit's verdict as plain lines, the same in JUnit system-out, the summary and report.html.
-import type { Check, UnitResult } from "../types.ts";
-import { formatDuration } from "./quantity.ts";
+import type { Check, UnitResult } from "../core/types.ts";
+import { formatDuration } from "../core/quantity.ts";
 
 export function checkMark(c: Check): string {
   if (c.ok) return "ok";

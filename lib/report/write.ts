@@ -3,7 +3,7 @@
 // page and the summary come at the end (and from `gpucheck report`).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ResultsFile } from "../types.ts";
+import type { ResultsFile } from "../core/types.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";

@@ -1,6 +1,6 @@
 // certificate.html: the one page that goes into the handover ticket. Self-contained (no fonts, scripts
 // or images to fetch), and laid out for A4 so that "print to PDF" gives one page, two for big clusters.
-import { escapeAttr, escapeText } from "../report/xml.ts";
+import { escapeAttr, escapeText } from "../core/xml.ts";
 import type { CertificateView } from "./certificate-view.ts";
 
 const e = escapeText;

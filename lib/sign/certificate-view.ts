@@ -1,6 +1,6 @@
 // What a human-readable certificate shows, computed once from the signed statement so that the
 // HTML and the Markdown say the same thing, and say only what the signature covers.
-import { formatDuration, withUnit } from "../report/quantity.ts";
+import { formatDuration, withUnit } from "../core/quantity.ts";
 import type { KeyAlgorithm } from "./keys.ts";
 import { PREDICATE_TYPE, type PredicateTest, type Statement } from "./predicate.ts";
 import { verifyCommands, type VerifyCommands } from "./verify-commands.ts";

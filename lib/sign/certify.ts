@@ -4,9 +4,9 @@
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SuiteError } from "../errors.ts";
-import type { ResultsFile } from "../types.ts";
-import { VERSION } from "../version.ts";
+import { SuiteError } from "../core/errors.ts";
+import type { ResultsFile } from "../core/types.ts";
+import { VERSION } from "../core/version.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
 import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";

@@ -4,7 +4,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { SuiteError } from "../errors.ts";
+import { SuiteError } from "../core/errors.ts";
 
 export type KeyAlgorithm = "ed25519" | "p256";
 export const PRIVATE_KEY_FILE = "gpucheck.key";

@@ -1,9 +1,9 @@
 // results.json → in-toto Statement v1. Pure. What goes in is chosen field by field, never copied
 // wholesale: results.json also holds the command line, log paths, log tails and free-form inventory
 // that may carry environment values, user names and private paths, none of which a ticket needs.
-import { isTransportCheck } from "../judge-checks.ts";
+import { isTransportCheck } from "../assess/checks.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";
-import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportCheck, UnitResult } from "../types.ts";
+import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportCheck, UnitResult } from "../core/types.ts";
 import { type AcceptancePredicate, JUDGED_WITH_FILE, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
 import { kindOf } from "../kinds/mod.ts";
 

@@ -3,7 +3,7 @@
 // last error per rank, and the text the parser reads (rank 0's whole log).
 import { createWriteStream, existsSync, mkdirSync, openSync, readSync, closeSync, statSync, writeFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
-import type { RankLog } from "../../lib/types.ts";
+import type { RankLog } from "../../lib/core/types.ts";
 import { rankOfLine, workloadError } from "./rank-lines.ts";
 
 /** lines of the tail shown in JUnit system-out and the report */

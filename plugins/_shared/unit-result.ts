@@ -1,7 +1,7 @@
 // The one place that turns what happened to a unit into its UnitRun and message. Platforms report
 // facts (how it was stopped, what infrastructure failed, which process failed first and how, or a
 // scheduler's own verdict); the precedence between them and the wording live here.
-import type { RankLog, UnitRun, UnitStatus } from "../../lib/types.ts";
+import type { RankLog, UnitRun, UnitStatus } from "../../lib/core/types.ts";
 
 export type StopReason = "timeout" | "cancelled";
 

@@ -1,12 +1,12 @@
 // Which Docker engines a test uses, one per node: the local socket, DOCKER_HOST, tcp:// engines,
 // or hosts reached with the system ssh client (`ssh host docker system dial-stdio`, as the Docker
 // CLI does for DOCKER_HOST=ssh://…), so ~/.ssh/config, ProxyJump and agents work as by hand.
-import { SuiteError } from "../../lib/errors.ts";
-import type { Suite } from "../../lib/types.ts";
-import { parseHost, type HostSpec } from "../ssh/hosts.ts";
-import { sshSettings } from "../ssh/settings.ts";
-import { resolveHosts } from "../ssh/target.ts";
-import type { CliOverrides } from "../types.ts";
+import { SuiteError } from "../../lib/core/errors.ts";
+import type { Suite } from "../../lib/core/types.ts";
+import { parseHost, type HostSpec } from "../_shared/ssh/hosts.ts";
+import { sshSettings } from "../_shared/ssh/settings.ts";
+import { resolveHosts } from "../_shared/ssh/target.ts";
+import type { CliOverrides } from "../../lib/core/platform.ts";
 import type { DockerSettings } from "./spec.ts";
 
 export type Engine = { kind: "socket"; url: string; path: string } | { kind: "tcp"; url: string; host: string } | { kind: "ssh"; url: string; host: HostSpec };

@@ -1,7 +1,7 @@
 // Getting an engine ready for a test: it must honour GPU requests when the test asks for GPUs,
 // and have the image (pulled with a progress note when missing, as platform.docker.pull says).
 import type Docker from "dockerode";
-import { PlatformError } from "../../lib/errors.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
 import { apiMessage, engineMessage } from "./client.ts";
 import type { DockerSettings } from "./spec.ts";
 

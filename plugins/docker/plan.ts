@@ -1,11 +1,11 @@
 // Pure: which containers a test becomes, on which engines, with which rendezvous. The same
 // functions serve `gpucheck plan` (named slots for what only the run learns: the address ssh
 // reached the first host on, a free port there) and the run itself.
-import { PlatformError, SuiteError } from "../../lib/errors.ts";
-import { unitsOfTest } from "../../lib/plan-units.ts";
-import type { PlannedTest, PlannedUnit } from "../../lib/types.ts";
-import { slot } from "../../lib/slots.ts";
-import type { RenderContext } from "../types.ts";
+import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
+import { unitsOfTest } from "../../lib/plan/units.ts";
+import type { PlannedTest, PlannedUnit } from "../../lib/core/types.ts";
+import { slot } from "../../lib/core/slots.ts";
+import type { RenderContext } from "../../lib/core/platform.ts";
 import { nodeName, type Engine } from "./engines.ts";
 import { containerBody, DEFAULT_IMAGE, type ContainerBody, type DockerSettings, type NodeSpec } from "./spec.ts";
 

@@ -3,16 +3,16 @@
 // address ssh reached the host on and, where a rendezvous will live, a port free there. Every API
 // connection after it is `docker system dial-stdio` on a channel of that master.
 import { rmSync } from "node:fs";
-import type { Suite } from "../../lib/types.ts";
-import { runProc } from "../_proc.ts";
-import { exitArgv, remoteCommand, sshArgv } from "../ssh/argv.ts";
-import { describeSshFailure } from "../ssh/connect.ts";
-import type { HostSpec } from "../ssh/hosts.ts";
-import { limiter } from "../ssh/limit.ts";
+import type { Suite } from "../../lib/core/types.ts";
+import { runProc } from "../_shared/proc.ts";
+import { exitArgv, remoteCommand, sshArgv } from "../_shared/ssh/argv.ts";
+import { describeSshFailure } from "../_shared/ssh/connect.ts";
+import type { HostSpec } from "../_shared/ssh/hosts.ts";
+import { limiter } from "../_shared/ssh/limit.ts";
 import { controlDirectory } from "../ssh/run.ts";
-import { freePortLines } from "../ssh/scripts.ts";
-import type { SshSettings } from "../ssh/settings.ts";
-import { targetOf } from "../ssh/target.ts";
+import { freePortLines } from "../_shared/ssh/scripts.ts";
+import type { SshSettings } from "../_shared/ssh/settings.ts";
+import { targetOf } from "../_shared/ssh/target.ts";
 import { commandDialer, type Dialer } from "./dial.ts";
 import { DIAL_COMMAND as DIAL } from "./engines.ts";
 

@@ -2,16 +2,16 @@
 // each unit's rendezvous, get every engine ready once, run the units, and remove the run's
 // containers from every engine it touched, whatever happened.
 import type Docker from "dockerode";
-import { PlatformError, SuiteError } from "../../lib/errors.ts";
-import type { UnitRun } from "../../lib/types.ts";
+import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
 import { stopReason, unitResult } from "../_shared/unit-result.ts";
-import type { RunContext } from "../types.ts";
+import type { RunContext } from "../../lib/core/platform.ts";
 import { client, removeRun } from "./client.ts";
 import { engineList, sshBlock, type Engine } from "./engines.ts";
 import { prepareEngine } from "./image.ts";
 import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf, type Master, type Planned, type UnitPlan } from "./plan.ts";
-import { bindSlots, complete, slot } from "../../lib/slots.ts";
+import { bindSlots, complete, slot } from "../../lib/core/slots.ts";
 import { openSshEngines, type Probe, type SshEngines } from "./remote.ts";
 import { deviceRequests, type DockerSettings } from "./spec.ts";
 import { runUnit } from "./unit.ts";

@@ -1,5 +1,5 @@
 // Pure: the human half of `gpucheck plan --platform docker` (the JSON half has every create body).
-import { shJoin } from "../ssh/quote.ts";
+import { shJoin } from "../_shared/ssh/quote.ts";
 import type { Master, Planned } from "./plan.ts";
 import type { ContainerBody } from "./spec.ts";
 

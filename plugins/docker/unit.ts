@@ -4,12 +4,12 @@
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
-import type { UnitRun } from "../../lib/types.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
 import { launchFailure } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { stopReason, unitResult, type UnitFacts } from "../_shared/unit-result.ts";
-import { tarFiles } from "../_tar.ts";
-import type { RunContext } from "../types.ts";
+import { tarFiles } from "../_shared/tar.ts";
+import type { RunContext } from "../../lib/core/platform.ts";
 import { engineMessage } from "./client.ts";
 import type { Planned } from "./plan.ts";
 import { STAGE, type DockerSettings, type NodeSpec } from "./spec.ts";

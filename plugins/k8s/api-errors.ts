@@ -1,6 +1,6 @@
 // API failures → messages that say what to do. The API server answers errors with a Status object
 // ({kind: "Status", code, reason, message}); the typed client wraps it in an ApiException.
-import { PlatformError } from "../../lib/errors.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
 
 export interface ApiStatus {
   code: number;

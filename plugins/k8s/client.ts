@@ -5,7 +5,7 @@
 // every real cluster). The transport below hands them to Bun's fetch as its `tls` option instead,
 // and the typed APIs use it through the generated client's `httpApi` hook.
 import type { CoreV1Api, KubeConfig, KubernetesObjectApi, RequestContext } from "@kubernetes/client-node";
-import { PlatformError } from "../../lib/errors.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
 import type { LoadedConfig } from "./kubeconfig.ts";
 
 type ClientModule = typeof import("@kubernetes/client-node");

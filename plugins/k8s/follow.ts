@@ -1,7 +1,7 @@
 // Follow one unit (the whole test, or one node in per-node mode) from created to finished: watch its
 // pods, report why they wait, stream their logs into rank logs, and decide the verdict.
 import type { V1Pod } from "@kubernetes/client-node";
-import type { UnitRun } from "../../lib/types.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
 import { launchFailure } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { stopReason, unitResult, type Failure } from "../_shared/unit-result.ts";

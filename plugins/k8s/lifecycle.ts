@@ -1,12 +1,12 @@
 // One test on a cluster: connect, check what the mode needs, create the objects, follow each unit,
 // and delete everything labelled with the run whatever happened (unless --keep).
 import { join } from "node:path";
-import { PlatformError } from "../../lib/errors.ts";
-import type { UnitRun } from "../../lib/types.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
 import { unitResult } from "../_shared/unit-result.ts";
 import { manifestInput, namespaceOf } from "../k8s.ts";
-import { bindSlots, complete, slot } from "../../lib/slots.ts";
-import type { RunContext } from "../types.ts";
+import { bindSlots, complete, slot } from "../../lib/core/slots.ts";
+import type { RunContext } from "../../lib/core/platform.ts";
 import { apiError } from "./api-errors.ts";
 import { cleanupCommand, deleteRun, resourceName, type Kind } from "./cleanup.ts";
 import { connect, type Kube } from "./client.ts";

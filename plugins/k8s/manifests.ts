@@ -5,8 +5,8 @@
 //   pytorchjob / mpijob: ConfigMap + the Kubeflow job (see kubeflow.ts)
 //   per-node:    ConfigMap + one single-pod Job per node, pinned by node affinity
 import type { V1ConfigMap, V1Job, V1Service } from "@kubernetes/client-node";
-import type { Launch } from "../../lib/types.ts";
-import type { TestToRender } from "../types.ts";
+import type { Launch } from "../../lib/core/types.ts";
+import type { TestToRender } from "../../lib/core/platform.ts";
 import { mpiJob, pytorchJob } from "./kubeflow.ts";
 import { ANNOTATION_NODE, configMapKey, LABEL_UNIT, perNodeJobName, runLabels, unitLabel, type Names } from "./names.ts";
 import { podTemplate } from "./pod.ts";

@@ -1,7 +1,7 @@
 // Per-node mode's node list, and the Kubeflow CRD check. Per-node mode is the only part of gpucheck
 // that reads nodes (a cluster-scoped resource): see the ClusterRole in deploy/k8s/rbac.yaml.
 import type { V1Node } from "@kubernetes/client-node";
-import { PlatformError } from "../../lib/errors.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
 import { apiError, errorFromStatus, statusOfResponse } from "./api-errors.ts";
 import type { Kube } from "./client.ts";
 

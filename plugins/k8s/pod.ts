@@ -2,8 +2,8 @@
 // workload ConfigMap at STAGE_DIR, one pod per node, and a command that starts the node's ranks
 // with the workload's own launcher (gpucheck_workload.launch: no torchrun, no custom image).
 import type { V1Container, V1EnvVar, V1PodSpec, V1PodTemplateSpec, V1Volume } from "@kubernetes/client-node";
-import type { Launch } from "../../lib/types.ts";
-import { rankEnv } from "../types.ts";
+import type { Launch } from "../../lib/core/types.ts";
+import { rankEnv } from "../../lib/core/platform.ts";
 import { configMapKey, k8sLiteral, LABEL_RUN, LABEL_TEST, STAGE_DIR, type Names } from "./names.ts";
 import type { K8sSettings } from "./settings.ts";
 

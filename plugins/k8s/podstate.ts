@@ -1,7 +1,7 @@
 // Pod objects → what they mean for the test. Pure, so every state a cluster can show (Unschedulable,
 // ImagePullBackOff, OOMKilled, a node that vanished) is tested with plain objects.
 import type { V1Pod } from "@kubernetes/client-node";
-import type { UnitStatus } from "../../lib/types.ts";
+import type { UnitStatus } from "../../lib/core/types.ts";
 
 export interface PodView {
   name: string;

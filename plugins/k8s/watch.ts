@@ -3,7 +3,7 @@
 // timeoutSeconds), and list again when the version is too old (410 Gone, as a status or as an
 // ERROR event), so no change is missed and none is applied twice.
 import type { V1Pod } from "@kubernetes/client-node";
-import { PlatformError } from "../../lib/errors.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
 import { errorFromStatus, statusOfResponse } from "./api-errors.ts";
 import type { Kube } from "./client.ts";
 

@@ -1,8 +1,8 @@
 // The one door to the scheduler: every sbatch/squeue/sacct/scontrol/sinfo/scancel call goes
 // through a SlurmIo, so tests can replay captured output and count calls, and the real thing
 // is a plain subprocess (no shell: arguments arrive as given).
-import { CommandError } from "../../lib/errors.ts";
-import { runProc } from "../_proc.ts";
+import { CommandError } from "../../lib/core/errors.ts";
+import { runProc } from "../_shared/proc.ts";
 
 export interface IoResult {
   code: number | null;

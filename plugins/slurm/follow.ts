@@ -2,7 +2,7 @@
 // first and slower as the job runs, woken early when the batch script prints its end mark.
 // Which command answers is probed once: squeue (always there) or scontrol for a live job, then
 // sacct or `sacct -c` (the jobcomp file) once slurmctld has forgotten it (MinJobAge).
-import { PlatformError } from "../../lib/errors.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
 import type { SlurmIo } from "./cli.ts";
 import { type JobInfo, SACCT_FIELDS, SQUEUE_FORMAT, parseSacct, parseScontrolJob, parseSqueue } from "./query.ts";
 import { phaseOf } from "./states.ts";

@@ -1,7 +1,7 @@
 // Slurm hostlists ("gpu[001-004,007],login1") and task-range lists ("0-2,5") as squeue, sinfo,
 // srun and scontrol print them. Pure; `scontrol show hostnames` does the same on a cluster, but
 // gpucheck needs it where no scheduler call should be spent (parsing, planning, tests).
-import { ParseError } from "../../lib/errors.ts";
+import { ParseError } from "../../lib/core/errors.ts";
 
 /** "0-2,5" → [0, 1, 2, 5], keeping the zero padding of each bound: "08-10" → ["08", "09", "10"]. */
 export function expandRanges(text: string): string[] {

@@ -1,7 +1,7 @@
 // What happened to each unit, from what the job left behind: the batch output (the script's
 // step marks and srun's own reports of failed tasks), the rank logs, and the job's final state.
 // Pure: files come in as text.
-import type { RankLog, UnitRun, UnitStatus } from "../../lib/types.ts";
+import type { RankLog, UnitRun, UnitStatus } from "../../lib/core/types.ts";
 import { lastWorkloadError } from "../_shared/rank-lines.ts";
 import { TAIL_LINES, rankLogPath, tailLine } from "../_shared/unit-log.ts";
 import { failureMessage, unitResult } from "../_shared/unit-result.ts";

@@ -4,7 +4,7 @@
 // - scontrol show job: the one-line form (-o) puts the job name, which may hold spaces and
 //   "Key=Value" look-alikes, among the fields; the multi-line form keeps it on the first line;
 // - sacct -c (jobcomp file) misreads names with spaces and leaves State empty: empty is "unknown".
-import { ParseError } from "../../lib/errors.ts";
+import { ParseError } from "../../lib/core/errors.ts";
 
 export interface JobInfo {
   id: string;

@@ -4,7 +4,7 @@
 // escaped read the same in both: bash unescapes exactly those four inside "...", and sbatch
 // unescapes any escaped character and keeps everything else between the quotes literally,
 // whitespace and # included.
-import { SuiteError } from "../../lib/errors.ts";
+import { SuiteError } from "../../lib/core/errors.ts";
 
 /** `s` as one word that bash and an #SBATCH line both read back literally. */
 export function quote(s: string): string {

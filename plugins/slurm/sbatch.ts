@@ -3,11 +3,11 @@
 // is relative to it: slurm-<jobid>.out (the batch script's own output, where srun reports failed
 // tasks) and <unit>/rank-<N>.log (one file per rank, written by srun on the nodes; spelled
 // "./all/…" because srun reads an --output starting with "all" as its all-tasks mode).
-import { SuiteError } from "../../lib/errors.ts";
-import type { RenderContext } from "../types.ts";
+import { SuiteError } from "../../lib/core/errors.ts";
+import type { RenderContext } from "../../lib/core/platform.ts";
 import { compressHostlist } from "./hostlist.ts";
 import { directive, quote, word } from "./quote.ts";
-import { slot } from "../../lib/slots.ts";
+import { slot } from "../../lib/core/slots.ts";
 import type { SlurmSettings } from "./settings.ts";
 
 /** Printed by the script after each unit's step, read back by outcome.ts. */

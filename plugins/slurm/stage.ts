@@ -9,8 +9,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { PlatformError } from "../../lib/errors.ts";
-import { tarFiles } from "../_tar.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
+import { tarFiles } from "../_shared/tar.ts";
 import { stagePath, workloadArchive } from "./sbatch.ts";
 
 /** Writes the workload to <stageDir>/gpucheck-<hash> unless it is there; returns the directory. */

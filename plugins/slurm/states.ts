@@ -1,6 +1,6 @@
 // Slurm job states → what gpucheck reports. The names are Slurm's (squeue %T, scontrol JobState,
 // sacct State); sacct adds detail ("CANCELLED by 0") and old versions abbreviate in some outputs.
-import type { UnitStatus } from "../../lib/types.ts";
+import type { UnitStatus } from "../../lib/core/types.ts";
 
 export type Phase = "pending" | "running" | "ended";
 

@@ -1,5 +1,5 @@
 // The ssh platform's rendered manifest: what `gpucheck plan` prints and, slots bound, what runs.
-import type { Manifest } from "../types.ts";
+import type { Manifest } from "../../lib/core/platform.ts";
 import type { Launcher, Rendezvous } from "./layout.ts";
 
 /** What the ssh platform runs: per host its preparation, per unit each remote process's exact ssh argv. */

@@ -2,10 +2,10 @@
 // unit's log (which routes a launcher's lines to its ranks), and the wrapper's sentinel lines
 // (start <pgid>, exit <code>) are taken out of the stream. An ssh that ends without the exit
 // sentinel lost its connection.
-import { runProc } from "../_proc.ts";
-import type { SshTarget } from "./argv.ts";
+import { runProc } from "../_shared/proc.ts";
+import type { SshTarget } from "../_shared/ssh/argv.ts";
 import type { RemoteProc } from "./layout.ts";
-import { sentinel, type StagePaths } from "./scripts.ts";
+import { sentinel, type StagePaths } from "../_shared/ssh/scripts.ts";
 
 export interface ProcOutcome {
   /** the remote command's exit code, from the exit sentinel; null when it never reported one */

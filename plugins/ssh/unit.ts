@@ -3,19 +3,19 @@
 // remote process groups over a fresh ssh first (closing a connection does not kill remote processes)
 // and only then the local ssh clients, whose hangup the remote watchdogs treat as a last resort.
 import { join } from "node:path";
-import type { Launch, UnitRun } from "../../lib/types.ts";
-import { runProc } from "../_proc.ts";
+import type { Launch, UnitRun } from "../../lib/core/types.ts";
+import { runProc } from "../_shared/proc.ts";
 import { launchFailure } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { unitResult, type Failure, type StopReason } from "../_shared/unit-result.ts";
-import { remoteCommand, sshArgv, type SshTarget } from "./argv.ts";
-import { describeSshFailure, type HostState } from "./connect.ts";
-import type { HostSpec } from "./hosts.ts";
+import { remoteCommand, sshArgv, type SshTarget } from "../_shared/ssh/argv.ts";
+import { describeSshFailure, type HostState } from "../_shared/ssh/connect.ts";
+import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layout.ts";
-import type { Limiter } from "./limit.ts";
+import type { Limiter } from "../_shared/ssh/limit.ts";
 import { runRemoteProc, type ProcOutcome } from "./proc.ts";
-import { killScript, type StagePaths } from "./scripts.ts";
-import { bindSlots, complete } from "../../lib/slots.ts";
+import { killScript, type StagePaths } from "../_shared/ssh/scripts.ts";
+import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { SshManifest } from "./manifest.ts";
 
 export interface UnitEnv {

@@ -1,10 +1,10 @@
 // Runs the k8s platform against a FakeCluster the way the executor would: a RunContext with the
 // real workload package (so gpucheck_workload.launch starts the ranks), a kubeconfig for the fake,
 // live lines and notes collected.
-import type { UnitRun } from "../../lib/types.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
 import { k8s } from "../../plugins/k8s.ts";
 import { runTest, type RunOptions } from "../../plugins/k8s/lifecycle.ts";
-import type { CliOverrides, TestToRender } from "../../plugins/types.ts";
+import type { CliOverrides, TestToRender } from "../../lib/core/platform.ts";
 import { fakeSuite, runContextFor } from "../platforms/conformance.ts";
 import type { FakeCluster } from "./cluster.ts";
 import { tempDir } from "../tmp.ts";

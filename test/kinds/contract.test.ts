@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
-import type { AnyKind } from "../../lib/kinds/kind.ts";
+import type { AnyKind } from "../../lib/core/kind.ts";
 import { KINDS } from "../../lib/kinds/mod.ts";
 import { tempDir } from "../tmp.ts";
 import { contractPath } from "../../lib/kinds/reference.ts";

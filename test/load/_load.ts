@@ -3,9 +3,9 @@
 import { writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect, test } from "bun:test";
-import { SuiteError } from "../../lib/errors.ts";
-import { loadSuite } from "../../lib/load.ts";
-import type { Suite } from "../../lib/types.ts";
+import { SuiteError } from "../../lib/core/errors.ts";
+import { loadSuite } from "../../lib/load/mod.ts";
+import type { Suite } from "../../lib/core/types.ts";
 import { tempDir } from "../tmp.ts";
 
 export function workdir(files: Record<string, string | Uint8Array> = {}): string {

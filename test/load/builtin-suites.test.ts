@@ -1,10 +1,10 @@
 // The built-in suites: each loads, says what the issue asks of it, and every performance
 // threshold on GPUs carries its published source in a comment right above it.
 import { describe, expect, test } from "bun:test";
-import { builtinSuites } from "../../lib/assets.ts";
-import { loadSuite } from "../../lib/load.ts";
+import { builtinSuites } from "../../lib/core/assets.ts";
+import { loadSuite } from "../../lib/load/mod.ts";
 import { findMetric } from "../../lib/kinds/mod.ts";
-import type { Suite } from "../../lib/types.ts";
+import type { Suite } from "../../lib/core/types.ts";
 
 const NAMES = ["cpu-smoke", "h100-8x", "h100-multinode", "h200-8x"];
 const suites = new Map<string, Suite>();

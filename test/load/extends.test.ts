@@ -2,7 +2,7 @@
 // errors of a chain, each pointing into the file that caused it.
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { builtinSuites } from "../../lib/assets.ts";
+import { builtinSuites } from "../../lib/core/assets.ts";
 import { load, problems } from "./_load.ts";
 
 const BASE = `name: base

@@ -3,8 +3,8 @@
 import { expect, test } from "bun:test";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
-import { SuiteError } from "../../lib/errors.ts";
-import { loadSuite } from "../../lib/load.ts";
+import { SuiteError } from "../../lib/core/errors.ts";
+import { loadSuite } from "../../lib/load/mod.ts";
 import { workdir } from "./_load.ts";
 
 async function message(ref: string, files: Record<string, string | Uint8Array> = {}): Promise<string> {

@@ -4,8 +4,8 @@
 import { expect, test } from "bun:test";
 import { gpucheck } from "../e2e/cli.ts";
 import { workdir } from "./_load.ts";
-import { loadSuiteWarnings } from "../../lib/load.ts";
-import { formatWarning } from "../../lib/errors.ts";
+import { loadSuiteWarnings } from "../../lib/load/mod.ts";
+import { formatWarning } from "../../lib/core/errors.ts";
 
 const SLOW = 60_000;
 const TWO_NODES = "name: two-nodes\nextends: h100-8x\ndefaults:\n  nodes: 2\n";

@@ -1,11 +1,11 @@
 // Sizes (nccl-tests convention: K/M/G are binary), durations, quantities, and metric units.
 import { describe, expect, test } from "bun:test";
 import { KINDS } from "../../lib/kinds/mod.ts";
-import { type MetricInfo, TELEMETRY_METRICS, toCanonical, UNIT_ALIASES } from "../../lib/metrics.ts";
+import { type MetricInfo, TELEMETRY_METRICS, toCanonical, UNIT_ALIASES } from "../../lib/core/metrics.ts";
 
 const METRICS = Object.fromEntries(Object.entries(KINDS).map(([k, v]) => [k, v.metrics as Record<string, MetricInfo>]));
-import { closest } from "../../lib/schema/did-you-mean.ts";
-import { formatSize, parseDuration, parseQuantity, parseSize } from "../../lib/units.ts";
+import { closest } from "../../lib/core/did-you-mean.ts";
+import { formatSize, parseDuration, parseQuantity, parseSize } from "../../lib/core/units.ts";
 
 describe("sizes", () => {
   test.each([

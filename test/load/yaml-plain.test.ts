@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { generateSuite } from "../../bench/validate.ts";
-import { builtinSuites } from "../../lib/assets.ts";
-import { isPlainYaml } from "../../lib/yaml-plain.ts";
+import { builtinSuites } from "../../lib/core/assets.ts";
+import { isPlainYaml } from "../../lib/load/yaml-plain.ts";
 
 function bothRead(text: string) {
   const doc = parseDocument(text, { merge: true, uniqueKeys: true });

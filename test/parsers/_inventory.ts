@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { toInventory } from "../../lib/parsers/inventory.ts";
-import type { NodeInventory } from "../../lib/types.ts";
+import type { NodeInventory } from "../../lib/core/types.ts";
 
 const workload = join(import.meta.dir, "..", "..", "workload");
 const fixtures = join(workload, "tests", "fixtures");

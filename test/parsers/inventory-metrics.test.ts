@@ -1,9 +1,9 @@
 // Inventory metrics from real node captures: the Python parsers read the fixtures (as they do on a
 // node), the TypeScript side counts. What a node could not read is unmeasured, never 0.
 import { describe, expect, test } from "bun:test";
-import { checkExpectation } from "../../lib/judge-checks.ts";
+import { checkExpectation } from "../../lib/assess/checks.ts";
 import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../../lib/parsers/inventory.ts";
-import type { Expectation, InventoryParams, NodeInventory } from "../../lib/types.ts";
+import type { Expectation, InventoryParams, NodeInventory } from "../../lib/core/types.ts";
 import { node } from "./_inventory.ts";
 
 const H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt";

@@ -1,6 +1,6 @@
 // The -J file reader: what makes printf-written JSON parseable, and what is not an nccl-tests file.
 import { describe, expect, test } from "bun:test";
-import { ParseError } from "../../lib/errors.ts";
+import { ParseError } from "../../lib/core/errors.ts";
 import { closeTruncated, nullBareNonFinite } from "../../lib/parsers/nccl-json-repair.ts";
 import { parseNcclJson } from "../../lib/parsers/nccl-json.ts";
 

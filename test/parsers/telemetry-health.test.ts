@@ -3,11 +3,11 @@
 // source could not be read. Samples are in the shape workload/gpucheck_workload/telemetry.py prints
 // (its Python tests parse the real captures that feed them).
 import { describe, expect, test } from "bun:test";
-import { judgeUnit } from "../../lib/judge.ts";
-import { measure } from "../../lib/measure.ts";
+import { judgeUnit } from "../../lib/assess/judge.ts";
+import { measure } from "../../lib/assess/measure.ts";
 import { summariseTelemetry, telemetryMetrics } from "../../lib/parsers/telemetry.ts";
 import { pciKey, telemetryHealth } from "../../lib/parsers/telemetry-health.ts";
-import type { Expectation, Measurement } from "../../lib/types.ts";
+import type { Expectation, Measurement } from "../../lib/core/types.ts";
 
 type Obj = Record<string, unknown>;
 const BUS = ["00000000:19:00.0", "00000000:3B:00.0"];

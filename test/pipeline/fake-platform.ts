@@ -4,8 +4,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import type { UnitRun } from "../../lib/types.ts";
-import type { Platform, RunContext } from "../../plugins/types.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
+import type { Platform, RunContext } from "../../lib/core/platform.ts";
 
 export const NODE = "fake-node";
 export const PYTHON = "/usr/bin/python3";

@@ -3,11 +3,11 @@
 import { expect } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadSuite } from "../../lib/load.ts";
-import { buildPlan } from "../../lib/plan.ts";
-import type { Progress } from "../../lib/progress.ts";
-import { executePlan } from "../../lib/run-suite.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import { loadSuite } from "../../lib/load/mod.ts";
+import { buildPlan } from "../../lib/plan/plan.ts";
+import type { Progress } from "../../lib/report/progress.ts";
+import { executePlan } from "../../lib/pipeline/run-suite.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { tempDir } from "../tmp.ts";
 import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { NCCL_LOG, NODE } from "./fake-platform.ts";
 import { runSuite } from "./harness.ts";
 

@@ -2,7 +2,7 @@
 // rendered create bodies with the run id and the rendezvous it learnt bound into their slots.
 // (What the engine then receives is covered by test/integration/platforms/docker.test.ts.)
 import { describe, expect, test } from "bun:test";
-import { bindSlots, slotsIn } from "../../lib/slots.ts";
+import { bindSlots, slotsIn } from "../../lib/core/slots.ts";
 import { docker, runLabel } from "../../plugins/docker.ts";
 import { engineList } from "../../plugins/docker/engines.ts";
 import { unitsOf } from "../../plugins/docker/plan.ts";

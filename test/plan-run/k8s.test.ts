@@ -2,8 +2,8 @@
 // creates is the rendered manifest with {{runId}} and {{namespace}} bound (the ConfigMap carrying
 // the workload's real files where plan describes them). --keep leaves the objects to read back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { workloadFiles } from "../../lib/assets.ts";
-import { bindSlots, slotsIn } from "../../lib/slots.ts";
+import { workloadFiles } from "../../lib/core/assets.ts";
+import { bindSlots, slotsIn } from "../../lib/core/slots.ts";
 import { k8s } from "../../plugins/k8s.ts";
 import { resourceName } from "../../plugins/k8s/cleanup.ts";
 import { configMapKey } from "../../plugins/k8s/names.ts";

@@ -3,9 +3,9 @@
 // (from /proc), and each must equal the rendered rank with the run's values in its slots.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { bindSlots, slotsIn } from "../../lib/slots.ts";
+import { bindSlots, slotsIn } from "../../lib/core/slots.ts";
 import { local, type LocalManifest } from "../../plugins/local.ts";
-import type { TestToRender } from "../../plugins/types.ts";
+import type { TestToRender } from "../../lib/core/platform.ts";
 import { runContextFor, scriptTest } from "../platforms/conformance.ts";
 import { tempDir } from "../tmp.ts";
 

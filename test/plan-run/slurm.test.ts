@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bindSlots, slotsIn } from "../../lib/slots.ts";
+import { bindSlots, slotsIn } from "../../lib/core/slots.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import type { SlurmIo } from "../../plugins/slurm/cli.ts";
 import { runSlurm } from "../../plugins/slurm/run.ts";

@@ -3,9 +3,9 @@
 // that leaves nothing running, and hostile values that arrive literally.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { workloadFiles, workloadHash } from "../../lib/assets.ts";
-import type { Launch, Suite, TestSpec, UnitRun } from "../../lib/types.ts";
-import type { CliOverrides, Platform, RunContext, TestToRender } from "../../plugins/types.ts";
+import { workloadFiles, workloadHash } from "../../lib/core/assets.ts";
+import type { Launch, Suite, TestSpec, UnitRun } from "../../lib/core/types.ts";
+import type { CliOverrides, Platform, RunContext, TestToRender } from "../../lib/core/platform.ts";
 import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 import { tempDir } from "../tmp.ts";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { docker } from "../../plugins/docker.ts";
 import { settings } from "../../plugins/docker/spec.ts";
-import type { Platform } from "../../plugins/types.ts";
+import type { Platform } from "../../lib/core/platform.ts";
 import { FakeDockerEngine } from "../fakes/fake-docker.ts";
 import { conformance, expectCompleted, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";

@@ -4,13 +4,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Suite } from "../../lib/types.ts";
+import type { Suite } from "../../lib/core/types.ts";
 import { docker } from "../../plugins/docker.ts";
 import { engineList, parseEngine } from "../../plugins/docker/engines.ts";
 import { plannedMaster, unitsOf } from "../../plugins/docker/plan.ts";
 import { dialFailure, probeScript } from "../../plugins/docker/remote.ts";
 import { settings } from "../../plugins/docker/spec.ts";
-import { sshSettings } from "../../plugins/ssh/settings.ts";
+import { sshSettings } from "../../plugins/_shared/ssh/settings.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
 import { tempDir } from "../tmp.ts";
 

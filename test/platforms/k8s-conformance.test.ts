@@ -2,7 +2,7 @@
 // the k8s platform's own entry point, against the in-process fake API server.
 import { afterAll, beforeAll } from "bun:test";
 import { k8s } from "../../plugins/k8s.ts";
-import type { Platform } from "../../plugins/types.ts";
+import type { Platform } from "../../lib/core/platform.ts";
 import { FakeCluster } from "../k8s-fake/cluster.ts";
 import { PYTHON } from "../k8s-fake/harness.ts";
 import { conformance } from "./conformance.ts";

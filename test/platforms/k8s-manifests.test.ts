@@ -7,12 +7,12 @@ import { Job } from "kubernetes-models/batch/v1/Job";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { PodTemplateSpec } from "kubernetes-models/v1/PodTemplateSpec";
 import { Service } from "kubernetes-models/v1/Service";
-import { builtinSuites } from "../../lib/assets.ts";
-import { loadSuite } from "../../lib/load.ts";
-import { buildPlan } from "../../lib/plan.ts";
+import { builtinSuites } from "../../lib/core/assets.ts";
+import { loadSuite } from "../../lib/load/mod.ts";
+import { buildPlan } from "../../lib/plan/plan.ts";
 import { k8s } from "../../plugins/k8s.ts";
 import type { Manifest } from "../../plugins/k8s/manifests.ts";
-import { rankEnv } from "../../plugins/types.ts";
+import { rankEnv } from "../../lib/core/platform.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
 
 const IMAGE = "nvcr.io/nvidia/pytorch:24.08-py3";

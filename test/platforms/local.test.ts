@@ -1,5 +1,5 @@
 import { local } from "../../plugins/local.ts";
-import type { Platform } from "../../plugins/types.ts";
+import type { Platform } from "../../lib/core/platform.ts";
 import { conformance } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";
 

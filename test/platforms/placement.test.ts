@@ -3,8 +3,8 @@
 // ssh plans need no sshd, so all of this runs anywhere.
 import { describe, expect, test } from "bun:test";
 import { hostname } from "node:os";
-import { buildPlan } from "../../lib/plan.ts";
-import { renderPlanText } from "../../lib/plan-text.ts";
+import { buildPlan } from "../../lib/plan/plan.ts";
+import { renderPlanText } from "../../lib/plan/text.ts";
 import { load } from "../load/_load.ts";
 import { gpucheck } from "../e2e/cli.ts";
 

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { slurm } from "../../plugins/slurm.ts";
 import { runSlurm } from "../../plugins/slurm/run.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
-import type { Platform, RunContext } from "../../plugins/types.ts";
+import type { Platform, RunContext } from "../../lib/core/platform.ts";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
 import { tempDir } from "../tmp.ts";
 import { conformance, expectCompleted, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";

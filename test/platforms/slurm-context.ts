@@ -1,10 +1,10 @@
 // A RunContext for calling the slurm platform's runSlurm directly (with a counting scheduler door),
 // shared by the integration tests and bench/slurm-pernode.ts.
 import { rmSync } from "node:fs";
-import type { Suite } from "../../lib/types.ts";
+import type { Suite } from "../../lib/core/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
-import type { CliOverrides, RunContext, TestToRender } from "../../plugins/types.ts";
+import type { CliOverrides, RunContext, TestToRender } from "../../lib/core/platform.ts";
 import { fakeSuite, runContextFor } from "./conformance.ts";
 import { tempDir } from "../tmp.ts";
 

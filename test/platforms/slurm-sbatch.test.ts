@@ -3,11 +3,11 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import type { PlannedTest } from "../../lib/types.ts";
+import type { PlannedTest } from "../../lib/core/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import { renderSbatch, slurmTime } from "../../plugins/slurm/sbatch.ts";
 import { directive, quote, word } from "../../plugins/slurm/quote.ts";
-import type { RenderContext, TestToRender } from "../../plugins/types.ts";
+import type { RenderContext, TestToRender } from "../../lib/core/platform.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import { gpucheck } from "../e2e/cli.ts";
 import { expectGolden } from "../report/golden.ts";

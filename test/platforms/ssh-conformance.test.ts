@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ssh } from "../../plugins/ssh.ts";
-import type { Platform } from "../../plugins/types.ts";
+import type { Platform } from "../../lib/core/platform.ts";
 import { installFakeSsh, SSH_STDERR, type FakeSsh } from "../fakes/fake-ssh.ts";
 import { conformance, expectCompleted, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
 import { localLeftovers } from "./leftovers.ts";

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tarFiles } from "../../plugins/_tar.ts";
+import { tarFiles } from "../../plugins/_shared/tar.ts";
 import { tempDir } from "../tmp.ts";
 
 test("GNU tar extracts what tarFiles writes, byte for byte, including nested and long paths", () => {

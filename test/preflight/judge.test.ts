@@ -6,7 +6,7 @@ import { needsOf, preflightInputs, type TestNeeds } from "../../lib/preflight/ne
 import { preflightPassed, preflightSkipReason, preflightTest } from "../../lib/preflight/run.ts";
 import { preflightLines } from "../../lib/report/preflight-text.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
-import type { PlannedTest } from "../../lib/types.ts";
+import type { PlannedTest } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 
 const PY = "/opt/venv/bin/python3";

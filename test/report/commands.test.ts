@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { serialiseResults } from "../../lib/report/results.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { assertResultsValid } from "./json-schema.ts";
 import { assertJunitValid } from "./xsd.ts";

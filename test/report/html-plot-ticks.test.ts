@@ -1,7 +1,7 @@
 // The x axis of a report plot: every tick label stays inside the SVG. The last tick sits 16 px from
 // the right edge, where a centred "16 MiB" was cut to "16 MiE".
 import { expect, test } from "bun:test";
-import { renderPlot } from "../../lib/report/plot-svg.ts";
+import { renderPlot } from "../../lib/core/plot-svg.ts";
 
 const plot = renderPlot({
   id: "p",

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { withUnit } from "../../lib/report/quantity.ts";
+import { withUnit } from "../../lib/core/quantity.ts";
 import { renderHtml } from "../../lib/report/html.ts";
 import { writeFinalFiles } from "../../lib/report/write.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { dumpDom, screenshot } from "./chromium.ts";
 import { assertJunitValid } from "./xsd.ts";

@@ -2,11 +2,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { judgeUnit } from "../../lib/judge.ts";
-import { measure } from "../../lib/measure.ts";
+import { judgeUnit } from "../../lib/assess/judge.ts";
+import { measure } from "../../lib/assess/measure.ts";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { ResultsFileSchema } from "../../lib/report/results-schema.ts";
-import type { Expectation, Measurement } from "../../lib/types.ts";
+import type { Expectation, Measurement } from "../../lib/core/types.ts";
 import { COLLECTIVE_DEFAULTS } from "../../lib/kinds/collective/params.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/nccl-info", name), "utf8");

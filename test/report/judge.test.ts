@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { aggregateOutcome, exitCodeFor, headlineOf, judgeTest, judgeUnit } from "../../lib/judge.ts";
-import type { Expectation, Measurement, UnitResult } from "../../lib/types.ts";
+import { aggregateOutcome, exitCodeFor, headlineOf, judgeTest, judgeUnit } from "../../lib/assess/judge.ts";
+import type { Expectation, Measurement, UnitResult } from "../../lib/core/types.ts";
 import { allReduceSweep, training } from "../fixtures/results/build.ts";
 
 const GiB = 1024 ** 3;

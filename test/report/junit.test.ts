@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { renderJunit } from "../../lib/report/junit.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { blankTimestamps, expectGolden } from "./golden.ts";
 import { assertJunitTextValid, assertJunitValid } from "./xsd.ts";

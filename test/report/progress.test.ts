@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createProgress, progressMode } from "../../lib/progress.ts";
+import { createProgress, progressMode } from "../../lib/report/progress.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 
 /** A stream that records what was written; a TTY of 100 columns when asked. */

@@ -2,9 +2,9 @@
 // HCAs, link count, pins): the saved raw inventory is enough, nothing reruns.
 import { expect, test } from "bun:test";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
-import { judgeUnit } from "../../lib/judge.ts";
+import { judgeUnit } from "../../lib/assess/judge.ts";
 import { inventoryMeasurement } from "../../lib/parsers/inventory.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { load } from "../load/_load.ts";
 import { node } from "../parsers/_inventory.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { attrs, cdata, escapeAttr, escapeText, stripAnsi, xmlSafe } from "../../lib/report/xml.ts";
+import { attrs, cdata, escapeAttr, escapeText, stripAnsi, xmlSafe } from "../../lib/core/xml.ts";
 import { assertJunitTextValid } from "./xsd.ts";
 
 describe("characters XML 1.0 forbids are removed, not encoded", () => {

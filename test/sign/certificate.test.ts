@@ -7,7 +7,7 @@ import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
 import { certificateView } from "../../lib/sign/certificate-view.ts";
 import { certify } from "../../lib/sign/certify.ts";
 import { buildStatement } from "../../lib/sign/statement.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { resultsCopy, SIGN, tmp } from "./keys-fixture.ts";
 
 const signer = { fingerprint: "SHA256:bbXpuKG6zhzdmnxq256TlqzFBzRl2f6OOg722cYNbU8", algorithm: "ed25519" as const };

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SuiteError } from "../../lib/errors.ts";
+import { SuiteError } from "../../lib/core/errors.ts";
 import { checkSigningKey, fingerprint, readPrivateKey, readPublicKey, writeKeyPair } from "../../lib/sign/keys.ts";
 import { dsseFixture, keyFiles, tmp } from "./keys-fixture.ts";
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { acceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE } from "../../lib/sign/predicate.ts";
 import { buildStatement, redactPaths } from "../../lib/sign/statement.ts";
-import type { ResultsFile } from "../../lib/types.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
 import { SIGN } from "./keys-fixture.ts";
 
 const load = (name: string): ResultsFile => JSON.parse(readFileSync(join(SIGN, name, "results.json"), "utf8"));

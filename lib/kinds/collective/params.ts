@@ -1,9 +1,9 @@
 // A collective test's block: as written (zod), its defaults, and the rules that need the whole
 // block (min ≤ max, a max the sweep reaches, GPUs for NCCL).
-import { bool, intAtLeast, nonEmptyText, nonNegativeInt, oneOf, positiveInt, size, strictMap } from "../../schema/fields.ts";
-import { formatSize } from "../../units.ts";
+import { bool, intAtLeast, nonEmptyText, nonNegativeInt, oneOf, positiveInt, size, strictMap } from "../../core/fields.ts";
+import { formatSize } from "../../core/units.ts";
 import { given } from "../given.ts";
-import type { ResolveContext } from "../kind.ts";
+import type { ResolveContext } from "../../core/kind.ts";
 
 export const COLLECTIVE_OPS = ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"] as const;
 export const DTYPES = ["float", "half", "bfloat16", "double", "int32"] as const;

@@ -1,9 +1,9 @@
 // A gemm test's block: as written (zod), its defaults (smaller on CPU), and the rules that need the
 // whole block (min ≤ max, each dtype once).
 import { z } from "zod";
-import { nonNegativeInt, oneOf, positiveInt, strictMap } from "../../schema/fields.ts";
+import { nonNegativeInt, oneOf, positiveInt, strictMap } from "../../core/fields.ts";
 import { given } from "../given.ts";
-import type { ResolveContext } from "../kind.ts";
+import type { ResolveContext } from "../../core/kind.ts";
 
 /** the workload's names (workload/gpucheck_workload/gemm.py DTYPES); tf32 is fp32 inputs on tensor cores */
 export const GEMM_DTYPES = ["bf16", "fp16", "tf32", "fp8", "fp32"] as const;

@@ -2,9 +2,9 @@
 // against it (lib/parsers/inventory.ts).
 import { z } from "zod";
 import { CONFIG_FIELDS } from "../../parsers/inventory-config.ts";
-import { suggest } from "../../schema/did-you-mean.ts";
-import { nonNegativeInt, strictMap } from "../../schema/fields.ts";
-import { show } from "../../units.ts";
+import { suggest } from "../../core/did-you-mean.ts";
+import { nonNegativeInt, strictMap } from "../../core/fields.ts";
+import { show } from "../../core/units.ts";
 
 /** What an inventory test expects a node to have, beyond thresholds. */
 export interface InventoryParams {

@@ -1,8 +1,8 @@
 // A train test's block: as written (zod), its defaults per model, and the rules that need the
 // whole block (data vs model, transformer-only keys, warm-up below steps).
-import { nonEmptyText, nonNegativeInt, oneOf, positiveInt, strictMap } from "../../schema/fields.ts";
+import { nonEmptyText, nonNegativeInt, oneOf, positiveInt, strictMap } from "../../core/fields.ts";
 import { given } from "../given.ts";
-import type { ResolveContext } from "../kind.ts";
+import type { ResolveContext } from "../../core/kind.ts";
 
 export const MODELS = ["resnet18", "resnet50", "transformer"] as const;
 export const DATASETS = ["synthetic", "fashionmnist", "cifar10", "cifar100"] as const;

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
 import Docker from "dockerode";
-import { tarFiles } from "../../../plugins/_tar.ts";
+import { tarFiles } from "../../../plugins/_shared/tar.ts";
 import { commandDialer } from "../../../plugins/docker/dial.ts";
 
 const INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",");

@@ -4,9 +4,9 @@
 // the multi-node rank wiring; it cannot prove two kernels or two GPUs talking.
 import { describe, expect, test } from "bun:test";
 import Docker from "dockerode";
-import type { UnitRun } from "../../../lib/types.ts";
+import type { UnitRun } from "../../../lib/core/types.ts";
 import { docker } from "../../../plugins/docker.ts";
-import type { Platform } from "../../../plugins/types.ts";
+import type { Platform } from "../../../lib/core/platform.ts";
 import { settings } from "../../../plugins/docker/spec.ts";
 import { conformance, runScript, scriptTest } from "../../platforms/conformance.ts";
 import { DOCKER_SSH, dockerSshLeftovers, sshTarget } from "./docker-ssh-infra.ts";

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import Docker from "dockerode";
 import { docker, RUN_LABEL } from "../../../plugins/docker.ts";
 import { containerBody, deviceRequests, settings } from "../../../plugins/docker/spec.ts";
-import type { Platform } from "../../../plugins/types.ts";
+import type { Platform } from "../../../lib/core/platform.ts";
 import { conformance, expectCompleted, runScript, scriptTest } from "../../platforms/conformance.ts";
 import { localLeftovers } from "../../platforms/leftovers.ts";
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bindSlots, slotsIn } from "../../../lib/slots.ts";
+import { bindSlots, slotsIn } from "../../../lib/core/slots.ts";
 import { ssh } from "../../../plugins/ssh.ts";
-import type { TestToRender } from "../../../plugins/types.ts";
+import type { TestToRender } from "../../../lib/core/platform.ts";
 import { runContextFor, scriptTest } from "../../platforms/conformance.ts";
 import { tempDir } from "../../tmp.ts";
 import { SSH_INFRA, sshInfra } from "./ssh-infra.ts";

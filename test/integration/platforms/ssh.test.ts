@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { ssh } from "../../../plugins/ssh.ts";
-import type { Platform } from "../../../plugins/types.ts";
+import type { Platform } from "../../../lib/core/platform.ts";
 import { conformance, expectCompleted, runScript, scriptTest, type ConformanceTarget } from "../../platforms/conformance.ts";
 import { localLeftovers } from "../../platforms/leftovers.ts";
 import { remoteLeftovers, SSH_INFRA, sshInfra } from "./ssh-infra.ts";

@@ -1,0 +1,58 @@
+// Command-line flags shared by `suite` and `plan` → CliOverrides for the platforms.
+import { readFileSync } from "node:fs";
+import { SuiteError } from "../../lib/core/errors.ts";
+import { nodesFlag } from "../../lib/plan/placement.ts";
+import type { CliOverrides } from "../../lib/core/platform.ts";
+
+export interface HostFlags {
+  hosts?: string;
+  hostfile?: string;
+  python?: string;
+  image?: string;
+  context?: string;
+  keep?: boolean;
+}
+
+/** How many nodes and where: read by the plan itself, on every platform. */
+export interface NodeFlags {
+  nodes?: string;
+  eachNode?: boolean;
+}
+
+export function nodeOptions(flags: NodeFlags): { nodes?: number; eachNode?: boolean } {
+  return {
+    ...(flags.nodes !== undefined && { nodes: nodesFlag(flags.nodes) }),
+    ...(flags.eachNode && { eachNode: true }),
+  };
+}
+
+export function cliOverrides(flags: HostFlags): CliOverrides {
+  const hosts = [...splitHosts(flags.hosts ?? ""), ...(flags.hostfile ? readHostfile(flags.hostfile) : [])];
+  return {
+    ...(hosts.length ? { hosts } : {}),
+    ...(flags.python ? { python: flags.python } : {}),
+    ...(flags.image ? { image: flags.image } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+    ...(flags.keep ? { keep: true } : {}),
+  };
+}
+
+function splitHosts(s: string): string[] {
+  return s.split(/[,\s]+/).filter(Boolean);
+}
+
+/** One host per line; `#` starts a comment; extra columns (slots=8) are ignored. */
+export function readHostfile(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new SuiteError(`gpucheck: cannot read hostfile ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const hosts = text
+    .split("\n")
+    .map((l) => l.replace(/#.*/, "").trim().split(/\s+/)[0] ?? "")
+    .filter(Boolean);
+  if (hosts.length === 0) throw new SuiteError(`gpucheck: hostfile ${path} lists no hosts`);
+  return hosts;
+}

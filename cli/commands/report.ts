@@ -1,0 +1,17 @@
+// `gpucheck report <results-dir>`: junit.xml, summary.txt and report.html again from results.json
+// (after an upgrade of gpucheck, or when a run was killed before it wrote its page).
+import { out } from "../output.ts";
+import { join } from "node:path";
+import { EXIT } from "../../lib/core/errors.ts";
+import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
+import { renderSummary } from "../../lib/report/summary.ts";
+import { writeReports } from "../../lib/report/write.ts";
+import { useColor } from "./color.ts";
+
+export async function main(dir: string): Promise<number> {
+  const { dir: resultsDir, results } = readResults(dir);
+  writeReports(resultsDir, results);
+  out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
+  out(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
+  return EXIT.ok;
+}

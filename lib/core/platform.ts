@@ -1,0 +1,108 @@
+// The platform interface: the narrow waist between the plan and the world.
+// A platform renders a planned test into what it would launch (pure, printed by `gpucheck plan`)
+// and runs it (impure, honours ctx.signal, always cleans up what it created before returning).
+import type { z } from "zod";
+import type { Slots } from "./slots.ts";
+import type { Launch, PlannedTest, PlannedUnit, Suite, UnitRun } from "./types.ts";
+
+/** Values from the command line that override suite settings. */
+export interface CliOverrides {
+  hosts?: string[];
+  python?: string;
+  image?: string;
+  context?: string;
+  keep?: boolean;
+}
+
+/**
+ * The run's hosts as far as they are known before it starts. `separate`: each node needs a host of
+ * its own (ssh, several docker engines, a slurm node list), so hosts beyond a test's nodes sit idle;
+ * otherwise every node shares the one host (local, a single docker engine).
+ */
+export interface RunHosts {
+  names: string[];
+  separate: boolean;
+}
+
+export interface RenderContext<S> {
+  suite: Suite;
+  /** this platform's settings from the suite (`platform.<name>:`), validated by `settings` */
+  settings: S;
+  cli: CliOverrides;
+  /** the test being rendered, minus `rendered`; `units` absent only in a test built by hand (lib/plan/units.ts unitsOfTest) */
+  test: TestToRender;
+  /** what to run on every rank: python + args + env; the platform adds rank env and PYTHONPATH */
+  launch: Launch;
+  /** sha256 of the staged workload, so platforms can stage once per content */
+  workloadHash: string;
+}
+
+export interface RunContext<S> extends RenderContext<S> {
+  /** the run's results directory (absolute) */
+  outDir: string;
+  /** where this test's rank logs must end up on this machine: logs/<test>/ (absolute) */
+  logDir: string;
+  /** the workload package: relative path → file content */
+  workload: ReadonlyMap<string, string>;
+  /** aborted on timeout (reason "timeout") or Ctrl-C/SIGTERM (reason "cancelled") */
+  signal: AbortSignal;
+  /** epoch ms by which the test must be over */
+  deadline: number;
+  /** live output, one line at a time, for the console and the progress display */
+  onLine(unit: string, rank: number, line: string): void;
+  /** platform-level notes for the console ("submitted job 42", "pulling image …") */
+  note(message: string): void;
+}
+
+export type TestToRender = Omit<PlannedTest, "rendered" | "units"> & { units?: PlannedUnit[] };
+
+/**
+ * What render() returns: the platform's own typed manifest. Values only the run learns appear in
+ * it as named slots ("{{masterPort}}"); `slots` says what each will be. run() binds them into the
+ * same manifest (lib/core/slots.ts bindSlots) and launches exactly that.
+ */
+export interface Manifest {
+  slots: Slots;
+  /** the human rendering `gpucheck plan` prints */
+  text?: string;
+}
+
+export interface Platform<S = unknown, M extends Manifest = Manifest> {
+  name: string;
+  summary: string;
+  /**
+   * zod schema of `platform.<name>:` in a suite; unknown keys must be rejected (strict). Wrapped in
+   * z.lazy so that a command never reading `platform.<name>:` does not build it: zod objects cost
+   * about a millisecond each to build, most of a platform module's load time (BENCHMARKS.md, start-up).
+   */
+  settings: z.ZodType<S>;
+  /** the command-line overrides it reads besides --python: any other given flag is an error, never silently ignored */
+  flags: ReadonlyArray<Exclude<keyof CliOverrides, "python">>;
+  /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */
+  hosts?(ctx: Pick<RenderContext<S>, "suite" | "settings" | "cli">): RunHosts | undefined;
+  /** pure: the exact commands/scripts/manifests this test becomes; shown by `gpucheck plan` */
+  render(ctx: RenderContext<S>): M;
+  /** launch, follow and clean up; one UnitRun per unit (one, or one per node in per-node mode) */
+  run(ctx: RunContext<S>): Promise<UnitRun[]>;
+}
+
+/** Rank environment every platform sets, so the workload needs no launcher. */
+export function rankEnv(r: {
+  rank: number;
+  worldSize: number;
+  localRank: number;
+  localWorldSize: number;
+  masterAddr: string;
+  masterPort: number;
+  node: string;
+}): Record<string, string> {
+  return {
+    RANK: String(r.rank),
+    WORLD_SIZE: String(r.worldSize),
+    LOCAL_RANK: String(r.localRank),
+    LOCAL_WORLD_SIZE: String(r.localWorldSize),
+    MASTER_ADDR: r.masterAddr,
+    MASTER_PORT: String(r.masterPort),
+    GPUCHECK_NODE: r.node,
+  };
+}

@@ -1,0 +1,375 @@
+// The data that flows through the pipeline:
+//   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
+// Everything here is plain data (JSON-serialisable) so plans and results can be printed,
+// saved and re-judged without the code that produced them.
+import type { KindBlock, KindName } from "../kinds/mod.ts";
+import type { TransportSummary } from "../parsers/nccl-info.ts";
+
+export type { TransportSummary };
+
+/** A test kind's name: the keys of the registry (lib/kinds/mod.ts). */
+export type Kind = KindName;
+
+export type { CollectiveOp, CollectiveParams } from "../kinds/collective.ts";
+export type { TrainParams } from "../kinds/train.ts";
+export type { InventoryParams } from "../kinds/inventory/params.ts";
+
+/** A threshold on one named metric. Values are stored in the metric's canonical unit. */
+export interface Expectation {
+  metric: string;
+  /** canonical unit of the metric, e.g. "GB/s", "samples/s", "count", "ms", "%" */
+  unit: string;
+  min?: number;
+  max?: number;
+  /** message size in bytes for per-size metrics (busbw, algbw, time_us); default: the largest size */
+  at?: number;
+  /** relative threshold: measured ≥ ratio × baseline (with --baseline) */
+  baselineRatio?: number;
+  /** the threshold as the user wrote it, for messages */
+  text: string;
+  /** metric "transport" only: the transports NCCL must have used, and those it must not have */
+  transport?: TransportRule;
+}
+
+/** `transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/core/metrics.ts) */
+export interface TransportRule {
+  require: string[];
+  forbid: string[];
+}
+
+/** What every test has, whatever its kind. */
+export interface TestCommon {
+  name: string;
+  description?: string;
+  nodes: number;
+  gpusPerNode: number;
+  /** ranks launched per node; defaults to gpusPerNode (or 2 on CPU suites that say so) */
+  ranksPerNode: number;
+  /** run the test on every node separately, one verdict per node */
+  perNode: boolean;
+  /** the test wrote `nodes:` itself: `--nodes` changes only the others */
+  nodesSet?: boolean;
+  timeoutMs: number;
+  env: Record<string, string>;
+  python: string;
+  expect: Expectation[];
+}
+
+/**
+ * One test with nothing left implicit: the common fields and its kind's block, keyed by the kind's
+ * name (`{ kind: "collective", collective: CollectiveParams, … }`), so narrowing on `kind` gives the
+ * block. The other kinds' blocks are absent, and typed so: `spec.inventory` reads undefined on a collective.
+ */
+export type TestSpec = { [K in Kind]: TestCommon & { kind: K } & KindBlock<K> & { [O in Exclude<Kind, K>]?: undefined } }[Kind];
+
+export interface Suite {
+  name: string;
+  description: string;
+  cluster?: string;
+  /** the platform a plain `gpucheck suite` uses, and per-platform settings (validated by each plugin) */
+  platform: { type: string; settings: Record<string, unknown> };
+  /** queue/pending timeout for schedulers, ms */
+  queueTimeoutMs: number;
+  /** `defaults.eachNode`: every one-node test runs on each host of the run, a verdict per host (as --each-node) */
+  eachNode?: boolean;
+  tests: TestSpec[];
+  source: {
+    path: string;
+    sha256: string;
+    builtin: boolean;
+    /** the suites this one extends, nearest first: their bytes shape the suite too (certificates) */
+    parents?: Array<{ path: string; sha256: string; builtin: boolean }>;
+  };
+}
+
+/** What a test will launch, independent of where. */
+export interface Launch {
+  python: string;
+  /** arguments after the interpreter, e.g. ["-m", "gpucheck_workload", "collective", ...] */
+  args: string[];
+  env: Record<string, string>;
+  /** workload files staged on every node, relative to the staging directory */
+  files: string[];
+}
+
+export interface PlannedTest {
+  name: string;
+  kind: Kind;
+  nodes: number;
+  gpusPerNode: number;
+  ranksPerNode: number;
+  worldSize: number;
+  perNode: boolean;
+  timeoutMs: number;
+  launch: Launch;
+  expect: Expectation[];
+  spec: TestSpec;
+  /** which of the run's hosts the test uses; absent when the platform learns its nodes only at run time (k8s, slurm without a node list) */
+  placement?: Placement;
+  /** what runs together: one unit for the whole test, one per node in per-node mode (lib/plan/units.ts) */
+  units: PlannedUnit[];
+  /** the platform's rendering (ssh argv, sbatch script, container options, manifests): pure data */
+  rendered: unknown;
+}
+
+/** One rank of a unit: `node` indexes the unit's `nodes`. */
+export interface UnitRank {
+  rank: number;
+  localRank: number;
+  node: number;
+}
+
+/**
+ * A set of nodes run together, with its ranks: the whole test, one node (per-node mode), or any
+ * other subset a pattern picks. A node the platform learns only at run time is a slot ("{{node0}}");
+ * `eachNode`: the unit stands for one copy per node found at run time ("{{node}}" its name).
+ */
+export interface PlannedUnit {
+  name: string;
+  nodes: string[];
+  ranks: UnitRank[];
+  eachNode?: true;
+}
+
+export interface Placement {
+  /** the hosts the test runs on (every host in per-node mode) */
+  hosts: string[];
+  /** the run's hosts it leaves idle */
+  unused: string[];
+  /** said on stderr when the suite starts: "test "x" runs on gpu01; gpu02 unused: …" */
+  warning?: string;
+}
+
+export interface Plan {
+  suite: { name: string; description: string; cluster?: string; path: string; sha256: string };
+  platform: string;
+  settings: Record<string, unknown>;
+  /** the run's hosts, when known before it starts */
+  hosts?: string[];
+  /** hosts some test leaves unused, one line per test */
+  warnings: string[];
+  tests: PlannedTest[];
+}
+
+/** How one unit (the whole test, or one node in per-node mode) ended, as the platform saw it. */
+export type UnitStatus =
+  | "completed" // every rank exited 0
+  | "failed" // a rank exited non-zero
+  | "timeout"
+  | "cancelled" // Ctrl-C / SIGTERM
+  | "infra" // could not launch, host unreachable, job state NODE_FAIL …
+  | "skipped"; // node drained/down, not attempted
+
+export interface RankLog {
+  rank: number;
+  host: string;
+  path: string;
+  exitCode: number | null;
+}
+
+export interface UnitRun {
+  /** "all" for a whole-cluster test; the node name in per-node mode */
+  unit: string;
+  hosts: string[];
+  status: UnitStatus;
+  /** why, for anything but completed, e.g. "host 127.0.0.3: connection refused" */
+  message?: string;
+  startedAt: string;
+  endedAt: string;
+  ranks: RankLog[];
+  /** rank 0's stdout (where the workload prints its results) */
+  output: string;
+  /** last lines of all ranks' logs, for JUnit system-out */
+  tail: string;
+}
+
+export interface SeriesPoint {
+  x: number;
+  y: number;
+}
+
+export interface Measurement {
+  /** scalar metrics: busbw (at the largest size), wrong, samples_per_s, … */
+  metrics: Record<string, number | null>;
+  /** per-size metrics for collectives, keyed by metric name: [size bytes, value] */
+  bySize?: Record<string, Array<[number, number | null]>>;
+  /** series for plots: training throughput over steps etc. */
+  series?: Record<string, SeriesPoint[]>;
+  /** the parsed output, kept whole in results.json (nccl table, train JSON, inventory) */
+  raw?: unknown;
+  /**
+   * Metrics whose source could not be read, with the reason ("the kernel log could not be read:
+   * dmesg: Operation not permitted"). Their value in `metrics` is null and any check on them is an
+   * error: an unmeasured metric is never passed.
+   */
+  unmeasured?: Record<string, string>;
+  /** the parts behind a metric's value ("mlx5_5 port 1 Down"), quoted when its check fails */
+  details?: Record<string, string>;
+  /** collectives on NCCL: NCCL's own account of the transports it used (lib/parsers/nccl-info.ts) */
+  transport?: TransportSummary;
+}
+
+export type Outcome = "passed" | "failed" | "error" | "skipped";
+
+/** A threshold on a number. */
+export interface MetricCheck {
+  metric: string;
+  expectation: string;
+  measured: number | null;
+  expected: number;
+  unit: string;
+  ok: boolean;
+  /** e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)" */
+  message: string;
+}
+
+/** `transport:` against what NCCL said it used. */
+export interface TransportCheck {
+  metric: "transport";
+  expectation: string;
+  /** the transports NCCL used (keys of TransportSummary.transports); null when that is unknown (an error) */
+  measured: string[] | null;
+  expected: TransportRule;
+  unit: "";
+  ok: boolean;
+  /** e.g. "transport: NET/Socket used, NET/IB required (connections: 16 × NET/Socket, 24 × P2P/IPC)" */
+  message: string;
+}
+
+export type Check = MetricCheck | TransportCheck;
+
+export interface Verdict {
+  outcome: Outcome;
+  /** one line: the headline of why */
+  reason: string;
+  checks: Check[];
+}
+
+export interface TelemetrySummary {
+  samples: number;
+  /** the telemetry metrics (lib/core/metrics.ts TELEMETRY_METRICS) of this unit */
+  metrics?: Record<string, number | null>;
+  /** telemetry metrics whose source some node could not read → why */
+  unmeasured?: Record<string, string>;
+  /** the parts behind each telemetry metric (which GPU, port or link, which Xid) */
+  details?: Record<string, string>;
+  maxTempC: number | null;
+  maxPowerW: number | null;
+  meanUtilPct: number | null;
+  throttleReasons: string[];
+  xids: string[];
+  series?: Record<string, SeriesPoint[]>;
+}
+
+export interface UnitResult {
+  unit: string;
+  hosts: string[];
+  status: UnitStatus;
+  message?: string;
+  startedAt: string;
+  endedAt: string;
+  durationS: number;
+  measurement: Measurement | null;
+  verdict: Verdict;
+  logs: string[];
+  tail: string;
+  telemetry?: TelemetrySummary;
+}
+
+export interface TestResult {
+  name: string;
+  kind: Kind;
+  perNode: boolean;
+  nodes: number;
+  gpusPerNode: number;
+  worldSize: number;
+  /** the workload command every rank ran and the environment the suite gave it (platforms add rank variables) */
+  launch?: { command: string[]; env: Record<string, string> };
+  expect: Expectation[];
+  /** headline metric name and unit for tables, e.g. busbw GB/s */
+  headline: { metric: string; unit: string };
+  units: UnitResult[];
+  outcome: Outcome;
+}
+
+export interface NodeInventory {
+  hostname: string;
+  gpus: Array<{
+    index: number;
+    name: string;
+    uuid?: string;
+    serial?: string;
+    [k: string]: unknown;
+  }>;
+  driver?: string | null;
+  cuda?: string | null;
+  nccl?: string | null;
+  torch?: string | null;
+  [k: string]: unknown;
+}
+
+/** One thing preflight looked at on a node: its value, or null with why it could not be read. */
+export interface PreflightProbe {
+  /** "python", "torch", "torch.cuda.device_count", "NCCL", "nvidia-smi -L", "tool all_reduce_perf" */
+  probe: string;
+  /** the interpreter the probe ran under (probes of python, torch, CUDA and NCCL) */
+  python?: string;
+  /** false = looked and absent (NCCL not built in); null = could not look, see reason */
+  value: string | number | boolean | null;
+  /** the parts behind the value: GPU models, the path of a tool */
+  detail?: string;
+  reason?: string;
+}
+
+/** Preflight on one node: what it offers and whether that is what the suite's tests need. */
+export interface PreflightNode {
+  node: string;
+  hosts: string[];
+  /** how the preflight process ended, as the platform saw it */
+  status: UnitStatus;
+  message?: string;
+  probes: PreflightProbe[];
+  passed: boolean;
+  problems: PreflightProblem[];
+  logs: string[];
+}
+
+export interface PreflightProblem {
+  /** one line naming what is missing, what was found and the tests that need it */
+  message: string;
+  /** the tests it keeps from running */
+  tests: string[];
+}
+
+export interface PreflightResult {
+  passed: boolean;
+  startedAt: string;
+  endedAt: string;
+  nodes: PreflightNode[];
+}
+
+export interface ResultsFile {
+  schemaVersion: 1;
+  gpucheck: string;
+  suite: { name: string; description: string; cluster?: string; path: string; sha256: string };
+  platform: string;
+  command: string[];
+  startedAt: string;
+  endedAt: string | null;
+  /** false while running or when interrupted: finished tests are kept either way */
+  complete: boolean;
+  outcome: Outcome;
+  tests: TestResult[];
+  inventory: NodeInventory[];
+  /** every node checked against what the tests need before the first test ran */
+  preflight?: PreflightResult;
+  baseline?: string;
+  /** set by `gpucheck judge`: the suite whose thresholds gave these verdicts, when not the one that ran */
+  judgedWith?: { path: string; sha256: string; at: string };
+  /** set by `gpucheck judge`: the run whose measurements these are (its directory and results.json's sha256) */
+  judgedFrom?: { path: string; sha256: string };
+  /** set by `gpucheck suite --rerun-failed`: the run whose failed, errored and skipped tests this one reran */
+  rerunOf?: { path: string; sha256: string };
+  /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */
+  stopped?: string;
+}

@@ -1,0 +1,135 @@
+// The pipeline of `gpucheck suite`, in one place: preflight → for each test: execute (run it through
+// its platform) → assess (parse and judge its records) → write (results.json and junit.xml after
+// every test, so that a later crash, timeout or Ctrl-C still leaves every finished test on disk) →
+// the tests that never started accounted for.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { workloadFiles } from "../core/assets.ts";
+import { assessTest, mergeInventory } from "../assess/assess.ts";
+import { closeRun } from "../assess/run-outcome.ts";
+import { executeTest, type TestEnv } from "../execute/run-test.ts";
+import { judgeTest } from "../assess/judge.ts";
+import { RESOLVED_SUITE } from "../load/read.ts";
+import { resolvePlatform } from "../plan/plan.ts";
+import { needsOf } from "../preflight/needs.ts";
+import { preflightSkipReason, runPreflight } from "../preflight/run.ts";
+import type { Progress } from "../report/progress.ts";
+import { PREFLIGHT_ONLY } from "../execute/not-started.ts";
+import { preflightHeadline } from "../report/preflight-text.ts";
+import { runFilesSink } from "../report/write.ts";
+import type { Plan, PreflightResult, ResultsFile, Suite } from "../core/types.ts";
+import { VERSION } from "../core/version.ts";
+import type { CliOverrides, Platform } from "../core/platform.ts";
+
+export interface ExecuteOptions {
+  outDir: string;
+  cli: CliOverrides;
+  progress: Progress;
+  /** argv as the user typed it, kept in results.json */
+  command: string[];
+  /** the suite file's text, saved as suite.yaml (a subject of the certificate) */
+  suiteText: string;
+  /** the merged suite with its origins, saved as suite.resolved.yaml: the directory stands alone */
+  resolvedSuite?: string;
+  baseline?: ResultsFile;
+  baselinePath?: string;
+  /** aborted by Ctrl-C/SIGTERM with reason "cancelled" */
+  signal: AbortSignal;
+  /** --fail-fast: the first failed or errored test ends the run */
+  failFast?: boolean;
+  /** --rerun-failed: the run whose failed, errored and skipped tests these are */
+  rerunOf?: { path: string; sha256: string };
+  /** run the preflight and no test */
+  preflightOnly?: boolean;
+  /** the platform to run on instead of the plan's from the registry (the in-process pipeline test's fake) */
+  platform?: Platform<unknown>;
+}
+
+export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
+  const outDir = resolve(opts.outDir);
+  const results = openRun(outDir, plan, opts);
+  const write = runFilesSink(outDir);
+  write(results);
+  const env = testEnv(suite, plan, outDir, opts);
+
+  // every node is checked against what the tests need before any test spends its time finding out
+  let blocked: ((test: string) => string) | undefined;
+  if (plan.tests.length && !opts.signal.aborted) {
+    const pre = await preflight(plan, env);
+    results.preflight = pre;
+    if (!opts.signal.aborted) {
+      if (!pre.passed) blocked = (name) => `${opts.preflightOnly ? `${PREFLIGHT_ONLY}: ` : ""}${preflightSkipReason(pre, name)}`;
+      else if (opts.preflightOnly) blocked = () => `${PREFLIGHT_ONLY}: preflight passed, no test was run`;
+    }
+    write(results);
+  }
+
+  let stopped: string | undefined;
+  for (const [i, test] of plan.tests.entries()) {
+    if (opts.signal.aborted || blocked) break;
+    opts.progress.testStarted(test.name, i, test.kind, test.perNode === true);
+    const records = await executeTest(test, env);
+    const result = assessTest(test, records, opts.baseline);
+    results.tests.push(result);
+    results.inventory = mergeInventory(results.inventory, records);
+    results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
+    write(results);
+    opts.progress.testFinished(result);
+    if (opts.failFast && (result.outcome === "failed" || result.outcome === "error") && i < plan.tests.length - 1) {
+      stopped = `--fail-fast: ${test.name} ${result.outcome === "failed" ? "failed" : "ended in an error"}`;
+      opts.progress.note(`${stopped}: skipping the ${plan.tests.length - i - 1} test(s) after it`);
+      break;
+    }
+  }
+
+  closeRun(results, plan.tests, { stopped, blocked, interrupted: opts.signal.aborted, now: new Date().toISOString() });
+  write(results);
+  return results;
+}
+
+/** The results directory with the suite it runs, and results.json as it stands before any test. */
+function openRun(outDir: string, plan: Plan, opts: ExecuteOptions): ResultsFile {
+  mkdirSync(join(outDir, "logs"), { recursive: true });
+  writeFileSync(join(outDir, "suite.yaml"), opts.suiteText);
+  if (opts.resolvedSuite !== undefined) writeFileSync(join(outDir, RESOLVED_SUITE), opts.resolvedSuite);
+  return {
+    schemaVersion: 1,
+    gpucheck: VERSION,
+    suite: plan.suite,
+    platform: plan.platform,
+    command: opts.command,
+    startedAt: new Date().toISOString(),
+    endedAt: null,
+    complete: false,
+    outcome: "passed",
+    tests: [],
+    inventory: [],
+    ...(opts.baselinePath ? { baseline: opts.baselinePath } : {}),
+    ...(opts.rerunOf ? { rerunOf: opts.rerunOf } : {}),
+  };
+}
+
+function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions): TestEnv {
+  const { platform, settings } = opts.platform
+    ? { platform: opts.platform, settings: opts.platform.settings.parse(suite.platform.settings[opts.platform.name] ?? {}) }
+    : resolvePlatform(suite, plan.platform);
+  return {
+    suite,
+    settings,
+    outDir,
+    workload: workloadFiles(),
+    platformRun: (ctx) => platform.run(ctx),
+    cli: opts.cli,
+    progress: opts.progress,
+    signal: opts.signal,
+  };
+}
+
+/** Preflight on every node, with one line of progress per node that failed. */
+async function preflight(plan: Plan, env: TestEnv): Promise<PreflightResult> {
+  env.progress.note("preflight: checking every node for the interpreter, torch, GPUs, NCCL and tools the tests need");
+  const pre = await runPreflight(plan.tests, plan.tests.map(needsOf), env);
+  env.progress.note(`preflight: ${preflightHeadline(pre)}`);
+  for (const n of pre.nodes.filter((n) => !n.passed)) env.progress.note(`preflight failed on ${n.node}: ${n.problems.map((p) => p.message).join("; ")}`);
+  return pre;
+}

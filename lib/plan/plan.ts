@@ -1,0 +1,112 @@
+// Suite → Plan: pure. `gpucheck plan` prints it; `gpucheck suite` executes it.
+import { workloadFiles, workloadHash } from "../core/assets.ts";
+import { SuiteError } from "../core/errors.ts";
+import type { AnyKind } from "../core/kind.ts";
+import { KINDS } from "../kinds/mod.ts";
+import { checkNodesFit, placementOf } from "./placement.ts";
+import { planUnits } from "./units.ts";
+import { suggest } from "../core/did-you-mean.ts";
+import type { Plan, PlannedTest, Suite } from "../core/types.ts";
+import { workloadArgs } from "./workload-args.ts";
+import { PLATFORM_NAMES, getPlatform } from "../../cli/platforms.ts";
+import type { CliOverrides, Platform, RenderContext } from "../core/platform.ts";
+
+export interface PlanOptions {
+  platform?: string;
+  cli: CliOverrides;
+  /** run only these tests */
+  only?: string[];
+  /** overrides every test's timeout */
+  timeoutMs?: number;
+  /** `--nodes N`: the node count of every test that does not write `nodes:` itself */
+  nodes?: number;
+  /** `--each-node`: every one-node test runs on each host, a verdict per host */
+  eachNode?: boolean;
+}
+
+export function resolvePlatform(suite: Suite, name?: string): { platform: Platform<unknown>; settings: unknown } {
+  const chosen = name ?? suite.platform.type;
+  const platform = getPlatform(chosen);
+  if (!platform) {
+    throw new SuiteError(suggest(`gpucheck: unknown platform "${chosen}"`, chosen, PLATFORM_NAMES));
+  }
+  const given = suite.platform.settings[chosen];
+  const parsed = platform.settings.safeParse(given ?? {});
+  if (!parsed.success) {
+    // the loader validated the suite's block; only defaults can fail here, which is a bug in the plugin
+    throw new SuiteError(`gpucheck: platform "${chosen}" settings are invalid: ${parsed.error.message}`);
+  }
+  return { platform, settings: parsed.data };
+}
+
+const FLAG_NAMES: Record<string, string> = { hosts: "--hosts/--hostfile", image: "--image", context: "--context", keep: "--keep" };
+
+export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
+  const { platform, settings } = resolvePlatform(suite, opts.platform);
+  // a flag the platform would ignore is a mistake the user should hear about before anything runs
+  const ignored = Object.keys(opts.cli).filter((k) => k !== "python" && !(platform.flags as readonly string[]).includes(k));
+  if (ignored.length) {
+    const takers = (k: string) => PLATFORM_NAMES.filter((n) => (getPlatform(n)!.flags as readonly string[]).includes(k));
+    const parts = ignored.map((k) => `${FLAG_NAMES[k] ?? `--${k}`} (used by ${takers(k).join(", ")})`);
+    throw new SuiteError(
+      `gpucheck: platform "${platform.name}" does not use ${parts.join(", ")}: remove ${ignored.length === 1 ? "it" : "them"} or choose one of those platforms with --platform`,
+    );
+  }
+  const files = [...workloadFiles().keys()];
+  const hash = workloadHash();
+  let tests = suite.tests;
+  if (opts.only?.length) {
+    const names = new Set(suite.tests.map((t) => t.name));
+    const unknown = opts.only.filter((n) => !names.has(n));
+    if (unknown.length) {
+      throw new SuiteError(`gpucheck: --only names unknown tests: ${unknown.map((n) => `"${n}"`).join(", ")}: the suite has ${[...names].join(", ")}`);
+    }
+    tests = tests.filter((t) => opts.only!.includes(t.name));
+  }
+  const hosts = platform.hosts?.({ suite, settings, cli: opts.cli });
+  if (opts.nodes !== undefined) checkNodesFit(opts.nodes, platform.name, hosts);
+  const eachNode = opts.eachNode === true || suite.eachNode === true;
+  const planned: PlannedTest[] = tests.map((written) => {
+    const nodes = opts.nodes !== undefined && !written.nodesSet ? opts.nodes : written.nodes;
+    // each-node: the per-node mechanism inventory uses, for any test that needs one node
+    const perNode = written.perNode || (eachNode && nodes === 1);
+    const spec = { ...written, nodes, perNode };
+    // a kind may fix its ranks (inventory describes a node: one process per node, whatever the defaults say)
+    const ranksPerNode = (KINDS[spec.kind] as AnyKind).fixedRanksPerNode ?? spec.ranksPerNode;
+    const test = {
+      name: spec.name,
+      kind: spec.kind,
+      nodes,
+      gpusPerNode: spec.gpusPerNode,
+      ranksPerNode,
+      worldSize: perNode ? ranksPerNode : nodes * ranksPerNode,
+      perNode,
+      timeoutMs: opts.timeoutMs ?? spec.timeoutMs,
+      launch: {
+        python: opts.cli.python ?? spec.python,
+        args: workloadArgs(spec),
+        env: spec.env,
+        files,
+      },
+      expect: spec.expect,
+      spec,
+      units: planUnits({ nodes, ranksPerNode, perNode }, hosts),
+    };
+    const ctx: RenderContext<unknown> = { suite, settings, cli: opts.cli, test, launch: test.launch, workloadHash: hash };
+    return { ...test, ...(hosts && { placement: placementOf(spec, hosts) }), rendered: platform.render(ctx) };
+  });
+  return {
+    suite: {
+      name: suite.name,
+      description: suite.description,
+      cluster: suite.cluster,
+      path: suite.source.path,
+      sha256: suite.source.sha256,
+    },
+    platform: platform.name,
+    settings: settings as Record<string, unknown>,
+    ...(hosts && { hosts: hosts.names }),
+    warnings: planned.flatMap((t) => (t.placement?.warning ? [t.placement.warning] : [])),
+    tests: planned,
+  };
+}

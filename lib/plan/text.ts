@@ -1,0 +1,53 @@
+// A plan for people: per test what runs where, with the platform's rendering verbatim.
+import type { Slots } from "../core/slots.ts";
+import type { Plan, PlannedUnit } from "../core/types.ts";
+
+export function renderPlanText(plan: Plan): string {
+  const out: string[] = [];
+  out.push(`suite ${plan.suite.name}  (${plan.suite.path}, sha256 ${plan.suite.sha256.slice(0, 12)}…)`);
+  if (plan.suite.cluster) out.push(`cluster ${plan.suite.cluster}`);
+  out.push(`platform ${plan.platform}`);
+  if (plan.hosts) out.push(`hosts ${plan.hosts.join(", ")}`);
+  for (const w of plan.warnings) out.push(`warning: ${w}`);
+  out.push("");
+  for (const [i, t] of plan.tests.entries()) {
+    const where = t.perNode ? (t.placement ? `per node on ${t.placement.hosts.length} host(s)` : "per node on every node") : `${t.nodes} node(s)`;
+    out.push(
+      `${i + 1}. ${t.name}  [${t.kind}]  ${where} × ${t.ranksPerNode} ranks (world ${t.worldSize}), ${t.gpusPerNode} GPU(s)/node, timeout ${Math.round(t.timeoutMs / 1000)}s`,
+    );
+    if (t.placement) out.push(`   runs on: ${t.placement.hosts.join(", ")}${t.placement.unused.length ? `; unused: ${t.placement.unused.join(", ")}` : ""}`);
+    out.push(`   command: ${[t.launch.python, ...t.launch.args].join(" ")}`);
+    const env = Object.entries(t.launch.env);
+    if (env.length) out.push(`   env: ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);
+    for (const e of t.expect) out.push(`   expect: ${e.text}`);
+    out.push(`   files: ${t.launch.files.length} workload files (gpucheck_workload/)`);
+    for (const u of t.units) out.push(`   unit ${u.name}${u.eachNode ? " (one per node found at run time)" : ""}: ${unitNodes(u)}`);
+    const slots = Object.entries((t.rendered as { slots?: Slots } | null)?.slots ?? {});
+    if (slots.length) out.push("   slots the run fills in:", ...slots.map(([k, v]) => `     {{${k}}}: ${v}`));
+    out.push(...indent(renderedText(t.rendered), "   "), "");
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function renderedText(r: unknown): string {
+  if (typeof r === "string") return r;
+  if (r && typeof r === "object" && typeof (r as { text?: unknown }).text === "string") return (r as { text: string }).text;
+  if (r && typeof r === "object" && typeof (r as { yaml?: unknown }).yaml === "string") return (r as { yaml: string }).yaml;
+  return JSON.stringify(r, null, 2);
+}
+
+function unitNodes(u: PlannedUnit): string {
+  return u.nodes
+    .map(
+      (n, i) =>
+        `${n} (ranks ${u.ranks
+          .filter((r) => r.node === i)
+          .map((r) => r.rank)
+          .join(",")})`,
+    )
+    .join(", ");
+}
+
+function indent(text: string, pad: string): string[] {
+  return text.split("\n").map((l) => pad + l);
+}

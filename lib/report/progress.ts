@@ -1,0 +1,145 @@
+// What a person sees while a suite runs. On a terminal: rank output scrolls above a status block
+// (test n of m, phase, elapsed, ranks heard from, latest busbw or samples/s) that is redrawn in place.
+// Elsewhere (the Jenkins console, a pipe): plain timestamped lines, nothing redrawn.
+import type { Kind, TestResult } from "../core/types.ts";
+import { headlineFor } from "./headline.ts";
+import { formatBytes, formatDuration, withUnit } from "../core/quantity.ts";
+import { parseTagged } from "../parsers/protocol.ts";
+import { xmlSafe } from "../core/xml.ts";
+import { TtyBlock } from "./progress-tty.ts";
+
+export interface Progress {
+  /** perNode: the platform decides how many nodes (every host given, every idle Slurm node) */
+  testStarted(name: string, index: number, kind: Kind, perNode: boolean): void;
+  phase(text: string): void;
+  line(unit: string, rank: number, text: string): void;
+  metric(name: string, value: number, unit: string): void;
+  /** ranks that have printed at least one line in this test: the first sign each one started */
+  ranksReporting(n: number): void;
+  testFinished(result: TestResult): void;
+  note(text: string): void;
+  close(): void;
+}
+
+export type ProgressMode = "tty" | "plain" | "none";
+
+export interface ProgressOptions {
+  mode: ProgressMode;
+  total: number;
+  stream?: NodeJS.WriteStream;
+  /** default: on a TTY unless NO_COLOR is set (https://no-color.org) */
+  color?: boolean;
+  /** clock, for tests */
+  now?: () => number;
+}
+
+/** `--progress auto`: redraw only on a real terminal that can take cursor movements. */
+export function progressMode(requested: string, stream: NodeJS.WriteStream = process.stderr, env = process.env): ProgressMode {
+  if (requested === "tty" || requested === "plain" || requested === "none") return requested;
+  return stream.isTTY && env.TERM !== "dumb" ? "tty" : "plain";
+}
+
+export function createProgress(opts: ProgressOptions): Progress {
+  const stream = opts.stream ?? process.stderr;
+  const now = opts.now ?? Date.now;
+  const color = opts.color ?? (opts.mode === "tty" && !process.env.NO_COLOR);
+  const started = now();
+  const s = { test: "", index: -1, kind: "" as string, perNode: false, nodes: new Set<string>(), phase: "", testStart: started, alive: 0, metric: "", lastMetricPrint: 0 };
+  const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const stamp = () => new Date(now()).toTimeString().slice(0, 8);
+
+  const tty = opts.mode === "tty" ? new TtyBlock(stream, () => statusLines()) : null;
+  const emit = (text: string) => {
+    if (opts.mode === "none") return;
+    if (tty) tty.print(text);
+    else stream.write(`${stamp()} ${text}\n`);
+  };
+
+  function statusLines(): string[] {
+    const total = formatDuration((now() - started) / 1000);
+    if (s.index < 0) return [`${paint("1", "gpucheck")}  starting  elapsed ${total}`];
+    const head = `${paint("1", "gpucheck")}  test ${s.index + 1} of ${opts.total}: ${s.test} (${s.kind}${s.perNode ? ", per node" : ""})`;
+    // the number people watch comes before the counts: a narrow terminal cuts the end of the line
+    const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`];
+    if (s.metric) detail.push(s.metric);
+    if (s.perNode) detail.push(`nodes reporting ${s.nodes.size}`);
+    detail.push(`ranks reporting ${s.alive}`);
+    return [head, `  ${detail.join(" · ")}`];
+  }
+
+  const api: Progress = {
+    testStarted(name, index, kind, perNode) {
+      Object.assign(s, { test: name, index, kind, perNode, nodes: new Set<string>(), phase: "", testStart: now(), alive: 0, metric: "", lastMetricPrint: 0 });
+      emit(`[${index + 1}/${opts.total}] ${name} (${kind}${perNode ? ", per node" : ""}): started`);
+    },
+    phase(text) {
+      s.phase = clean(text);
+      if (!tty) emit(`[${s.test}] ${s.phase}`);
+      tty?.redraw();
+    },
+    line(unit, rank, text) {
+      if (s.perNode && !s.nodes.has(unit)) {
+        s.nodes.add(unit);
+        tty?.redraw();
+      }
+      // protocol lines are for gpucheck, not for people (telemetry alone is one per node every
+      // 500 ms); they stay in the logs. A progress line still moves the status display.
+      if (text.includes("GPUCHECK_NCCL_INFO ")) return; // NCCL's INFO account: hundreds of lines per rank
+      const tagged = text.includes("GPUCHECK_") ? parseTagged(text) : null;
+      if (tagged) {
+        const m = tagged.tag === "PROGRESS" ? progressMetric(tagged.value) : null;
+        if (m) api.metric(m.name, m.value, m.unit);
+        return;
+      }
+      const who = unit === "all" ? `rank ${rank}` : `${unit} rank ${rank}`;
+      emit(`[${s.test}] [${who}] ${clean(text)}`);
+    },
+    metric(name, value, unit) {
+      s.metric = `${name} ${withUnit(value, unit)}`;
+      // the Jenkins console gets at most one such line every 10 s; rank output already has them all
+      if (!tty && now() - s.lastMetricPrint >= 10_000) {
+        s.lastMetricPrint = now();
+        emit(`[${s.test}] latest ${s.metric}, ranks reporting ${s.alive}`);
+      }
+      tty?.redraw();
+    },
+    ranksReporting(n) {
+      s.alive = n;
+      tty?.redraw();
+    },
+    testFinished(result) {
+      for (const u of result.units) {
+        const o = u.verdict.outcome;
+        const mark = paint(o === "passed" ? "32" : o === "skipped" ? "33" : "31", o.toUpperCase());
+        const h = headlineFor(result, u);
+        const name = result.perNode || result.units.length > 1 ? `${result.name} [${u.unit}]` : result.name;
+        const why = o === "passed" ? `${h.value}${h.threshold ? ` (${h.threshold})` : ""}` : clean(u.verdict.reason);
+        emit(`${mark} ${name}: ${why} in ${formatDuration(u.durationS)}`);
+      }
+    },
+    note(text) {
+      emit(`note: ${clean(text)}`);
+    },
+    close() {
+      tty?.close();
+    },
+  };
+  return api;
+}
+
+/** The number worth showing from a GPUCHECK_PROGRESS line: bandwidth for sweeps, throughput for training. */
+function progressMetric(v: Record<string, unknown>): { name: string; value: number; unit: string } | null {
+  if (typeof v.busbw === "number") return { name: "busbw", value: v.busbw, unit: typeof v.size === "number" ? `GB/s at ${formatBytes(v.size)}` : "GB/s" };
+  if (typeof v.samples_per_s === "number") {
+    const step = typeof v.step === "number" ? ` (step ${v.step}${typeof v.steps === "number" ? ` of ${v.steps}` : ""})` : "";
+    return { name: "throughput", value: v.samples_per_s, unit: `samples/s${step}` };
+  }
+  return null;
+}
+
+/** Rank output can carry colour codes, carriage returns and cursor moves that would corrupt the display. */
+function clean(text: string): string {
+  return xmlSafe(text)
+    .replace(/[\r\n\t]+/g, " ")
+    .trimEnd();
+}
