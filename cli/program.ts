@@ -14,6 +14,8 @@ function lazy(load: () => Promise<{ main: Main }>) {
     // on first parse) costs more than it saves there; jitless halved the first suite parse
     // (BENCHMARKS.md, start-up). Long runs parse no more often, so they lose nothing.
     (await import("zod")).config({ jitless: true });
+    // the platforms, handed to the stages that load and plan suites (cli/platforms.ts)
+    await import("./platforms.ts");
     const { main } = await load();
     process.exitCode = await (main as (...a: unknown[]) => Promise<number>)(...args);
   };

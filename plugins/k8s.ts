@@ -3,36 +3,12 @@
 // cleanup can find it. Only zod, yaml and pure builders load here: @kubernetes/client-node is
 // imported inside run(), so `gpucheck validate` and `plan` stay fast.
 import { stringify } from "yaml";
-import { SuiteError } from "../lib/core/errors.ts";
 import type { UnitRun } from "../lib/core/types.ts";
-import { buildManifests, type Manifest, type ManifestInput } from "./k8s/manifests.ts";
-import { namesFor } from "./k8s/names.ts";
+import { type Manifest, manifestInput, namespaceOf } from "./k8s/input.ts";
+import { buildManifests } from "./k8s/manifests.ts";
 import { slot } from "../lib/core/slots.ts";
 import { settings, type K8sSettings } from "./k8s/settings.ts";
 import type { Manifest as PlatformManifest, Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
-
-export function imageFor(ctx: RenderContext<K8sSettings>): string {
-  const image = ctx.cli.image ?? ctx.settings.image;
-  if (!image) {
-    throw new SuiteError(
-      "k8s: no container image: set platform.k8s.image in the suite or pass --image <ref> (an image with Python 3 and PyTorch, e.g. nvcr.io/nvidia/pytorch:24.08-py3)",
-    );
-  }
-  return image;
-}
-
-export function manifestInput(ctx: RenderContext<K8sSettings>, runId: string, namespace: string, files: ReadonlyMap<string, string>): ManifestInput {
-  return {
-    names: namesFor(ctx.test.name, runId),
-    namespace,
-    image: imageFor(ctx),
-    settings: ctx.settings,
-    test: ctx.test,
-    launch: ctx.launch,
-    files,
-    queueTimeoutMs: ctx.suite.queueTimeoutMs,
-  };
-}
 
 /** multi-document YAML, as `kubectl apply -f` takes it */
 export function manifestsYaml(manifests: Manifest[], header: string[] = []): string {
@@ -59,11 +35,6 @@ function render(ctx: RenderContext<K8sSettings>): K8sManifest {
     ...(ctx.settings.namespace ? {} : { namespace: 'the kubeconfig context\'s namespace at run time ("default" when it names none)' }),
   };
   return { manifests, yaml: manifestsYaml(manifests, header), slots };
-}
-
-/** The namespace as the plan names it: the suite's, else a slot the kubeconfig fills in at run time. */
-export function namespaceOf(s: K8sSettings): string {
-  return s.namespace ?? slot("namespace");
 }
 
 async function run(ctx: RunContext<K8sSettings>): Promise<UnitRun[]> {

@@ -106,3 +106,28 @@ export function rankEnv(r: {
     GPUCHECK_NODE: r.node,
   };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: Platform<S> uses S in both directions, so no narrower type admits every plugin
+export type AnyPlatform = Platform<any, any>;
+
+// The platforms sit above the stages (they run what the stages plan), so the stages cannot import
+// them: the cli layer's registry (cli/platforms.ts) hands itself to the core when it loads, and the
+// load and plan stages look platforms up here by the name a suite or --platform gives.
+let registry: Readonly<Record<string, AnyPlatform>> | undefined;
+
+export function registerPlatforms(platforms: Readonly<Record<string, AnyPlatform>>): void {
+  registry = platforms;
+}
+
+function platforms(): Readonly<Record<string, AnyPlatform>> {
+  if (!registry) throw new Error("gpucheck: no platform is registered: import cli/platforms.ts before loading or planning a suite");
+  return registry;
+}
+
+export function platformNames(): string[] {
+  return Object.keys(platforms());
+}
+
+export function getPlatform(name: string): Platform<unknown> | undefined {
+  return Object.hasOwn(platforms(), name) ? (platforms()[name] as Platform<unknown>) : undefined;
+}

@@ -2,17 +2,17 @@
 //   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
 // Everything here is plain data (JSON-serialisable) so plans and results can be printed,
 // saved and re-judged without the code that produced them.
-import type { KindBlock, KindName } from "../kinds/mod.ts";
-import type { TransportSummary } from "../parsers/nccl-info.ts";
-
-export type { TransportSummary };
+/**
+ * What a test of each kind carries besides the common fields, by the kind's name:
+ * `{ collective: { collective: CollectiveParams }, … }`. Empty here: each kind's own file adds its
+ * entry by declaration merging (`declare module "../core/types.ts"`), so the core names no kind and
+ * the kinds sit in the ring above it; lib/kinds/mod.ts checks the entries against KINDS.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the kinds merge their entries into it
+export interface KindBlocks {}
 
 /** A test kind's name: the keys of the registry (lib/kinds/mod.ts). */
-export type Kind = KindName;
-
-export type { CollectiveOp, CollectiveParams } from "../kinds/collective.ts";
-export type { TrainParams } from "../kinds/train.ts";
-export type { InventoryParams } from "../kinds/inventory/params.ts";
+export type Kind = keyof KindBlocks;
 
 /** A threshold on one named metric. Values are stored in the metric's canonical unit. */
 export interface Expectation {
@@ -60,7 +60,7 @@ export interface TestCommon {
  * name (`{ kind: "collective", collective: CollectiveParams, … }`), so narrowing on `kind` gives the
  * block. The other kinds' blocks are absent, and typed so: `spec.inventory` reads undefined on a collective.
  */
-export type TestSpec = { [K in Kind]: TestCommon & { kind: K } & KindBlock<K> & { [O in Exclude<Kind, K>]?: undefined } }[Kind];
+export type TestSpec = { [K in Kind]: TestCommon & { kind: K } & KindBlocks[K] & { [O in Exclude<Kind, K>]?: undefined } }[Kind];
 
 export interface Suite {
   name: string;
@@ -372,4 +372,42 @@ export interface ResultsFile {
   rerunOf?: { path: string; sha256: string };
   /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */
   stopped?: string;
+}
+
+/** NCCL's own account of the transports a collective used (lib/parsers/nccl-info.ts reads it from NCCL_DEBUG=INFO). */
+export interface TransportSummary {
+  ncclVersion: string | null;
+  /** "Using network X": IB, Socket, IBext_v8, AWS Libfabric … */
+  network: string | null;
+  /** external net plugin named by NCCL ("P2P plugin IBext_v8", "Loaded net plugin NCCL RDMA Plugin (v5)") */
+  plugin: string | null;
+  /**
+   * connection lines per transport: P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>;
+   * GDRDMA counts the network connections with GPUDirect RDMA; NVLS is the NVLS channel count (1 when
+   * NCCL set NVLS up without saying how many)
+   */
+  transports: Record<string, number>;
+  /** HCAs NCCL opened, as it lists them ("mlx5_0:1/IB"), in order, once each */
+  hcas: string[];
+  /** NIC indices the network connections went through, per network ("IB/0", "Socket/3") */
+  netDevices: string[];
+  /** why GPUDirect RDMA was off, once per distinct text ("HCA 1 'mlx5_1' (no module)") */
+  gdrDisabled: string[];
+  /** NVLink SHARP multicast: true when NCCL said it is available, false when not, null when silent */
+  nvlsAvailable: boolean | null;
+  /** NVLS channels of the communicator ("16 nvls channels"); null when NCCL did not say */
+  nvlsChannels: number | null;
+  nRanks: number | null;
+  nNodes: number | null;
+  localRanks: number | null;
+  /** the largest "N coll channels" any rank printed */
+  collChannels: number | null;
+  /** algorithms NCCL connected at init ("Connected all rings" → Ring, "… trees" → Tree, NVLS), in order seen */
+  algorithms: string[];
+  /** NCCL_* settings NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring") */
+  settings: Record<string, string>;
+  /** NCCL WARN texts, first few, once each */
+  warnings: string[];
+  /** NCCL INFO lines read */
+  infoLines: number;
 }

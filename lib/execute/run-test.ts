@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError } from "../core/errors.ts";
-import type { Progress } from "../report/progress.ts";
+import type { Progress } from "../core/progress.ts";
 import type { PlannedTest, Suite, UnitRun } from "../core/types.ts";
 import type { CliOverrides, RunContext } from "../core/platform.ts";
 import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";

@@ -5,14 +5,20 @@ import { ParseError } from "../core/errors.ts";
 import { higher, lower } from "../core/metrics.ts";
 import { ncclMeasurement, parseNccl } from "../parsers/nccl.ts";
 import { transportFromLogs } from "../parsers/nccl-transport.ts";
-import type { TestSpec } from "../core/types.ts";
+import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { type CollectiveParams, collectiveBlock, notInSweep, resolveCollective, sweep } from "./collective/params.ts";
 import { ncclResult } from "./collective/result.ts";
 import type { TestKind } from "../core/kind.ts";
 
 export type { CollectiveOp, CollectiveParams } from "./collective/params.ts";
 
-export const collective: TestKind<"collective", CollectiveParams, { collective: CollectiveParams }> = {
+declare module "../core/types.ts" {
+  interface KindBlocks {
+    collective: { collective: CollectiveParams };
+  }
+}
+
+export const collective: TestKind<"collective", CollectiveParams, KindBlocks["collective"]> = {
   name: "collective",
   summary: "an nccl-tests sweep of one collective over message sizes (gpucheck's benchmark on torch.distributed, or the official binaries)",
   block: z.lazy(collectiveBlock),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { gemmMeasurement } from "../parsers/gemm.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
-import type { TestSpec } from "../core/types.ts";
+import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { GEMM_DTYPES, type GemmParams, gemmBlock, resolveGemm } from "./gemm/params.ts";
 import { gemmResult } from "./gemm/result.ts";
 import type { TestKind } from "../core/kind.ts";
@@ -26,7 +26,13 @@ const dtypeMetrics: Record<string, MetricInfo> = Object.fromEntries(
 
 const METRIC_DTYPE = /^gemm_([a-z0-9]+?)_(?:tflops|median)_min$/;
 
-export const gemm: TestKind<"gemm", GemmParams, { gemm: GemmParams }> = {
+declare module "../core/types.ts" {
+  interface KindBlocks {
+    gemm: { gemm: GemmParams };
+  }
+}
+
+export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
   name: "gemm",
   summary: "matrix-multiply TFLOP/s of every GPU at once over a MAMF-style shape sweep (bf16, fp16, tf32, fp8, fp32), and an output checksum compared across GPUs",
   block: z.lazy(gemmBlock),

@@ -3,13 +3,19 @@
 import { z } from "zod";
 import { higher, lower } from "../core/metrics.ts";
 import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../parsers/inventory.ts";
-import type { InventoryParams, Measurement, NodeInventory, TestSpec } from "../core/types.ts";
+import type { KindBlocks, Measurement, NodeInventory, TestSpec } from "../core/types.ts";
 import { given } from "./given.ts";
-import { inventoryBlock } from "./inventory/params.ts";
+import { type InventoryParams, inventoryBlock } from "./inventory/params.ts";
 import { inventoryResult } from "./inventory/result.ts";
 import type { TestKind } from "../core/kind.ts";
 
-export const inventory: TestKind<"inventory", InventoryParams, { inventory?: InventoryParams }> = {
+declare module "../core/types.ts" {
+  interface KindBlocks {
+    inventory: { inventory?: InventoryParams };
+  }
+}
+
+export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inventory"]> = {
   name: "inventory",
   summary: "what each node has: GPUs, ECC and row remapping, NVLink and fabric state, compute InfiniBand ports, pinned settings",
   block: z.lazy(inventoryBlock),

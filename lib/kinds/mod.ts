@@ -2,7 +2,7 @@
 // file beside these (lib/core/kind.ts says what it holds), one line here, and its Python module
 // with one line in workload/gpucheck_workload/kinds.py (CONTRIBUTING.md, "How to add a test kind").
 import type { MetricInfo } from "../core/metrics.ts";
-import type { TestCommon, TestSpec } from "../core/types.ts";
+import type { KindBlocks, TestCommon, TestSpec } from "../core/types.ts";
 import { TELEMETRY_METRICS } from "../core/metrics.ts";
 import { collective } from "./collective.ts";
 import { gemm } from "./gemm.ts";
@@ -21,8 +21,11 @@ export type Kinds = typeof KINDS;
 export type KindName = keyof Kinds;
 export const KIND_NAMES = Object.keys(KINDS) as KindName[];
 
-/** What a TestSpec of kind K carries besides the common fields: `{ collective: CollectiveParams }`. */
-export type KindBlock<K extends KindName> = ReturnType<Kinds[K]["resolve"]>;
+// Each kind's file declares its block in the core's KindBlocks (declaration merging): a kind left out
+// of KINDS, or one declared but not registered, fails the type check here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+export type RegistryMatchesBlocks = Holds<Same<KindName, keyof KindBlocks> & { [K in KindName]: Same<ReturnType<Kinds[K]["resolve"]>, KindBlocks[K]> }[KindName]>;
 
 /** The kind of a name that may come from a saved results.json of another gpucheck: undefined when unknown. */
 export function kindOf(name: string): AnyKind | undefined {

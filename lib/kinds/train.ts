@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { higher, lower } from "../core/metrics.ts";
 import { trainMeasurement } from "../parsers/train.ts";
-import type { TestSpec } from "../core/types.ts";
+import type { KindBlocks, TestSpec } from "../core/types.ts";
 import type { TestKind } from "../core/kind.ts";
 import { resolveTrain, trainBlock, type TrainParams } from "./train/params.ts";
 import { trainResult } from "./train/result.ts";
@@ -12,7 +12,13 @@ export type { TrainParams } from "./train/params.ts";
 
 const opt = (flag: string, v: number | string | undefined) => (v === undefined ? [] : [flag, String(v)]);
 
-export const train: TestKind<"train", TrainParams, { train: TrainParams }> = {
+declare module "../core/types.ts" {
+  interface KindBlocks {
+    train: { train: TrainParams };
+  }
+}
+
+export const train: TestKind<"train", TrainParams, KindBlocks["train"]> = {
   name: "train",
   summary: "DDP training throughput of a ResNet or a GPT-2-style transformer on synthetic or real data",
   block: z.lazy(trainBlock),

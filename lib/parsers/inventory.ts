@@ -4,7 +4,8 @@
 // kernel log nobody could read is not "no Xid", a failing `nvidia-smi nvlink -s` is not "every link
 // up", an Ethernet or storage port is not a compute InfiniBand port.
 import { ParseError } from "../core/errors.ts";
-import type { InventoryParams, Measurement, NodeInventory } from "../core/types.ts";
+import type { Measurement, NodeInventory } from "../core/types.ts";
+import type { InventoryParams } from "../kinds/inventory/params.ts";
 import { describeFinding, fleetConfigCheck, nodeConfigCheck } from "./inventory-config.ts";
 import { taggedLines } from "./protocol.ts";
 

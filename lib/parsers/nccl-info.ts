@@ -19,43 +19,9 @@
 // the capture leaves out: they print a line per call.)
 // The transport of a connection is decided by its "via" text alone: the "Using" lines list what NCCL
 // could use, the "via" lines what it did.
+import type { TransportSummary } from "../core/types.ts";
 
-export interface TransportSummary {
-  ncclVersion: string | null;
-  /** "Using network X": IB, Socket, IBext_v8, AWS Libfabric … */
-  network: string | null;
-  /** external net plugin named by NCCL ("P2P plugin IBext_v8", "Loaded net plugin NCCL RDMA Plugin (v5)") */
-  plugin: string | null;
-  /**
-   * connection lines per transport: P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>;
-   * GDRDMA counts the network connections with GPUDirect RDMA; NVLS is the NVLS channel count (1 when
-   * NCCL set NVLS up without saying how many)
-   */
-  transports: Record<string, number>;
-  /** HCAs NCCL opened, as it lists them ("mlx5_0:1/IB"), in order, once each */
-  hcas: string[];
-  /** NIC indices the network connections went through, per network ("IB/0", "Socket/3") */
-  netDevices: string[];
-  /** why GPUDirect RDMA was off, once per distinct text ("HCA 1 'mlx5_1' (no module)") */
-  gdrDisabled: string[];
-  /** NVLink SHARP multicast: true when NCCL said it is available, false when not, null when silent */
-  nvlsAvailable: boolean | null;
-  /** NVLS channels of the communicator ("16 nvls channels"); null when NCCL did not say */
-  nvlsChannels: number | null;
-  nRanks: number | null;
-  nNodes: number | null;
-  localRanks: number | null;
-  /** the largest "N coll channels" any rank printed */
-  collChannels: number | null;
-  /** algorithms NCCL connected at init ("Connected all rings" → Ring, "… trees" → Tree, NVLS), in order seen */
-  algorithms: string[];
-  /** NCCL_* settings NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring") */
-  settings: Record<string, string>;
-  /** NCCL WARN texts, first few, once each */
-  warnings: string[];
-  /** NCCL INFO lines read */
-  infoLines: number;
-}
+export type { TransportSummary };
 
 export type NcclInfoResult = { summary: TransportSummary; reason?: undefined } | { summary: null; reason: string };
 

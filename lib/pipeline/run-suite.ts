@@ -13,7 +13,7 @@ import { RESOLVED_SUITE } from "../load/read.ts";
 import { resolvePlatform } from "../plan/plan.ts";
 import { needsOf } from "../preflight/needs.ts";
 import { preflightSkipReason, runPreflight } from "../preflight/run.ts";
-import type { Progress } from "../report/progress.ts";
+import type { Progress } from "../core/progress.ts";
 import { PREFLIGHT_ONLY } from "../execute/not-started.ts";
 import { preflightHeadline } from "../report/preflight-text.ts";
 import { runFilesSink } from "../report/write.ts";

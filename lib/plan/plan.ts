@@ -8,8 +8,7 @@ import { planUnits } from "./units.ts";
 import { suggest } from "../core/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "../core/types.ts";
 import { workloadArgs } from "./workload-args.ts";
-import { PLATFORM_NAMES, getPlatform } from "../../cli/platforms.ts";
-import type { CliOverrides, Platform, RenderContext } from "../core/platform.ts";
+import { type CliOverrides, getPlatform, type Platform, platformNames, type RenderContext } from "../core/platform.ts";
 
 export interface PlanOptions {
   platform?: string;
@@ -28,7 +27,7 @@ export function resolvePlatform(suite: Suite, name?: string): { platform: Platfo
   const chosen = name ?? suite.platform.type;
   const platform = getPlatform(chosen);
   if (!platform) {
-    throw new SuiteError(suggest(`gpucheck: unknown platform "${chosen}"`, chosen, PLATFORM_NAMES));
+    throw new SuiteError(suggest(`gpucheck: unknown platform "${chosen}"`, chosen, platformNames()));
   }
   const given = suite.platform.settings[chosen];
   const parsed = platform.settings.safeParse(given ?? {});
@@ -46,7 +45,7 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
   // a flag the platform would ignore is a mistake the user should hear about before anything runs
   const ignored = Object.keys(opts.cli).filter((k) => k !== "python" && !(platform.flags as readonly string[]).includes(k));
   if (ignored.length) {
-    const takers = (k: string) => PLATFORM_NAMES.filter((n) => (getPlatform(n)!.flags as readonly string[]).includes(k));
+    const takers = (k: string) => platformNames().filter((n) => (getPlatform(n)!.flags as readonly string[]).includes(k));
     const parts = ignored.map((k) => `${FLAG_NAMES[k] ?? `--${k}`} (used by ${takers(k).join(", ")})`);
     throw new SuiteError(
       `gpucheck: platform "${platform.name}" does not use ${parts.join(", ")}: remove ${ignored.length === 1 ? "it" : "them"} or choose one of those platforms with --platform`,

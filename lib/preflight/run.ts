@@ -4,7 +4,7 @@
 // run(). Its verdict decides whether any test starts.
 import { join } from "node:path";
 import type { PlannedTest, PreflightNode, PreflightResult } from "../core/types.ts";
-import type { Progress } from "../report/progress.ts";
+import type { Progress } from "../core/progress.ts";
 import { runUnits, type TestEnv } from "../execute/run-test.ts";
 import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";

@@ -1,25 +1,14 @@
 // What a person sees while a suite runs. On a terminal: rank output scrolls above a status block
 // (test n of m, phase, elapsed, ranks heard from, latest busbw or samples/s) that is redrawn in place.
 // Elsewhere (the Jenkins console, a pipe): plain timestamped lines, nothing redrawn.
-import type { Kind, TestResult } from "../core/types.ts";
+import type { Progress } from "../core/progress.ts";
+
+export type { Progress };
 import { headlineFor } from "./headline.ts";
 import { formatBytes, formatDuration, withUnit } from "../core/quantity.ts";
 import { parseTagged } from "../parsers/protocol.ts";
 import { xmlSafe } from "../core/xml.ts";
 import { TtyBlock } from "./progress-tty.ts";
-
-export interface Progress {
-  /** perNode: the platform decides how many nodes (every host given, every idle Slurm node) */
-  testStarted(name: string, index: number, kind: Kind, perNode: boolean): void;
-  phase(text: string): void;
-  line(unit: string, rank: number, text: string): void;
-  metric(name: string, value: number, unit: string): void;
-  /** ranks that have printed at least one line in this test: the first sign each one started */
-  ranksReporting(n: number): void;
-  testFinished(result: TestResult): void;
-  note(text: string): void;
-  close(): void;
-}
 
 export type ProgressMode = "tty" | "plain" | "none";
 

@@ -9,7 +9,7 @@ import { exitArgv, remoteCommand, sshArgv } from "../_shared/ssh/argv.ts";
 import { describeSshFailure } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { limiter } from "../_shared/ssh/limit.ts";
-import { controlDirectory } from "../ssh/run.ts";
+import { controlDirectory } from "../_shared/ssh/control.ts";
 import { freePortLines } from "../_shared/ssh/scripts.ts";
 import type { SshSettings } from "../_shared/ssh/settings.ts";
 import { targetOf } from "../_shared/ssh/target.ts";

@@ -9,8 +9,7 @@
 //     starts one gpucheck_workload.launch per worker (node rank = OMPI_COMM_WORLD_RANK), which starts
 //     that node's ranks. Processes started over ssh do not see the pod's env, so mpirun exports it.
 //     The image needs OpenMPI and an OpenSSH server.
-import type { Manifest, ManifestInput } from "./manifests.ts";
-import { activeDeadlineSeconds } from "./manifests.ts";
+import { activeDeadlineSeconds, type Manifest, type ManifestInput } from "./input.ts";
 import { k8sLiteral, LABEL_TEST, runLabels, STAGE_DIR } from "./names.ts";
 import { podTemplate, type PodInput } from "./pod.ts";
 

@@ -5,31 +5,10 @@
 //   pytorchjob / mpijob: ConfigMap + the Kubeflow job (see kubeflow.ts)
 //   per-node:    ConfigMap + one single-pod Job per node, pinned by node affinity
 import type { V1ConfigMap, V1Job, V1Service } from "@kubernetes/client-node";
-import type { Launch } from "../../lib/core/types.ts";
-import type { TestToRender } from "../../lib/core/platform.ts";
+import { activeDeadlineSeconds, type Manifest, type ManifestInput } from "./input.ts";
 import { mpiJob, pytorchJob } from "./kubeflow.ts";
-import { ANNOTATION_NODE, configMapKey, LABEL_UNIT, perNodeJobName, runLabels, unitLabel, type Names } from "./names.ts";
+import { ANNOTATION_NODE, configMapKey, LABEL_UNIT, perNodeJobName, runLabels, unitLabel } from "./names.ts";
 import { podTemplate } from "./pod.ts";
-import type { K8sSettings } from "./settings.ts";
-
-export type Manifest = {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-} & Record<string, unknown>;
-
-export interface ManifestInput {
-  names: Names;
-  namespace: string;
-  image: string;
-  settings: K8sSettings;
-  test: TestToRender;
-  launch: Launch;
-  /** workload path → content; render() passes placeholders, run() the real files */
-  files: ReadonlyMap<string, string>;
-  /** ms the pods may wait to be scheduled and started, added to the Jobs' server-side deadline */
-  queueTimeoutMs: number;
-}
 
 export function configMap(i: ManifestInput): V1ConfigMap & Manifest {
   const data: Record<string, string> = {};
@@ -56,11 +35,6 @@ export function headlessService(i: ManifestInput): V1Service & Manifest {
       ports: [{ name: "rendezvous", port: i.settings.masterPort, targetPort: i.settings.masterPort, protocol: "TCP" }],
     },
   };
-}
-
-/** the API server ends a Job on its own after this, should gpucheck itself be gone */
-export function activeDeadlineSeconds(i: ManifestInput): number {
-  return Math.ceil((i.test.timeoutMs + i.queueTimeoutMs) / 1000) + 60;
 }
 
 function job(i: ManifestInput, name: string, count: number, template: ReturnType<typeof podTemplate>, labels: Record<string, string>): V1Job & Manifest {

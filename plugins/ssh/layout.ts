@@ -4,7 +4,10 @@ import { PlatformError } from "../../lib/core/errors.ts";
 import { unitsOfTest } from "../../lib/plan/units.ts";
 import type { Launch, PlannedTest, PlannedUnit } from "../../lib/core/types.ts";
 import { rankEnv } from "../../lib/core/platform.ts";
+import type { RemoteProc } from "../_shared/ssh/argv.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
+
+export type { RemoteProc };
 
 export type Launcher = "direct" | "gpucheck" | "torchrun" | "mpirun";
 
@@ -17,19 +20,6 @@ export interface UnitLayout {
   hosts: HostSpec[];
   worldSize: number;
   ranksPerNode: number;
-}
-
-/** One remote process: a rank (direct) or a launcher (gpucheck, torchrun: one per host; mpirun: one in all). */
-export interface RemoteProc {
-  /** pid-file and log name: the global rank, or the first global rank the launcher starts */
-  id: number;
-  hostIndex: number;
-  host: HostSpec;
-  /** the global ranks whose output this process carries */
-  ranks: number[];
-  argv: string[];
-  env: Record<string, string>;
-  mux: boolean;
 }
 
 /** The test's units (lib/plan/units.ts: the first `nodes` hosts, or one unit per host) on these hosts. */

@@ -1,9 +1,7 @@
 // The ssh platform's run: prepare every host once (at most maxParallel handshakes at a time),
 // run the units, and close every ControlMaster at the end whatever happened.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { runProc } from "../_shared/proc.ts";
@@ -13,18 +11,13 @@ import { exitArgv } from "../_shared/ssh/argv.ts";
 import { prepareHost, type HostState } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { unitsOf } from "./layout.ts";
+import { controlDirectory } from "../_shared/ssh/control.ts";
 import { limiter } from "../_shared/ssh/limit.ts";
 import type { SshSettings } from "../_shared/ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "../_shared/ssh/target.ts";
 import { runUnit } from "./unit.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { SshManifest } from "./manifest.ts";
-
-/** ControlPath sockets must fit in sun_path (108 bytes): a long $TMPDIR falls back to /tmp. */
-export function controlDirectory(): string {
-  const base = tmpdir().length <= 40 ? tmpdir() : "/tmp";
-  return mkdtempSync(join(base, "gpucheck-ssh-"));
-}
 
 /** Runs the rendered manifest: the run id and control directory bound here, each unit's rendezvous when its first host answers. */
 export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshManifest): Promise<UnitRun[]> {

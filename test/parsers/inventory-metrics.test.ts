@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { checkExpectation } from "../../lib/assess/checks.ts";
 import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../../lib/parsers/inventory.ts";
-import type { Expectation, InventoryParams, NodeInventory } from "../../lib/core/types.ts";
+import type { Expectation, NodeInventory } from "../../lib/core/types.ts";
+import type { InventoryParams } from "../../lib/kinds/inventory/params.ts";
 import { node } from "./_inventory.ts";
 
 const H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt";

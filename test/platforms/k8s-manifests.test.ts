@@ -11,7 +11,7 @@ import { builtinSuites } from "../../lib/core/assets.ts";
 import { loadSuite } from "../../lib/load/mod.ts";
 import { buildPlan } from "../../lib/plan/plan.ts";
 import { k8s } from "../../plugins/k8s.ts";
-import type { Manifest } from "../../plugins/k8s/manifests.ts";
+import type { Manifest } from "../../plugins/k8s/input.ts";
 import { rankEnv } from "../../lib/core/platform.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
 

@@ -1,6 +1,6 @@
 // `platform:` — the default platform (`type`) and one optional settings block per platform,
 // each validated by that plugin's own zod schema so adding a platform needs no change here.
-import { PLATFORM_NAMES, PLATFORMS, type PlatformName } from "../../../cli/platforms.ts";
+import { getPlatform, platformNames } from "../../core/platform.ts";
 import { show } from "../../core/units.ts";
 import { suggest } from "../../core/did-you-mean.ts";
 import { type Problem, problemsFromIssues } from "../../core/issues.ts";
@@ -10,7 +10,7 @@ export interface PlatformBlock {
   settings: Record<string, unknown>;
 }
 
-export const DEFAULT_PLATFORM: PlatformName = "local";
+export const DEFAULT_PLATFORM = "local";
 
 export function checkPlatform(raw: unknown): { block: PlatformBlock; problems: Problem[] } {
   const block: PlatformBlock = { type: DEFAULT_PLATFORM, settings: {} };
@@ -20,19 +20,21 @@ export function checkPlatform(raw: unknown): { block: PlatformBlock; problems: P
     problems.push({ path: ["platform"], at: "value", message: `"platform" must be a map such as { type: slurm, slurm: { partition: gpu } }, got ${show(raw)}` });
     return { block, problems };
   }
+  const names = platformNames();
   for (const [key, value] of Object.entries(raw)) {
     if (key === "type") {
-      if (typeof value === "string" && (PLATFORM_NAMES as string[]).includes(value)) block.type = value;
-      else problems.push({ path: ["platform", "type"], at: "value", message: suggest(`unknown platform ${show(value)}`, String(value), PLATFORM_NAMES) });
+      if (typeof value === "string" && names.includes(value)) block.type = value;
+      else problems.push({ path: ["platform", "type"], at: "value", message: suggest(`unknown platform ${show(value)}`, String(value), names) });
       continue;
     }
-    if (!(PLATFORM_NAMES as string[]).includes(key)) {
-      problems.push({ path: ["platform", key], at: "key", message: suggest(`unknown platform "${key}"`, key, ["type", ...PLATFORM_NAMES]) });
+    const platform = getPlatform(key);
+    if (!platform) {
+      problems.push({ path: ["platform", key], at: "key", message: suggest(`unknown platform "${key}"`, key, ["type", ...names]) });
       continue;
     }
-    const parsed = PLATFORMS[key as PlatformName].settings.safeParse(value ?? {}, { reportInput: true });
+    const parsed = platform.settings.safeParse(value ?? {}, { reportInput: true });
     if (parsed.success) block.settings[key] = parsed.data;
-    else problems.push(...problemsFromIssues(parsed.error.issues, ["platform", key], PLATFORMS[key as PlatformName].settings));
+    else problems.push(...problemsFromIssues(parsed.error.issues, ["platform", key], platform.settings));
   }
   return { block, problems };
 }

@@ -2,9 +2,21 @@
 // ssh config, agent, ProxyJump and bastions work as they do by hand; multiplexing (ControlMaster)
 // makes every command after the first on a host cost a channel, not a handshake.
 import type { HostSpec } from "./hosts.ts";
-import type { RemoteProc } from "../../ssh/layout.ts";
 import { shQuote } from "./quote.ts";
 import { rankScript, type StagePaths } from "./scripts.ts";
+
+/** One remote process: a rank (direct) or a launcher (gpucheck, torchrun: one per host; mpirun: one in all). */
+export interface RemoteProc {
+  /** pid-file and log name: the global rank, or the first global rank the launcher starts */
+  id: number;
+  hostIndex: number;
+  host: HostSpec;
+  /** the global ranks whose output this process carries */
+  ranks: number[];
+  argv: string[];
+  env: Record<string, string>;
+  mux: boolean;
+}
 
 export interface SshTarget {
   configFile?: string;

@@ -1,0 +1,112 @@
+// The layering rings (CONTRIBUTING.md, "Layering") as data, and the check a test keeps:
+//   lib/core ← lib/kinds, lib/parsers ← stages (load, plan, execute, preflight, assess, report,
+//   sign, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
+//   ← cli/ and mod.ts
+// Type-only imports count: a type pulled from a ring above is the same knot in the design.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+
+const STAGES = ["load", "plan", "execute", "preflight", "assess", "report", "sign"] as const;
+
+export interface Ring {
+  level: number;
+  name: string;
+  /** stages: the stage's position; platforms: the platform's name */
+  within?: number | string;
+}
+
+export function ringOf(file: string): Ring | undefined {
+  if (file.startsWith("lib/core/")) return { level: 0, name: "lib/core" };
+  if (file.startsWith("lib/kinds/") || file.startsWith("lib/parsers/")) return { level: 1, name: "kinds and parsers" };
+  const stage = STAGES.findIndex((s) => file.startsWith(`lib/${s}/`));
+  if (stage >= 0) return { level: 2, name: `stage ${STAGES[stage]}`, within: stage };
+  if (file.startsWith("lib/pipeline/")) return { level: 3, name: "lib/pipeline" };
+  if (file.startsWith("plugins/_shared/")) return { level: 4, name: "plugins/_shared" };
+  const platform = /^plugins\/([^/_][^/]*?)(?:\.ts|\/)/.exec(file)?.[1];
+  if (platform) return { level: 5, name: `platform ${platform}`, within: platform };
+  if (file.startsWith("cli/") || file === "mod.ts") return { level: 6, name: "cli" };
+  return undefined;
+}
+
+/** Why `from` may not import `to`, or undefined when it may. */
+export function ruleBroken(from: string, to: string): string | undefined {
+  const a = ringOf(from);
+  const b = ringOf(to);
+  if (!a || !b) return undefined;
+  if (b.level > a.level) return `${a.name} may not import from ${b.name}, a ring above it`;
+  if (a.level === b.level && a.level === 2 && (b.within as number) > (a.within as number)) return `${a.name} may not import from ${b.name}, a later stage`;
+  if (a.level === b.level && a.level === 5 && a.within !== b.within) return `${a.name} may not import from ${b.name}: what two platforms share goes in plugins/_shared`;
+  return undefined;
+}
+
+const SPEC = /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']|declare\s+module\s+["'](\.{1,2}\/[^"']+)["']/g;
+
+/** file → the repository files it imports (relative specifiers only: packages are not rings). */
+export function importGraph(root: string, dirs: string[]): Map<string, string[]> {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(join(root, d))) {
+      const p = join(d, name);
+      if (statSync(join(root, p)).isDirectory()) walk(p);
+      else if (p.endsWith(".ts") && !p.endsWith(".d.ts")) files.push(p);
+    }
+  };
+  for (const d of dirs) statSync(join(root, d)).isDirectory() ? walk(d) : files.push(d);
+  const graph = new Map<string, string[]>();
+  for (const f of files) {
+    // comments may show an import (`declare module "../core/types.ts"` in a doc comment) without making one
+    const text = readFileSync(join(root, f), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/(^|\s)\/\/.*$/gm, "$1");
+    const targets = [...text.matchAll(SPEC)].map((m) => normalize(join(dirname(f), (m[1] ?? m[2] ?? m[3])!))).filter((t) => t.endsWith(".ts"));
+    graph.set(f, [...new Set(targets)].map((t) => relative(".", t)));
+  }
+  return graph;
+}
+
+export function ringViolations(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [f, targets] of graph) {
+    if (!ringOf(f)) out.push(`${f} is in no ring: put it in lib/core, lib/kinds, a stage folder, lib/pipeline, plugins/ or cli/`);
+    for (const t of targets) {
+      if (t.endsWith(".gen.ts")) continue;
+      const why = ruleBroken(f, t);
+      if (why) out.push(`${f} imports ${t}: ${why}`);
+    }
+  }
+  return out;
+}
+
+/** Every import loop, as the files in it (Tarjan's strongly connected components). */
+export function importLoops(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const loop: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        loop.push(w);
+      } while (w !== v);
+      if (loop.length > 1 || (graph.get(v) ?? []).includes(v)) loops.push(loop.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return loops;
+}
