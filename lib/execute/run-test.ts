@@ -8,6 +8,7 @@ import type { Progress } from "../core/progress.ts";
 import type { PlannedTest, Suite, UnitRun } from "../core/types.ts";
 import type { CliOverrides, RunContext } from "../core/platform.ts";
 import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
+import { stopReason } from "../core/stop.ts";
 
 export interface TestEnv {
   suite: Suite;
@@ -75,7 +76,7 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
     // a platform that cannot even start the test still yields a verdict: error, with the reason
     const message = err instanceof PlatformError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
     units = [
-      { unit: "all", hosts: [], status: signal.aborted ? statusOf(signal) : "infra", message, startedAt, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "" },
+      { unit: "all", hosts: [], status: signal.aborted ? stopReason(signal) : "infra", message, startedAt, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "" },
     ];
   } finally {
     clearTimeout(timer);
@@ -96,8 +97,4 @@ function recordOf(u: UnitRun, outDir: string): RunRecord {
     tail: u.tail,
     texts: u.ranks.map((r) => (existsSync(r.path) ? readFileSync(r.path, "utf8") : "")),
   };
-}
-
-function statusOf(signal: AbortSignal): "timeout" | "cancelled" {
-  return signal.reason === "timeout" ? "timeout" : "cancelled";
 }

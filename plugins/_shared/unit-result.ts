@@ -1,19 +1,10 @@
 // The one place that turns what happened to a unit into its UnitRun and message. Platforms report
 // facts (how it was stopped, what infrastructure failed, which process failed first and how, or a
 // scheduler's own verdict); the precedence between them and the wording live here.
+import { type StopReason, stopMessage } from "../../lib/core/stop.ts";
 import type { RankLog, UnitRun, UnitStatus } from "../../lib/core/types.ts";
 
-export type StopReason = "timeout" | "cancelled";
-
-/** Why the run's signal aborted: the executor aborts with "timeout" at the deadline, anything else is a cancel. */
-export function stopReason(signal: AbortSignal): StopReason {
-  return signal.reason === "timeout" ? "timeout" : "cancelled";
-}
-
-/** "timed out after 60s: killed rank 0 (pid 12)", "cancelled: stopped containers …" */
-export function stopMessage(by: StopReason, timeoutMs: number, what?: string): string {
-  return `${by === "timeout" ? `timed out after ${Math.round(timeoutMs / 1000)}s` : "cancelled"}${what ? `: ${what}` : ""}`;
-}
+export { type StopReason, stopMessage, stopReason } from "../../lib/core/stop.ts";
 
 /** The first process that failed: "rank 2 on node1 failed with exit code 3: <the workload's reason> (job 22)". */
 export interface Failure {
