@@ -1,7 +1,11 @@
 // Bad structure: unknown and missing keys, wrong types and names.
 // Each case: a suite, and exactly what `gpucheck validate` prints for it (exit 2).
 import { describe } from "bun:test";
+import { KIND_NAMES } from "../../lib/kinds/mod.ts";
 import { rejects } from "./_load.ts";
+
+// the registry's kinds, in its order: a new kind changes these messages and not this file
+const KINDS = KIND_NAMES.join(", ");
 
 describe("keys", () => {
   rejects([
@@ -30,7 +34,7 @@ tests:
     colour: blue
 `,
       `
-suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, timeout, env, python, collective, train, inventory, gemm, expect
+suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, timeout, env, python, ${KINDS}, expect
       colour: blue
       ^
 `,
@@ -63,7 +67,7 @@ tests:
     nodes: 1
 `,
       `
-suite.yaml:3:5: missing required key "kind": expected one of collective, train, inventory, gemm
+suite.yaml:3:5: missing required key "kind": expected one of ${KINDS}
     - name: a
       ^
 `,

@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { builtinSuites } from "../../lib/core/assets.ts";
+import { KIND_NAMES } from "../../lib/kinds/mod.ts";
 import { load, problems } from "./_load.ts";
 
 const BASE = `name: base
@@ -187,7 +188,7 @@ a.yaml:3:16: remove 3 does not name a test of the parent suite: its tests are in
 
   test("a new test in the child still needs a kind", async () => {
     const files = { "a.yaml": "name: a\nextends: b.yaml\ntests:\n  - name: new\n    nodes: 2\n", "b.yaml": "name: b\ntests:\n  - { name: x, kind: inventory }\n" };
-    expect(await problems(files)).toBe(`a.yaml:4:5: missing required key "kind": expected one of collective, train, inventory, gemm
+    expect(await problems(files)).toBe(`a.yaml:4:5: missing required key "kind": expected one of ${KIND_NAMES.join(", ")}
     - name: new
       ^`);
   });
