@@ -14,10 +14,16 @@ function lazy(load: () => Promise<{ main: Main }>) {
     // on first parse) costs more than it saves there; jitless halved the first suite parse
     // (BENCHMARKS.md, start-up). Long runs parse no more often, so they lose nothing.
     (await import("zod")).config({ jitless: true });
-    // the platforms, handed to the stages that load and plan suites (cli/platforms.ts)
-    await import("./platforms.ts");
     const { main } = await load();
     process.exitCode = await (main as (...a: unknown[]) => Promise<number>)(...args);
+  };
+}
+
+/** For the commands that load or plan a suite: the platform registry is handed to those stages first (cli/platforms.ts). */
+function withPlatforms(load: () => Promise<{ main: Main }>) {
+  return async () => {
+    await import("./platforms.ts");
+    return load();
   };
 }
 
@@ -58,20 +64,20 @@ program
   .option("--preflight-only", "check every node for the interpreter, torch, GPUs, NCCL and tools the tests need; run no test")
   .option("--force", "with --out: move a run already in that directory aside (<dir>.replaced-<time>) instead of refusing")
   .addOption(new Option("--progress <mode>", "progress display").choices(["auto", "tty", "plain", "none"]).default("auto"))
-  .action(lazy(() => import("./commands/suite.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/suite.ts"))));
 
 program
   .command("validate")
   .description("check a suite file; every problem is reported with its position")
   .argument("<suite>", "suite file or built-in name")
   .option("--json", "print JSON: the suite, its tests and any warnings")
-  .action(lazy(() => import("./commands/validate.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/validate.ts"))));
 
 program
   .command("show")
   .description("print a suite (built-in or a file) as it runs: extends merged, each value's file:line, each threshold's source")
   .argument("<suite>", "suite file or built-in name")
-  .action(lazy(() => import("./commands/show.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/show.ts"))));
 
 program
   .command("plan")
@@ -85,13 +91,13 @@ program
   .option("--nodes <n>", "nodes for every test whose suite entry does not set nodes: itself (overrides defaults.nodes)")
   .option("--each-node", "run every one-node test on each host of the run, a verdict per host")
   .option("--json", "print JSON")
-  .action(lazy(() => import("./commands/plan.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/plan.ts"))));
 
 program
   .command("list")
   .description("list built-in suites, test kinds and platforms")
   .option("--json", "print JSON")
-  .action(lazy(() => import("./commands/list.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/list.ts"))));
 
 const parse = program.command("parse").description("parse tool output into JSON");
 parse
@@ -116,7 +122,7 @@ program
   .option("--force", "with --out: move a run already in that directory aside instead of refusing")
   .option("--baseline <results.json>", "baseline for relative thresholds")
   .option("--json", "print JSON: the new directory, the outcome and each test's")
-  .action(lazy(() => import("./commands/judge.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/judge.ts"))));
 
 program
   .command("keygen")
@@ -147,7 +153,7 @@ program
   .command("completion")
   .description("print a completion script: source <(gpucheck completion bash), or zsh, or gpucheck completion fish | source")
   .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
-  .action(lazy(() => import("./commands/completion.ts")));
+  .action(lazy(withPlatforms(() => import("./commands/completion.ts"))));
 
 // no top-level await: `bun build --compile --bytecode` rejects it
 program.parseAsync(process.argv).then(
