@@ -8,6 +8,7 @@ import { collective } from "./collective.ts";
 import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "./kind.ts";
+import { membw } from "./membw.ts";
 import { train } from "./train.ts";
 
 export const KINDS = {
@@ -15,6 +16,7 @@ export const KINDS = {
   train,
   inventory,
   gemm,
+  membw,
 } as const;
 
 export type Kinds = typeof KINDS;
