@@ -5,8 +5,9 @@ import { higher, type MetricInfo } from "../metrics.ts";
 import { membwMeasurement } from "../parsers/membw.ts";
 import type { PlotSpec } from "../report/plot-svg.ts";
 import type { TestSpec } from "../types.ts";
+import { copyArgs, copyBlock, copyKeys } from "./copy-params.ts";
 import type { TestKind } from "./kind.ts";
-import { type MembwParams, membwBlock, resolveMembw } from "./membw/params.ts";
+import { type MembwParams, resolveMembw } from "./membw/params.ts";
 import { MEMBW_OPS, membwResult } from "./membw/result.ts";
 
 export type { MembwParams } from "./membw/params.ts";
@@ -27,23 +28,19 @@ const metrics: Record<string, MetricInfo> = Object.fromEntries(
 export const membw: TestKind<"membw", MembwParams, { membw: MembwParams }> = {
   name: "membw",
   summary: "memory bandwidth GB/s of every GPU at once: device-to-device copy and a triad, each GPU's best and median",
-  block: z.lazy(membwBlock),
-  keys: [
-    {
-      key: "size",
-      default: "2GiB (64MiB when gpusPerNode is 0)",
-      doc: "bytes per buffer (the copy uses two, the triad three); far above the 50 MiB L2 of an H100 so HBM is measured",
-    },
-    { key: "iters", default: "20", doc: "timed calls per operation, each timed alone (CUDA events on a GPU)" },
-    { key: "warmup", default: "3", doc: "untimed calls per operation first" },
-  ],
+  block: z.lazy(copyBlock),
+  keys: copyKeys(
+    "2GiB (64MiB when gpusPerNode is 0)",
+    "bytes per buffer (the copy uses two, the triad three); far above the 50 MiB L2 of an H100 so HBM is measured",
+    "calls per operation",
+  ),
   perNode: false,
   resolve: (block, ctx) => ({ membw: resolveMembw(block, ctx) }),
   params: (spec: TestSpec) => spec.membw,
   metrics,
   headline: "membw_copy_gbps_min",
   telemetry: true,
-  args: (p) => (p ? ["membw", "--size", String(p.size), "--iters", String(p.iters), "--warmup", String(p.warmup)] : ["membw"]),
+  args: (p) => copyArgs("membw", p),
   measure: (output) => membwMeasurement(output),
   plots: (test, ctx) => {
     const plots: PlotSpec[] = [];

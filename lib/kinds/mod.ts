@@ -9,6 +9,7 @@ import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "./kind.ts";
 import { membw } from "./membw.ts";
+import { pcie } from "./pcie.ts";
 import { train } from "./train.ts";
 
 export const KINDS = {
@@ -17,6 +18,7 @@ export const KINDS = {
   inventory,
   gemm,
   membw,
+  pcie,
 } as const;
 
 export type Kinds = typeof KINDS;

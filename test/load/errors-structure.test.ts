@@ -30,7 +30,7 @@ tests:
     colour: blue
 `,
       `
-suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, timeout, env, python, collective, train, inventory, gemm, membw, expect
+suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, timeout, env, python, collective, train, inventory, gemm, membw, pcie, expect
       colour: blue
       ^
 `,
@@ -63,7 +63,7 @@ tests:
     nodes: 1
 `,
       `
-suite.yaml:3:5: missing required key "kind": expected one of collective, train, inventory, gemm, membw
+suite.yaml:3:5: missing required key "kind": expected one of collective, train, inventory, gemm, membw, pcie
     - name: a
       ^
 `,

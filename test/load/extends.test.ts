@@ -187,7 +187,7 @@ a.yaml:3:16: remove 3 does not name a test of the parent suite: its tests are in
 
   test("a new test in the child still needs a kind", async () => {
     const files = { "a.yaml": "name: a\nextends: b.yaml\ntests:\n  - name: new\n    nodes: 2\n", "b.yaml": "name: b\ntests:\n  - { name: x, kind: inventory }\n" };
-    expect(await problems(files)).toBe(`a.yaml:4:5: missing required key "kind": expected one of collective, train, inventory, gemm, membw
+    expect(await problems(files)).toBe(`a.yaml:4:5: missing required key "kind": expected one of collective, train, inventory, gemm, membw, pcie
     - name: new
       ^`);
   });

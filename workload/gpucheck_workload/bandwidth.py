@@ -5,7 +5,23 @@ GB/s here is decimal: 1 GB = 1e9 bytes, as the datasheets (3.35 TB/s HBM3) and b
 import statistics
 import time
 
+from .errors import WorkloadError
+
 GB = 1e9
+
+
+def add_arguments(p, gpu_size, cpu_size, what):
+    """--size, --iters, --warmup: the flags of every copy kind."""
+    p.add_argument("--size", type=int, help="bytes per %s (default %d on GPU, %d on CPU)" % (what, gpu_size, cpu_size))
+    p.add_argument("--iters", type=int, default=20, help="timed calls per operation")
+    p.add_argument("--warmup", type=int, default=3, help="untimed calls per operation first")
+
+
+def check_arguments(args, min_size, unit):
+    if args.iters < 1 or args.warmup < 0:
+        raise WorkloadError("--iters must be at least 1 and --warmup at least 0")
+    if args.size is not None and args.size < min_size:
+        raise WorkloadError("--size must be at least %s, got %d" % (unit, args.size))
 
 
 def seconds_per_call(torch, device, fn, iters, warmup):

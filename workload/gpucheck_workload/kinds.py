@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import collective, gemm, inventory, membw, train
+from . import collective, gemm, inventory, membw, pcie, train
 
 KINDS = {
     "collective": collective,
@@ -11,4 +11,5 @@ KINDS = {
     "inventory": inventory,
     "gemm": gemm,
     "membw": membw,
+    "pcie": pcie,
 }

@@ -13,7 +13,7 @@ import socket
 
 from . import bandwidth, dist as pg, emit
 from .device_id import identity
-from .errors import WorkloadError, require_torch
+from .errors import require_torch
 
 HELP = "HBM (or host memory) bandwidth per GPU: device-to-device copy and triad GB/s, all GPUs at once"
 
@@ -28,9 +28,7 @@ ELEMENT = 4  # float32
 
 
 def add_arguments(p):
-    p.add_argument("--size", type=int, help="bytes per buffer (default %d on GPU, %d on CPU)" % (GPU_SIZE, CPU_SIZE))
-    p.add_argument("--iters", type=int, default=20, help="timed calls per operation")
-    p.add_argument("--warmup", type=int, default=3, help="untimed calls per operation first")
+    bandwidth.add_arguments(p, GPU_SIZE, CPU_SIZE, "buffer")
 
 
 def main(args):
@@ -41,10 +39,7 @@ def main(args):
 
 
 def run(args, ranks):
-    if args.iters < 1 or args.warmup < 0:
-        raise WorkloadError("--iters must be at least 1 and --warmup at least 0")
-    if args.size is not None and args.size < ELEMENT:
-        raise WorkloadError("--size must be at least %d bytes (one float32), got %d" % (ELEMENT, args.size))
+    bandwidth.check_arguments(args, ELEMENT, "%d bytes (one float32)" % ELEMENT)
     torch = require_torch()
     import torch.distributed as dist
 
