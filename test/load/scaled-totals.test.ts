@@ -72,7 +72,7 @@ test(
     const p = gpucheck(["plan", "two.yaml", "--json"], { cwd });
     expect(p.status).toBe(0);
     expect(p.stderr).toStartWith(first);
-    expect(JSON.parse(p.stdout).tests.length).toBe(7);
+    expect(JSON.parse(p.stdout).tests.length).toBe(9);
     const j = gpucheck(["validate", "two.yaml", "--json"], { cwd });
     expect(j.status).toBe(0);
     expect(JSON.parse(j.stdout).warnings[0]).toEqual({
