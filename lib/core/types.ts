@@ -207,6 +207,29 @@ export interface Measurement {
   details?: Record<string, string>;
   /** collectives on NCCL: NCCL's own account of the transports it used (lib/parsers/nccl-info.ts) */
   transport?: TransportSummary;
+  /** per-component kinds (gemm, membw, pcie): each GPU's, NIC's or link's own values, for per-component verdicts */
+  components?: ComponentValues[];
+}
+
+/** The part a per-component value belongs to, named as a verdict must name it. */
+export interface ComponentPart {
+  type: "gpu" | "cpu" | "nic" | "link";
+  host: string;
+  rank?: number;
+  /** nvidia-smi's GPU index (not torch's, which CUDA_VISIBLE_DEVICES renumbers) */
+  index?: number;
+  uuid?: string;
+  pciBusId?: string;
+  /** the GPU or CPU model, or the NIC's device name (mlx5_0) */
+  name?: string;
+}
+
+/** One component's values: per-component metric names (membw_copy_gbps, not membw_copy_gbps_min). */
+export interface ComponentValues {
+  part: ComponentPart;
+  metrics: Record<string, number | null>;
+  /** metrics of this component whose source could not be read → why (their value is null) */
+  unmeasured?: Record<string, string>;
 }
 
 export type Outcome = "passed" | "failed" | "error" | "skipped";

@@ -8,6 +8,8 @@ import { collective } from "./collective.ts";
 import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "../core/kind.ts";
+import { membw } from "./membw.ts";
+import { pcie } from "./pcie.ts";
 import { train } from "./train.ts";
 
 export const KINDS = {
@@ -15,6 +17,8 @@ export const KINDS = {
   train,
   inventory,
   gemm,
+  membw,
+  pcie,
 } as const;
 
 export type Kinds = typeof KINDS;

@@ -6,29 +6,13 @@
 // of the GPUs that did run it would pass a node whose other GPUs were never measured.
 import { ParseError } from "../core/errors.ts";
 import { GEMM_DTYPES, type GemmParams } from "../kinds/gemm/params.ts";
-import type { Measurement } from "../core/types.ts";
+import type { ComponentValues, Measurement } from "../core/types.ts";
+import { componentPart, gpuPart as gemmPart, num, obj, type RankDevice, rankDevice } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
 
-type Obj = Record<string, unknown>;
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-
-interface Rank {
-  rank: number;
-  host: string;
-  device: Obj;
-  dtypes: Obj;
-  checksum: Obj;
-}
-
-/** "node1 GPU 3 (GPU-5d2a…, 00000000:19:00.0)", or "node1 rank 1 (CPU: AMD EPYC)": the part a value belongs to. */
-export function gemmPart(r: Rank): string {
-  const d = r.device;
-  if (d.type !== "cuda") return `${r.host} rank ${r.rank} (CPU: ${String(d.name ?? "unknown")})`;
-  const ids = [d.uuid, d.pci_bus_id].filter((v) => typeof v === "string");
-  const index = num(d.index) ?? `cuda:${num(d.cuda_index) ?? "?"}`;
-  const why = typeof d.unnamed === "string" ? `; not matched to nvidia-smi: ${d.unnamed}` : "";
-  return `${r.host} GPU ${index} (${[...ids, ...(why ? [why.slice(2)] : [])].join(", ") || "no UUID"})`;
+interface Rank extends RankDevice {
+  dtypes: Record<string, unknown>;
+  checksum: Record<string, unknown>;
 }
 
 const flops = (tflops: number, cpu: boolean) => (cpu ? `${(tflops * 1e3).toPrecision(3)} GFLOP/s` : `${tflops.toFixed(1)} TFLOP/s`);
@@ -38,8 +22,8 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
   if (!result) throw new ParseError("no GPUCHECK_RESULT line in rank 0's output: the gemm sweep did not finish");
   if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the gemm result lists no ranks");
   const ranks: Rank[] = (result.ranks as unknown[]).map((x, i) => {
-    const r = obj(x);
-    return { rank: num(r.rank) ?? i, host: typeof r.host === "string" ? r.host : "unknown host", device: obj(r.device), dtypes: obj(r.dtypes), checksum: obj(r.checksum) };
+    const { raw, ...r } = rankDevice(x, i);
+    return { ...r, dtypes: obj(raw.dtypes), checksum: obj(raw.checksum) };
   });
   const cpu = ranks.some((r) => r.device.type !== "cuda");
   const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, series: {}, raw: result };
@@ -82,10 +66,28 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
     }
   }
   checksumMetric(ranks, obj(result.checksum), set);
+  m.components = ranks.map(gemmComponent);
   return m;
 }
 
-function checksumMetric(ranks: Rank[], summary: Obj, set: (metric: string, value: number | null, detail?: string, reason?: string) => void) {
+/** One rank's own TFLOP/s per dtype it reported (gemm_bf16_tflops, gemm_bf16_median), or why not. */
+function gemmComponent(r: Rank): ComponentValues {
+  const c: ComponentValues = { part: componentPart(r), metrics: {}, unmeasured: {} };
+  for (const d of GEMM_DTYPES) {
+    if (r.dtypes[d] === undefined) continue;
+    const got = obj(r.dtypes[d]);
+    for (const [metric, value] of [
+      [`gemm_${d}_tflops`, num(got.best_tflops)],
+      [`gemm_${d}_median`, num(got.median_tflops)],
+    ] as const) {
+      c.metrics[metric] = value;
+      if (value === null) c.unmeasured![metric] = typeof got.unmeasured === "string" ? got.unmeasured : `no ${d} result`;
+    }
+  }
+  return c;
+}
+
+function checksumMetric(ranks: Rank[], summary: Record<string, unknown>, set: (metric: string, value: number | null, detail?: string, reason?: string) => void) {
   const metric = "gemm_checksum_mismatches";
   const unhashed = ranks.filter((r) => typeof r.checksum.sha256 !== "string");
   if (unhashed.length) return set(metric, null, undefined, `no checksum from ${unhashed.map(gemmPart).join("; ")}`);

@@ -94,6 +94,24 @@ const TransportSummary = z
 
 const Verdict = z.object({ outcome: Outcome, reason: z.string(), checks: z.array(Check) }).meta({ id: "Verdict" });
 
+const ComponentValues = z
+  .object({
+    part: z
+      .object({
+        type: z.enum(["gpu", "cpu", "nic", "link"]),
+        host: z.string(),
+        rank: num.optional(),
+        index: num.optional().describe("nvidia-smi's GPU index"),
+        uuid: z.string().optional(),
+        pciBusId: z.string().optional(),
+        name: z.string().optional().describe("the GPU or CPU model, or the NIC's device name"),
+      })
+      .describe("the part the values belong to"),
+    metrics: z.record(z.string(), numOrNull).describe("per-component metric names (membw_copy_gbps): this part's own values"),
+    unmeasured: z.record(z.string(), z.string()).optional().describe("this part's metrics whose source could not be read → why"),
+  })
+  .meta({ id: "ComponentValues" });
+
 const Measurement = z
   .object({
     metrics: z.record(z.string(), numOrNull).describe("scalar metrics; complete = 0 marks output that ended early"),
@@ -109,6 +127,7 @@ const Measurement = z
       .describe("metrics whose source could not be read → why; their value is null and a check on them is an error, never a pass"),
     details: z.record(z.string(), z.string()).optional().describe("the components behind a metric's value (which GPU, link or port), quoted in its check's message"),
     transport: TransportSummary.optional().describe("collectives on NCCL: NCCL's own account of the transport each connection used (NCCL_DEBUG=INFO)"),
+    components: z.array(ComponentValues).optional().describe("per-component kinds (gemm, membw, pcie): each GPU's, NIC's or link's own values"),
   })
   .meta({ id: "Measurement" });
 

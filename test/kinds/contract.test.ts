@@ -82,6 +82,8 @@ const runs = {
   collective: ranks(2, ["collective", "--op", "all_reduce", "--min-bytes", "8", "--max-bytes", "1024", "--factor", "4", "--iters", "2", "--warmup", "1", "--backend", "gloo"]),
   train: ranks(1, ["train", "--model", "resnet18", "--data", "synthetic", "--batch-size", "2", "--steps", "2", "--warmup-steps", "1", "--image-size", "32"]),
   gemm: ranks(2, ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]),
+  membw: ranks(2, ["membw", "--size", String(4 * 1024 ** 2), "--iters", "2", "--warmup", "1"]),
+  pcie: ranks(2, ["pcie", "--size", String(1024 ** 2), "--iters", "2", "--warmup", "1"], { PATH: "/usr/bin:/bin" }),
   inventoryCpu: ranks(1, ["inventory"], { PATH: "/usr/bin:/bin" }),
   inventoryH100: ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` }),
 };
@@ -112,6 +114,35 @@ test("gemm: two CPU ranks gather their sweeps and checksums into one GPUCHECK_RE
   expect(m.metrics.gemm_fp32_tflops_min).toBeGreaterThan(0);
   expect(m.metrics.gemm_checksum_mismatches).toBe(0);
   expect(m.unmeasured?.gemm_fp8_tflops_min).toMatch(/^\S+ rank 0 \(CPU: .*\): CPU: fp8 not measured; \S+ rank 1 \(CPU: .*\): CPU: fp8 not measured$/);
+}, 60_000);
+
+test("membw: two CPU ranks gather their copy and triad into one GPUCHECK_RESULT in the contract", async () => {
+  const out = await runs.membw;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.membw, result, "membw");
+  const m = KINDS.membw.measure(out, { params: undefined });
+  for (const metric of ["membw_copy_gbps_min", "membw_copy_median_min", "membw_triad_gbps_min", "membw_triad_median_min"]) expect(m.metrics[metric]).toBeGreaterThan(0);
+  expect(m.details!.membw_copy_gbps_min).toMatch(/^device: cpu \(host memory, no HBM\); \S+ rank [01] \(CPU: .*\): best [\d.]+ GB\/s, median [\d.]+ GB\/s; \S+ rank [01] /);
+  expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
+    ["cpu", 0, ["membw_copy_gbps", "membw_copy_median", "membw_triad_gbps", "membw_triad_median"]],
+    ["cpu", 1, ["membw_copy_gbps", "membw_copy_median", "membw_triad_gbps", "membw_triad_median"]],
+  ]);
+}, 60_000);
+
+test("pcie: two CPU ranks copy host memory, the links unmeasured with the reason, in the contract", async () => {
+  const out = await runs.pcie;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.pcie, result, "pcie");
+  const m = KINDS.pcie.measure(out, { params: undefined });
+  for (const metric of ["pcie_h2d_gbps_min", "pcie_d2h_gbps_min", "pcie_bidir_gbps_min", "pcie_h2d_all_gbps_min", "pcie_d2h_all_gbps_min", "pcie_bidir_all_gbps_min"]) {
+    expect(m.metrics[metric]).toBeGreaterThan(0);
+    expect(m.details![metric]).toStartWith("device: cpu — host memory copy, no PCIe link crossed; ");
+  }
+  expect(m.metrics.pcie_link_degraded).toBeNull();
+  expect(m.unmeasured!.pcie_link_degraded).toMatch(
+    /^\S+ rank 0 \(CPU: .*\): no NVIDIA GPU \(nvidia-smi not found\); \S+ rank 1 \(CPU: .*\): no NVIDIA GPU \(nvidia-smi not found\)$/,
+  );
+  expect(m.unmeasured!.pcie_replays).toBe(m.unmeasured!.pcie_link_degraded!);
 }, 60_000);
 
 test("inventory on this machine (no GPU, no InfiniBand): every gap null with its reason, in the contract", async () => {

@@ -67,12 +67,14 @@ test(
       'two.yaml:4:10: warning: test "resnet18-fashionmnist" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:141)';
     const v = gpucheck(["validate", "two.yaml"], { cwd });
     expect(v.status).toBe(0);
-    expect(v.stdout).toBe('two.yaml: valid: suite "two-nodes", 7 tests (1 inventory, 3 collective, 3 train), platform local, extends builtin:h100-8x.yaml; 3 warnings\n');
+    expect(v.stdout).toBe(
+      'two.yaml: valid: suite "two-nodes", 9 tests (1 inventory, 3 collective, 3 train, 1 membw, 1 pcie), platform local, extends builtin:h100-8x.yaml; 3 warnings\n',
+    );
     expect(v.stderr).toStartWith(first);
     const p = gpucheck(["plan", "two.yaml", "--json"], { cwd });
     expect(p.status).toBe(0);
     expect(p.stderr).toStartWith(first);
-    expect(JSON.parse(p.stdout).tests.length).toBe(7);
+    expect(JSON.parse(p.stdout).tests.length).toBe(9);
     const j = gpucheck(["validate", "two.yaml", "--json"], { cwd });
     expect(j.status).toBe(0);
     expect(JSON.parse(j.stdout).warnings[0]).toEqual({

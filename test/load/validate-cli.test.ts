@@ -58,7 +58,8 @@ test(
     expect(r).toEqual({
       code: 0,
       stderr: "",
-      stdout: 'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 6 tests (1 inventory, 3 collective, 2 train), platform ssh, extends builtin:h100-8x.yaml\n',
+      stdout:
+        'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 8 tests (1 inventory, 3 collective, 2 train, 1 membw, 1 pcie), platform ssh, extends builtin:h100-8x.yaml\n',
     });
   },
   SLOW,

@@ -54,6 +54,17 @@ describe("gemmMeasurement", () => {
     expect(m.details!.gemm_bf16_median_min!.startsWith("gpu01 GPU 0 ")).toBe(true);
     expect(m.details!.gemm_checksum_mismatches).toBe("all 2 ranks hashed the bf16 4096³ product of identical seeded inputs alike");
     expect(m.unmeasured).toEqual({});
+    // each GPU's own values, for per-component verdicts
+    expect(m.components!.map((c) => [c.part, c.metrics])).toEqual([
+      [
+        { type: "gpu", host: "gpu01", rank: 0, index: 0, uuid: GPU0[0], pciBusId: GPU0[1], name: "NVIDIA H100 80GB HBM3" },
+        { gemm_bf16_tflops: 780.25, gemm_bf16_median: 700, gemm_fp8_tflops: 1410, gemm_fp8_median: 1300 },
+      ],
+      [
+        { type: "gpu", host: "gpu01", rank: 1, index: 1, uuid: GPU1[0], pciBusId: GPU1[1], name: "NVIDIA H100 80GB HBM3" },
+        { gemm_bf16_tflops: 650.5, gemm_bf16_median: 720, gemm_fp8_tflops: 1390, gemm_fp8_median: 1310 },
+      ],
+    ]);
     expect(m.series!["bf16 gpu01 GPU 1 (GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42, 00000000:2A:00.0)"]).toEqual([
       { x: 4096, y: 720 },
       { x: 4096, y: 650.5 },
@@ -73,6 +84,8 @@ describe("gemmMeasurement", () => {
       "gpu01 GPU 1 (GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42, 00000000:2A:00.0): fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1",
     );
     expect(m.unmeasured!.gemm_fp8_median_min).toBe(m.unmeasured!.gemm_fp8_tflops_min!);
+    expect(m.components![1]!.metrics).toEqual({ gemm_fp8_tflops: null, gemm_fp8_median: null });
+    expect(m.components![1]!.unmeasured!.gemm_fp8_tflops).toBe("fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1");
     // dtypes the test did not ask for have no metric at all
     expect(Object.keys(m.metrics)).toEqual(["gemm_fp8_tflops_min", "gemm_fp8_median_min", "gemm_checksum_mismatches"]);
   });

@@ -16,6 +16,7 @@ import statistics
 import time
 
 from . import dist as pg, emit
+from .device_id import identity as _identity
 from .errors import WorkloadError, require_torch
 
 HELP = "matrix-multiply TFLOP/s per GPU over a shape sweep, and an output checksum compared across GPUs"
@@ -122,37 +123,6 @@ def compare_checksums(ranks):
             notes.append("%s: no majority among %d ranks" % (name, len(members)))
         mismatched += [rank for rank, h in members if h != majority]
     return {"mismatched_ranks": sorted(mismatched), "notes": notes}
-
-
-def _identity(torch, device):
-    """What names this rank's device: the GPU's index as nvidia-smi counts it, UUID and PCI bus."""
-    if device.type != "cuda":
-        from . import cpu
-        return {"type": "cpu", "name": cpu.model(), "index": None, "uuid": None, "pci_bus_id": None}
-    props = torch.cuda.get_device_properties(device)
-    uuid = getattr(props, "uuid", None)  # torch >= 2.0
-    uuid = None if uuid is None else ("GPU-%s" % uuid if not str(uuid).startswith("GPU-") else str(uuid))
-    found = _nvidia_smi_gpu(uuid) if uuid else None
-    return {"type": "cuda", "name": props.name, "cuda_index": device.index,
-            "capability": "%d.%d" % (props.major, props.minor),
-            "index": found["index"] if found else None, "uuid": uuid,
-            "pci_bus_id": found["pci_bus_id"] if found else None,
-            "unnamed": None if found else ("torch %s gives no GPU UUID" % torch.__version__ if not uuid else "nvidia-smi did not list %s" % uuid)}
-
-
-def _nvidia_smi_gpu(uuid):
-    """nvidia-smi's index and PCI bus id of the GPU with this UUID (CUDA_VISIBLE_DEVICES renumbers torch's)."""
-    import subprocess
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,pci.bus_id", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    for line in out.splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 3 and parts[1] == uuid:
-            return {"index": int(parts[0]), "pci_bus_id": parts[2]}
-    return None
 
 
 class _Flush:

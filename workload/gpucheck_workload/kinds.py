@@ -3,11 +3,13 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import collective, gemm, inventory, train
+from . import collective, gemm, inventory, membw, pcie, train
 
 KINDS = {
     "collective": collective,
     "train": train,
     "inventory": inventory,
     "gemm": gemm,
+    "membw": membw,
+    "pcie": pcie,
 }

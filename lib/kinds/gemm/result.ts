@@ -1,6 +1,7 @@
 // The gemm command's GPUCHECK_RESULT line (workload/gpucheck_workload/gemm.py result) as
 // lib/parsers/gemm.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
+import { deviceSchema } from "../device-schema.ts";
 import { GEMM_DTYPES } from "./params.ts";
 
 // built on first use: a command that never checks a workload result does not pay for its zod objects
@@ -12,16 +13,7 @@ export const gemmResult = z.lazy(() => {
     shapes: z.array(z.object({ n: z.number().int().positive(), tflops: z.number().positive() })).min(1),
   });
   const unmeasured = z.object({ unmeasured: z.string().describe('why the dtype was not run on this device ("CPU: fp8 not measured")') });
-  const device = z.object({
-    type: z.enum(["cuda", "cpu"]),
-    name: z.string().describe("torch's GPU name, or the CPU model"),
-    index: z.number().int().nonnegative().nullable().describe("nvidia-smi's index of the GPU (null on CPU, or when it could not be matched)"),
-    uuid: z.string().nullable(),
-    pci_bus_id: z.string().nullable(),
-    cuda_index: z.number().int().nonnegative().optional().describe("torch's device index (renumbered by CUDA_VISIBLE_DEVICES)"),
-    capability: z.string().optional(),
-    unnamed: z.string().nullable().optional().describe("why index/uuid/pci_bus_id are null on a GPU"),
-  });
+  const device = deviceSchema();
   const rank = z.object({
     rank: z.number().int().nonnegative(),
     local_rank: z.number().int().nonnegative(),
