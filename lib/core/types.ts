@@ -25,10 +25,25 @@ export interface Expectation {
   at?: number;
   /** relative threshold: measured ≥ ratio × baseline (with --baseline) */
   baselineRatio?: number;
+  /** the metric is measured per component (a kind's componentMetrics): one check per part */
+  perComponent?: true;
+  /** per-component metrics only: each part against the median of its peers */
+  outlier?: OutlierRule;
   /** the threshold as the user wrote it, for messages */
   text: string;
   /** metric "transport" only: the transports NCCL must have used, and those it must not have */
   transport?: TransportRule;
+}
+
+/**
+ * `outlier: { below: 0.93 }`: a part fails when its value is under 0.93 × the median of the other
+ * parts of its type in its unit (`over: unit`), or of every part of the test (`over: fleet`).
+ * `above` for lower-is-better metrics: fails when over ratio × the median.
+ */
+export interface OutlierRule {
+  side: "below" | "above";
+  ratio: number;
+  over: "unit" | "fleet";
 }
 
 /** `transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/core/metrics.ts) */
@@ -183,6 +198,23 @@ export interface UnitRun {
   tail: string;
 }
 
+/** One component of a node (a GPU, a CPU standing in for one, a NIC, a GPU↔GPU link) as the parser names it. */
+export interface PartId {
+  type: "gpu" | "cpu" | "nic" | "link";
+  host: string;
+  rank?: number;
+  index?: number;
+  uuid?: string;
+  pciBusId?: string;
+  name?: string;
+}
+/** One component's own values, by per-component metric name (`gemm_bf16_tflops`). */
+export interface ComponentValues {
+  part: PartId;
+  metrics: Record<string, number | null>;
+  unmeasured?: Record<string, string>;
+}
+
 export interface SeriesPoint {
   x: number;
   y: number;
@@ -207,6 +239,8 @@ export interface Measurement {
   details?: Record<string, string>;
   /** collectives on NCCL: NCCL's own account of the transports it used (lib/parsers/nccl-info.ts) */
   transport?: TransportSummary;
+  /** kinds that measure each part on its own (gemm: every GPU): each part's values, judged part by part */
+  components?: ComponentValues[];
 }
 
 export type Outcome = "passed" | "failed" | "error" | "skipped";
@@ -221,6 +255,10 @@ export interface MetricCheck {
   ok: boolean;
   /** e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)" */
   message: string;
+  /** a per-component check: the part it judged */
+  part?: PartId;
+  /** an outlier check: the median it was compared with, the value's ratio to it, and the parts behind the median */
+  outlier?: { median: number; ratio: number; from: string[]; mad?: number };
 }
 
 /** `transport:` against what NCCL said it used. */

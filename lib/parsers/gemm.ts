@@ -6,7 +6,7 @@
 // of the GPUs that did run it would pass a node whose other GPUs were never measured.
 import { ParseError } from "../core/errors.ts";
 import { GEMM_DTYPES, type GemmParams } from "../kinds/gemm/params.ts";
-import type { Measurement } from "../core/types.ts";
+import type { ComponentValues, Measurement, PartId } from "../core/types.ts";
 import { taggedLines } from "./protocol.ts";
 
 type Obj = Record<string, unknown>;
@@ -29,6 +29,43 @@ export function gemmPart(r: Rank): string {
   const index = num(d.index) ?? `cuda:${num(d.cuda_index) ?? "?"}`;
   const why = typeof d.unnamed === "string" ? `; not matched to nvidia-smi: ${d.unnamed}` : "";
   return `${r.host} GPU ${index} (${[...ids, ...(why ? [why.slice(2)] : [])].join(", ") || "no UUID"})`;
+}
+
+/** The rank's device as a part: a GPU by nvidia-smi's index, UUID and PCI bus; a CPU by its rank. */
+export function gemmPartId(r: Rank): PartId {
+  const d = r.device;
+  const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  if (d.type !== "cuda") return { type: "cpu", host: r.host, rank: r.rank, ...(text(d.name) && { name: text(d.name) }) };
+  const index = num(d.index);
+  return {
+    type: "gpu",
+    host: r.host,
+    rank: r.rank,
+    ...(index !== null && { index }),
+    ...(text(d.uuid) && { uuid: text(d.uuid) }),
+    ...(text(d.pci_bus_id) && { pciBusId: text(d.pci_bus_id) }),
+    ...(text(d.name) && { name: text(d.name) }),
+  };
+}
+
+/** Every rank's own best and median per dtype; a dtype it could not run is null with its reason. */
+function gemmComponents(ranks: Rank[], dtypes: string[]): ComponentValues[] {
+  return ranks.map((r) => {
+    const c: ComponentValues = { part: gemmPartId(r), metrics: {} };
+    const unmeasured: Record<string, string> = {};
+    for (const d of dtypes) {
+      const got = obj(r.dtypes[d]);
+      for (const [metric, key] of [
+        [`gemm_${d}_tflops`, "best_tflops"],
+        [`gemm_${d}_median`, "median_tflops"],
+      ] as const) {
+        c.metrics[metric] = num(got[key]);
+        if (c.metrics[metric] === null) unmeasured[metric] = typeof got.unmeasured === "string" ? got.unmeasured : `rank ${r.rank} reported no ${d} result`;
+      }
+    }
+    if (Object.keys(unmeasured).length) c.unmeasured = unmeasured;
+    return c;
+  });
 }
 
 const flops = (tflops: number, cpu: boolean) => (cpu ? `${(tflops * 1e3).toPrecision(3)} GFLOP/s` : `${tflops.toFixed(1)} TFLOP/s`);
@@ -82,6 +119,8 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
     }
   }
   checksumMetric(ranks, obj(result.checksum), set);
+  const reported = GEMM_DTYPES.filter((d) => wanted?.includes(d) || ranks.some((r) => r.dtypes[d] !== undefined));
+  if (reported.length) m.components = gemmComponents(ranks, reported);
   return m;
 }
 
