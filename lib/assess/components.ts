@@ -82,7 +82,7 @@ function outlierCheck(e: Expectation, c: ComponentValues, pool: ComponentValues[
   const rel = ok ? (rule.side === "below" ? "≥" : "≤") : rule.side === "below" ? "<" : ">";
   const madText = mad !== undefined ? `, MAD ${withUnit(mad, e.unit)}` : "";
   const message =
-    `${name}: ${e.metric} ${withUnit(value, e.unit)} is ${ratioText} × the median ${withUnit(med, e.unit)}${madText} of ${fromText(from, c.part, fleet)}` +
+    `${name}: ${e.metric} ${withUnit(value, e.unit)} is ${ratioText} × the median ${withUnit(med, e.unit)} of ${fromText(from, c.part, fleet)}${madText}` +
     ` (${rel} ${formatNumber(rule.ratio)} expected)`;
   return { ...base, measured: value, expected, ok, message, outlier: { median: med, ratio: Number.isFinite(ratio) ? Number(ratio.toPrecision(6)) : ratio, from, ...(mad !== undefined && { mad }) } };
 }
