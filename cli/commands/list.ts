@@ -35,10 +35,7 @@ export async function main(flags: { json?: boolean }): Promise<number> {
   const all: AnyKind[] = Object.values(KINDS);
   const kinds = all.map((k) => ({
     kind: k.name,
-    metrics: [
-      ...Object.entries(k.metrics).map(([n, m]) => metricEntry(n, m)),
-      ...Object.entries(k.componentMetrics ?? {}).map(([n, m]) => metricEntry(n, m, true)),
-    ],
+    metrics: [...Object.entries(k.metrics).map(([n, m]) => metricEntry(n, m)), ...Object.entries(k.componentMetrics ?? {}).map(([n, m]) => metricEntry(n, m, true))],
   }));
   const telemetry = Object.entries(TELEMETRY_METRICS).map(([n, m]) => metricEntry(n, m));
   const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
@@ -62,6 +59,11 @@ export async function main(flags: { json?: boolean }): Promise<number> {
 
 function metricLine(m: Entry): string {
   const unit = m.unit === "" ? "-" : m.unit;
-  const notes = [m.perComponent && "per GPU: one check per part; outlier: allowed", m.perSize && `per message size: ${m.name}@1GiB`, m.models && `${m.models.join(", ")} only`, m.realData && "real data sets only"].filter(Boolean);
+  const notes = [
+    m.perComponent && "per GPU: one check per part; outlier: allowed",
+    m.perSize && `per message size: ${m.name}@1GiB`,
+    m.models && `${m.models.join(", ")} only`,
+    m.realData && "real data sets only",
+  ].filter(Boolean);
   return `  ${m.name.padEnd(24)} ${unit.padEnd(10)} ${`${m.better} is better`.padEnd(17)} ${m.description}${notes.length ? ` (${notes.join("; ")})` : ""}`;
 }

@@ -12,7 +12,17 @@ export function componentChecks(e: Expectation, m: Measurement, fleet: Array<Mea
   const parts = (m.components ?? []).filter((c) => Object.hasOwn(c.metrics, e.metric));
   if (parts.length === 0) {
     const why = m.unmeasured?.[e.metric] ?? "the output names no part with this metric";
-    return [{ metric: e.metric, expectation: e.text, measured: null, expected: e.min ?? e.max ?? e.outlier?.ratio ?? 0, unit: e.unit, ok: false, message: `${e.metric} not measured per component: ${why}` }];
+    return [
+      {
+        metric: e.metric,
+        expectation: e.text,
+        measured: null,
+        expected: e.min ?? e.max ?? e.outlier?.ratio ?? 0,
+        unit: e.unit,
+        ok: false,
+        message: `${e.metric} not measured per component: ${why}`,
+      },
+    ];
   }
   const checks: MetricCheck[] = [];
   for (const c of parts) {
@@ -84,7 +94,14 @@ function outlierCheck(e: Expectation, c: ComponentValues, pool: ComponentValues[
   const message =
     `${name}: ${e.metric} ${withUnit(value, e.unit)} is ${ratioText} × the median ${withUnit(med, e.unit)} of ${fromText(from, c.part, fleet)}${madText}` +
     ` (${rel} ${formatNumber(rule.ratio)} expected)`;
-  return { ...base, measured: value, expected, ok, message, outlier: { median: med, ratio: Number.isFinite(ratio) ? Number(ratio.toPrecision(6)) : ratio, from, ...(mad !== undefined && { mad }) } };
+  return {
+    ...base,
+    measured: value,
+    expected,
+    ok,
+    message,
+    outlier: { median: med, ratio: Number.isFinite(ratio) ? Number(ratio.toPrecision(6)) : ratio, from, ...(mad !== undefined && { mad }) },
+  };
 }
 
 function peersText(p: PartId, fleet: boolean): string {

@@ -106,7 +106,6 @@ export function resolveExpect(
 
 const TRANSPORT = "transport";
 
-
 /** `transport: { require: [...], forbid: [...] }`: only where NCCL runs, names from TRANSPORT_TOKENS. */
 function resolveTransport(
   th: ThresholdInput,

@@ -49,4 +49,3 @@ export function notPerComponent(metric: string, kind: KindName): string {
   const which = own.length ? `kind "${kind}" measures per component: ${own.join(", ")}` : `kind "${kind}" measures nothing per component`;
   return `"outlier" applies to per-component metrics only: "${metric}" is one value per unit; ${which}`;
 }
-

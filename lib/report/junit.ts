@@ -101,8 +101,10 @@ function renderPartCase(c: Case, checks: MetricCheck[], classname: string): stri
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(0) })}>`;
   const bad = checks.filter((k) => !k.ok).map((k) => k.message);
   const body: string[] = [];
-  if (c.outcome === "failed") body.push(`      <failure${attrs({ message: bad.join("; "), type: "threshold" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</failure>`);
-  else if (c.outcome === "error") body.push(`      <error${attrs({ message: bad.join("; "), type: "not-judged" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</error>`);
+  if (c.outcome === "failed")
+    body.push(`      <failure${attrs({ message: bad.join("; "), type: "threshold" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</failure>`);
+  else if (c.outcome === "error")
+    body.push(`      <error${attrs({ message: bad.join("; "), type: "not-judged" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</error>`);
   body.push(`      <system-out>${cdata(`${checks.map((k) => `[${checkMark(k)}] ${k.message}`).join("\n")}\n`)}</system-out>`);
   return [head, ...body, "    </testcase>"];
 }

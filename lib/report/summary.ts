@@ -68,7 +68,15 @@ function failingParts(r: ResultsFile): string[] {
     t.units.flatMap((u) =>
       partChecks(u)
         .filter((p) => partOutcome(p.checks) !== "passed")
-        .map((p) => `${t.name}: ${partOutcome(p.checks)}: ${oneLine(p.checks.filter((c) => !c.ok).map((c) => c.message).join("; "))}`),
+        .map(
+          (p) =>
+            `${t.name}: ${partOutcome(p.checks)}: ${oneLine(
+              p.checks
+                .filter((c) => !c.ok)
+                .map((c) => c.message)
+                .join("; "),
+            )}`,
+        ),
     ),
   );
 }

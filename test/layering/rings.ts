@@ -59,7 +59,10 @@ export function importGraph(root: string, dirs: string[]): Map<string, string[]>
       .replace(/\/\*[\s\S]*?\*\//g, "")
       .replace(/(^|\s)\/\/.*$/gm, "$1");
     const targets = [...text.matchAll(SPEC)].map((m) => normalize(join(dirname(f), (m[1] ?? m[2] ?? m[3])!))).filter((t) => t.endsWith(".ts"));
-    graph.set(f, [...new Set(targets)].map((t) => relative(".", t)));
+    graph.set(
+      f,
+      [...new Set(targets)].map((t) => relative(".", t)),
+    );
   }
   return graph;
 }

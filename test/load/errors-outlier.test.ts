@@ -134,13 +134,19 @@ suite.yaml:7:36: "outlier" must be a map such as { below: 0.93 }, got 0.9
 describe("resolveOutlier on a lower-is-better metric", () => {
   const run = (o: Record<string, unknown>, better: "higher" | "lower" = "lower") => {
     const got: string[] = [];
-    const rule = resolveOutlier(o, "link_latency_us", better === "lower" ? lower("us", "latency") : higher("GB/s", "bw"), ["tests", 0, "expect", "x", "outlier"], (path: PathKey[], message: string) =>
-      got.push(`${path.join(".")}: ${message}`),
+    const rule = resolveOutlier(
+      o,
+      "link_latency_us",
+      better === "lower" ? lower("us", "latency") : higher("GB/s", "bw"),
+      ["tests", 0, "expect", "x", "outlier"],
+      (path: PathKey[], message: string) => got.push(`${path.join(".")}: ${message}`),
     );
     return { rule, got };
   };
   test("below is refused, naming the key to write", () => {
-    expect(run({ below: 0.9 }).got).toEqual(['tests.0.expect.x.outlier.below: "below" does not apply to "link_latency_us" (lower is better: a bad part is above the median): write "above"']);
+    expect(run({ below: 0.9 }).got).toEqual([
+      'tests.0.expect.x.outlier.below: "below" does not apply to "link_latency_us" (lower is better: a bad part is above the median): write "above"',
+    ]);
   });
   test("above must be over 1 and at most 10", () => {
     expect(run({ above: 0.9 }).got).toEqual(['tests.0.expect.x.outlier.above: "above" must be above 1 and at most 10, such as 1.1, got 0.9']);

@@ -101,7 +101,14 @@ describe("gemmMeasurement", () => {
   });
 
   test("components: a CPU rank is a cpu part named by its rank; a dtype asked for that it never reported is null saying so", () => {
-    const r = { rank: 1, local_rank: 1, host: "vm", device: { type: "cpu", name: "AMD EPYC", index: null, uuid: null, pci_bus_id: null }, dtypes: { fp32: sweep(0.0051, 0.0049) }, checksum: {} };
+    const r = {
+      rank: 1,
+      local_rank: 1,
+      host: "vm",
+      device: { type: "cpu", name: "AMD EPYC", index: null, uuid: null, pci_bus_id: null },
+      dtypes: { fp32: sweep(0.0051, 0.0049) },
+      checksum: {},
+    };
     expect(gemmMeasurement(line(result([r])), { ...GEMM_DEFAULTS, dtypes: ["fp32", "bf16"] }).components).toEqual([
       {
         part: { type: "cpu", host: "vm", rank: 1, name: "AMD EPYC" },

@@ -11,7 +11,10 @@ const gpu = (host: string, index: number, tflops: number | null, why?: string): 
   metrics: { gemm_bf16_tflops: tflops },
   ...(why && { unmeasured: { gemm_bf16_tflops: why } }),
 });
-const node = (...parts: ComponentValues[]): Measurement => ({ metrics: { gemm_bf16_tflops_min: Math.min(...parts.map((p) => p.metrics.gemm_bf16_tflops ?? 0)) }, components: parts });
+const node = (...parts: ComponentValues[]): Measurement => ({
+  metrics: { gemm_bf16_tflops_min: Math.min(...parts.map((p) => p.metrics.gemm_bf16_tflops ?? 0)) },
+  components: parts,
+});
 const done = (m: Measurement) => ({ status: "completed" as const, measurement: m });
 const floor: Expectation = { metric: "gemm_bf16_tflops", unit: "TFLOP/s", min: 700, perComponent: true, text: "gemm_bf16_tflops: min 700 TFLOP/s" };
 const outlier = (ratio: number, over: "unit" | "fleet" = "unit", side: "below" | "above" = "below"): Expectation => ({
@@ -73,14 +76,18 @@ describe("outlier: against the median of the unit's other parts", () => {
   test("more than three peers are counted, each still listed in the check", () => {
     const m = node(...[0, 1, 2, 3, 4].map((i) => gpu("node1", i, 800 + i)));
     const v = judgeUnit([outlier(0.93)], done(m));
-    expect(v.checks[0]!.message).toBe("node1 GPU 0 (GPU-node1-0, 00000000:18:00.0): gemm_bf16_tflops 800 TFLOP/s is 0.997 × the median 802.5 TFLOP/s of 4 gpu parts (the others of its unit) (≥ 0.93 expected)");
+    expect(v.checks[0]!.message).toBe(
+      "node1 GPU 0 (GPU-node1-0, 00000000:18:00.0): gemm_bf16_tflops 800 TFLOP/s is 0.997 × the median 802.5 TFLOP/s of 4 gpu parts (the others of its unit) (≥ 0.93 expected)",
+    );
     expect((v.checks[0] as MetricCheck).outlier!.from).toHaveLength(4);
   });
 
   test("a unit with one part cannot compare: an error check that says so, never a pass", () => {
     const v = judgeUnit([outlier(0.93)], done(node(gpu("node1", 0, 800))));
     expect(v.outcome).toBe("error");
-    expect(v.reason).toBe("node1 GPU 0 (GPU-node1-0, 00000000:18:00.0): gemm_bf16_tflops outlier rule cannot be judged: 1 gpu part measured gemm_bf16_tflops in this unit, at least 2 needed to compare");
+    expect(v.reason).toBe(
+      "node1 GPU 0 (GPU-node1-0, 00000000:18:00.0): gemm_bf16_tflops outlier rule cannot be judged: 1 gpu part measured gemm_bf16_tflops in this unit, at least 2 needed to compare",
+    );
   });
 
   test("a part whose peers are all unmeasured cannot compare either; the unmeasured part is an error with its reason", () => {
@@ -96,7 +103,9 @@ describe("outlier: against the median of the unit's other parts", () => {
     const cpu: ComponentValues = { part: { type: "cpu", host: "node1", rank: 1 }, metrics: { gemm_bf16_tflops: 0.005 } };
     const v = judgeUnit([outlier(0.93)], done(node(gpu("node1", 0, 800), cpu)));
     expect(v.outcome).toBe("error");
-    expect(v.checks[1]!.message).toBe("node1 rank 1 (CPU): gemm_bf16_tflops outlier rule cannot be judged: 1 cpu part measured gemm_bf16_tflops in this unit, at least 2 needed to compare");
+    expect(v.checks[1]!.message).toBe(
+      "node1 rank 1 (CPU): gemm_bf16_tflops outlier rule cannot be judged: 1 cpu part measured gemm_bf16_tflops in this unit, at least 2 needed to compare",
+    );
   });
 
   test("a lower-is-better metric fails above ratio × the median", () => {
@@ -138,7 +147,9 @@ describe("outlier over: fleet", () => {
   test("a unit that was not measured adds nothing to the fleet", () => {
     const a = node(gpu("node1", 0, 800));
     const v = judgeUnit([outlier(0.9, "fleet")], done(a), undefined, [a, null]);
-    expect(v.reason).toBe("node1 GPU 0 (GPU-node1-0, 00000000:18:00.0): gemm_bf16_tflops outlier rule cannot be judged: 1 gpu part measured gemm_bf16_tflops in the whole test, at least 2 needed to compare");
+    expect(v.reason).toBe(
+      "node1 GPU 0 (GPU-node1-0, 00000000:18:00.0): gemm_bf16_tflops outlier rule cannot be judged: 1 gpu part measured gemm_bf16_tflops in the whole test, at least 2 needed to compare",
+    );
   });
 });
 
