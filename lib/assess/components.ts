@@ -90,9 +90,9 @@ function outlierCheck(e: Expectation, c: ComponentValues, pool: ComponentValues[
   const from = peers.map((p) => partName(p.part));
   const ratioText = Number.isFinite(ratio) ? ratio.toFixed(3) : "∞";
   const rel = ok ? (rule.side === "below" ? "≥" : "≤") : rule.side === "below" ? "<" : ">";
-  const madText = mad !== undefined ? `, MAD ${withUnit(mad, e.unit)}` : "";
+  const madText = mad !== undefined ? `, MAD ${partAmount(mad, e.unit)}` : "";
   const message =
-    `${name}: ${e.metric} ${withUnit(value, e.unit)} is ${ratioText} × the median ${withUnit(med, e.unit)} of ${fromText(from, c.part, fleet)}${madText}` +
+    `${name}: ${e.metric} ${partAmount(value, e.unit)} is ${ratioText} × the median ${partAmount(med, e.unit)} of ${fromText(from, c.part, fleet)}${madText}` +
     ` (${rel} ${formatNumber(rule.ratio)} expected)`;
   return {
     ...base,
@@ -102,6 +102,12 @@ function outlierCheck(e: Expectation, c: ComponentValues, pool: ComponentValues[
     message,
     outlier: { median: med, ratio: Number.isFinite(ratio) ? Number(ratio.toPrecision(6)) : ratio, from, ...(mad !== undefined && { mad }) },
   };
+}
+
+/** A CPU's matmul rate reads as GFLOP/s ("2.17 GFLOP/s", not "0.00217 TFLOP/s"), as gemm's details give it. */
+export function partAmount(v: number, unit: string): string {
+  if (unit === "TFLOP/s" && v !== 0 && Math.abs(v) < 0.1) return withUnit(Number((v * 1e3).toPrecision(6)), "GFLOP/s");
+  return withUnit(v, unit);
 }
 
 function peersText(p: PartId, fleet: boolean): string {

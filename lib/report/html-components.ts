@@ -5,7 +5,7 @@ import type { MetricCheck, UnitResult } from "../core/types.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partKey, partName } from "../core/parts.ts";
 import { escapeText as h } from "../core/xml.ts";
-import { withUnit } from "../core/quantity.ts";
+import { partAmount } from "../assess/components.ts";
 
 /** "" when the unit measured no part on its own. `units`: each per-component metric's unit (the kind's componentMetrics). */
 export function componentTable(u: UnitResult, units: Record<string, string>): string {
@@ -22,7 +22,7 @@ export function componentTable(u: UnitResult, units: Record<string, string>): st
     const outcome = checks ? partOutcome(checks) : undefined;
     const value = (m: string) => {
       const v = c.metrics[m];
-      return typeof v === "number" ? withUnit(v, units[m] ?? "") : `unmeasured: ${c.unmeasured?.[m] ?? "not reported"}`;
+      return typeof v === "number" ? partAmount(v, units[m] ?? "") : `unmeasured: ${c.unmeasured?.[m] ?? "not reported"}`;
     };
     const ratio = (m: string) => {
       const r = ratioOf(checks, m);
