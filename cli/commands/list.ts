@@ -6,11 +6,13 @@ import { loadSuite } from "../../lib/load/mod.ts";
 import { KINDS } from "../../lib/kinds/mod.ts";
 import { type MetricInfo, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../../lib/core/metrics.ts";
 import { PLATFORMS } from "../platforms.ts";
+import type { AnyKind } from "../../lib/core/kind.ts";
 
 /** one metric as `list --json` gives it */
-function metricEntry(name: string, m: MetricInfo) {
+function metricEntry(name: string, m: MetricInfo, perComponent = false) {
   return {
     name,
+    ...(perComponent && { perComponent: true }),
     unit: m.unit,
     better: m.better,
     description: m.description,
@@ -30,7 +32,11 @@ export async function main(flags: { json?: boolean }): Promise<number> {
       return { name, description: s.description, tests: s.tests.map((t) => t.name), platform: s.platform.type };
     }),
   );
-  const kinds = Object.values(KINDS).map((k) => ({ kind: k.name, metrics: Object.entries(k.metrics as Record<string, MetricInfo>).map(([n, m]) => metricEntry(n, m)) }));
+  const all: AnyKind[] = Object.values(KINDS);
+  const kinds = all.map((k) => ({
+    kind: k.name,
+    metrics: [...Object.entries(k.metrics).map(([n, m]) => metricEntry(n, m)), ...Object.entries(k.componentMetrics ?? {}).map(([n, m]) => metricEntry(n, m, true))],
+  }));
   const telemetry = Object.entries(TELEMETRY_METRICS).map(([n, m]) => metricEntry(n, m));
   const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
   if (flags.json) {
@@ -53,6 +59,11 @@ export async function main(flags: { json?: boolean }): Promise<number> {
 
 function metricLine(m: Entry): string {
   const unit = m.unit === "" ? "-" : m.unit;
-  const notes = [m.perSize && `per message size: ${m.name}@1GiB`, m.models && `${m.models.join(", ")} only`, m.realData && "real data sets only"].filter(Boolean);
+  const notes = [
+    m.perComponent && "per GPU: one check per part; outlier: allowed",
+    m.perSize && `per message size: ${m.name}@1GiB`,
+    m.models && `${m.models.join(", ")} only`,
+    m.realData && "real data sets only",
+  ].filter(Boolean);
   return `  ${m.name.padEnd(24)} ${unit.padEnd(10)} ${`${m.better} is better`.padEnd(17)} ${m.description}${notes.length ? ` (${notes.join("; ")})` : ""}`;
 }

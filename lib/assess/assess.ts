@@ -25,9 +25,12 @@ export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: R
 }
 
 export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?: ResultsFile): UnitResult[] {
-  return measureUnits(test, records).map(({ r, telemetry, measurement, parseProblem }) => {
+  const measured = measureUnits(test, records);
+  // per-component outlier rules `over: fleet` compare each part with every unit's parts
+  const fleet = measured.map((x) => x.measurement);
+  return measured.map(({ r, telemetry, measurement, parseProblem }) => {
     const message = [r.message, r.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
-    const verdict = judgeUnit(test.expect, { status: r.status, message, measurement }, baselineMeasurement(baseline, test.name, r.unit));
+    const verdict = judgeUnit(test.expect, { status: r.status, message, measurement }, baselineMeasurement(baseline, test.name, r.unit), fleet);
     return {
       unit: r.unit,
       hosts: r.hosts,

@@ -2,7 +2,8 @@
 // margin, so a JUnit failure can be read without opening results.json.
 import type { Check, Expectation, Measurement, MetricCheck, TransportCheck, TransportRule } from "../core/types.ts";
 import { KINDS } from "../kinds/mod.ts";
-import { type MetricInfo, TELEMETRY_METRICS } from "../core/metrics.ts";
+import type { AnyKind } from "../core/kind.ts";
+import { TELEMETRY_METRICS } from "../core/metrics.ts";
 import { connectionCounts, usedTransport } from "../parsers/nccl-info.ts";
 import { attachUnit, formatBytes, formatMargin, formatNumber, withUnit } from "../core/quantity.ts";
 
@@ -158,7 +159,8 @@ export function implicitChecks(expect: Expectation[], m: Measurement): MetricChe
  * counts of bad things are better lower.
  */
 function betterOf(metric: string, unit: string): "higher" | "lower" {
-  for (const table of [...Object.values(KINDS).map((k): Record<string, MetricInfo> => k.metrics), TELEMETRY_METRICS]) {
+  const kinds: AnyKind[] = Object.values(KINDS);
+  for (const table of [...kinds.flatMap((k) => [k.metrics, k.componentMetrics ?? {}]), TELEMETRY_METRICS]) {
     if (Object.hasOwn(table, metric)) return table[metric].better;
   }
   return /^(ms|us|µs|s|°C|C|W|count)$/.test(unit) ? "lower" : "higher";

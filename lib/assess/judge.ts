@@ -12,6 +12,7 @@
 import type { Check, Expectation, Kind, Measurement, Outcome, UnitResult, UnitStatus, Verdict } from "../core/types.ts";
 import { checkExpectation, implicitChecks, isUnjudged } from "./checks.ts";
 import { KINDS } from "../kinds/mod.ts";
+import { componentChecks } from "./components.ts";
 
 export { lookupMetric } from "./checks.ts";
 
@@ -26,8 +27,9 @@ export interface UnitRunForJudge {
 /**
  * `baseline`: the same test and unit in the baseline run, for relative thresholds. undefined = no
  * baseline was given; null = one was given but has no usable result for this test and unit.
+ * `fleet`: every unit's measurement of the test, for per-component outlier rules `over: fleet`.
  */
-export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?: Measurement | null): Verdict {
+export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?: Measurement | null, fleet: Array<Measurement | null> = []): Verdict {
   if (run.status === "skipped") return { outcome: "skipped", reason: run.message ?? "not attempted", checks: [] };
 
   const m = run.measurement;
@@ -37,6 +39,10 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
   // Thresholds are not evaluated on a cut-off output: "the largest size" would be wherever it stopped.
   if (m && !incomplete) {
     for (const e of expect) {
+      if (e.perComponent) {
+        checks.push(...componentChecks(e, m, fleet.length ? fleet : [m]));
+        continue;
+      }
       const r = checkExpectation(e, m, baseline);
       checks.push(...r.checks);
       problems.push(...r.problems);

@@ -52,7 +52,7 @@ export function rejudgeResults(
     const units = t.units.map((u, i) => ({
       ...u,
       measurement: measured[i]!,
-      verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: measured[i]! }, baselineMeasurement(opts.baseline, t.name, u.unit)),
+      verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: measured[i]! }, baselineMeasurement(opts.baseline, t.name, u.unit), measured),
     }));
     return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
   });

@@ -62,6 +62,11 @@ export interface TestKind<K extends string, P, Block extends object> {
   /** the resolved block of a spec of this kind */
   params(spec: TestSpec): P | undefined;
   metrics: Record<string, MetricInfo>;
+  /**
+   * Metrics measured on each part on its own (`gemm_bf16_tflops` of every GPU), filled into
+   * Measurement.components: a threshold on one gives a check per part, and may add `outlier:`.
+   */
+  componentMetrics?: Record<string, MetricInfo>;
   /** the metric shown first in tables */
   headline: string;
   /** a threshold on `metric` that this test's block can never produce: the problem, with the block key to point at */

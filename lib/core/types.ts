@@ -25,10 +25,25 @@ export interface Expectation {
   at?: number;
   /** relative threshold: measured ≥ ratio × baseline (with --baseline) */
   baselineRatio?: number;
+  /** the metric is measured per component (a kind's componentMetrics): one check per part */
+  perComponent?: true;
+  /** per-component metrics only: each part against the median of its peers */
+  outlier?: OutlierRule;
   /** the threshold as the user wrote it, for messages */
   text: string;
   /** metric "transport" only: the transports NCCL must have used, and those it must not have */
   transport?: TransportRule;
+}
+
+/**
+ * `outlier: { below: 0.93 }`: a part fails when its value is under 0.93 × the median of the other
+ * parts of its type in its unit (`over: unit`), or of every part of the test (`over: fleet`).
+ * `above` for lower-is-better metrics: fails when over ratio × the median.
+ */
+export interface OutlierRule {
+  side: "below" | "above";
+  ratio: number;
+  over: "unit" | "fleet";
 }
 
 /** `transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/core/metrics.ts) */
@@ -183,6 +198,27 @@ export interface UnitRun {
   tail: string;
 }
 
+/** One component of a node (a GPU, a CPU standing in for one, a NIC, a GPU↔GPU link), named as a verdict must name it. */
+export interface PartId {
+  type: "gpu" | "cpu" | "nic" | "link";
+  host: string;
+  rank?: number;
+  /** nvidia-smi's GPU index (not torch's, which CUDA_VISIBLE_DEVICES renumbers) */
+  index?: number;
+  uuid?: string;
+  pciBusId?: string;
+  /** the GPU or CPU model, or the NIC's device name (mlx5_0) */
+  name?: string;
+}
+
+/** One component's own values, by per-component metric name (`gemm_bf16_tflops`, not `gemm_bf16_tflops_min`). */
+export interface ComponentValues {
+  part: PartId;
+  metrics: Record<string, number | null>;
+  /** metrics of this component whose source could not be read → why (their value is null) */
+  unmeasured?: Record<string, string>;
+}
+
 export interface SeriesPoint {
   x: number;
   y: number;
@@ -207,29 +243,8 @@ export interface Measurement {
   details?: Record<string, string>;
   /** collectives on NCCL: NCCL's own account of the transports it used (lib/parsers/nccl-info.ts) */
   transport?: TransportSummary;
-  /** per-component kinds (gemm, membw, pcie): each GPU's, NIC's or link's own values, for per-component verdicts */
+  /** kinds that measure each part on its own (gemm: every GPU): each part's values, judged part by part */
   components?: ComponentValues[];
-}
-
-/** The part a per-component value belongs to, named as a verdict must name it. */
-export interface ComponentPart {
-  type: "gpu" | "cpu" | "nic" | "link";
-  host: string;
-  rank?: number;
-  /** nvidia-smi's GPU index (not torch's, which CUDA_VISIBLE_DEVICES renumbers) */
-  index?: number;
-  uuid?: string;
-  pciBusId?: string;
-  /** the GPU or CPU model, or the NIC's device name (mlx5_0) */
-  name?: string;
-}
-
-/** One component's values: per-component metric names (membw_copy_gbps, not membw_copy_gbps_min). */
-export interface ComponentValues {
-  part: ComponentPart;
-  metrics: Record<string, number | null>;
-  /** metrics of this component whose source could not be read → why (their value is null) */
-  unmeasured?: Record<string, string>;
 }
 
 export type Outcome = "passed" | "failed" | "error" | "skipped";
@@ -244,6 +259,10 @@ export interface MetricCheck {
   ok: boolean;
   /** e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)" */
   message: string;
+  /** a per-component check: the part it judged */
+  part?: PartId;
+  /** an outlier check: the median it was compared with, the value's ratio to it, and the parts behind the median */
+  outlier?: { median: number; ratio: number; from: string[]; mad?: number };
 }
 
 /** `transport:` against what NCCL said it used. */

@@ -24,7 +24,15 @@ const dtypeMetrics: Record<string, MetricInfo> = Object.fromEntries(
   ]),
 );
 
-const METRIC_DTYPE = /^gemm_([a-z0-9]+?)_(?:tflops|median)_min$/;
+/** Each GPU's (or CPU rank's) own figures: judged part by part, and against the node's other parts (`outlier:`). */
+const componentMetrics: Record<string, MetricInfo> = Object.fromEntries(
+  GEMM_DTYPES.flatMap((d) => [
+    [`gemm_${d}_tflops`, higher("TFLOP/s", `${d} matmul: this GPU's best TFLOP/s over the shape sweep`)],
+    [`gemm_${d}_median`, higher("TFLOP/s", `${d} matmul: this GPU's median TFLOP/s over the shape sweep`)],
+  ]),
+);
+
+const METRIC_DTYPE = /^gemm_([a-z0-9]+?)_(?:tflops|median)(?:_min)?$/;
 
 declare module "../core/types.ts" {
   interface KindBlocks {
@@ -59,6 +67,7 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
       "ranks whose hash of the checksum product differs from the majority of the ranks with the same GPU model (silent data corruption), named in the details",
     ),
   },
+  componentMetrics,
   headline: "gemm_bf16_tflops_min",
   metricProblem: (metric, _info, p, sound) => {
     const d = METRIC_DTYPE.exec(metric)?.[1];

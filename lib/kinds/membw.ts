@@ -25,6 +25,14 @@ const metrics: Record<string, MetricInfo> = Object.fromEntries(
   ]),
 );
 
+// each GPU's own values (Measurement.components), for thresholds and the outlier rule per GPU
+const componentMetrics: Record<string, MetricInfo> = Object.fromEntries(
+  MEMBW_OPS.flatMap((op) => [
+    [`membw_${op}_gbps`, higher("GB/s", `${WHAT[op]}: this GPU's best ${GB}`)],
+    [`membw_${op}_median`, higher("GB/s", `${WHAT[op]}: this GPU's median ${GB}`)],
+  ]),
+);
+
 declare module "../core/types.ts" {
   interface KindBlocks {
     membw: { membw: MembwParams };
@@ -44,6 +52,7 @@ export const membw: TestKind<"membw", MembwParams, KindBlocks["membw"]> = {
   resolve: (block, ctx) => ({ membw: resolveMembw(block, ctx) }),
   params: (spec: TestSpec) => spec.membw,
   metrics,
+  componentMetrics,
   headline: "membw_copy_gbps_min",
   telemetry: true,
   args: (p) => copyArgs("membw", p),

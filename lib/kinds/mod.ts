@@ -50,6 +50,12 @@ export function findMetric(kind: KindName, name: string): MetricInfo | undefined
   return Object.hasOwn(own, name) ? own[name] : Object.hasOwn(TELEMETRY_METRICS, name) ? TELEMETRY_METRICS[name] : undefined;
 }
 
+/** A metric the kind measures on each part on its own (gemm_bf16_tflops of every GPU); undefined when not one. */
+export function findComponentMetric(kind: KindName, name: string): MetricInfo | undefined {
+  const own: Record<string, MetricInfo> = (KINDS[kind] as AnyKind).componentMetrics ?? {};
+  return Object.hasOwn(own, name) ? own[name] : undefined;
+}
+
 /** The resolved block of a test (its CollectiveParams …), whatever its kind; undefined when it has none. */
 export function paramsOf(spec: TestSpec): unknown {
   return (KINDS[spec.kind] as AnyKind).params(spec);

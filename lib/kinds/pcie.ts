@@ -35,6 +35,11 @@ const metrics: Record<string, MetricInfo> = {
   pcie_replays: lower("count", "PCIe replays the GPUs counted during the test (nvidia-smi -q Replays Since Reset, after − before, summed), each GPU with any named"),
 };
 
+// each GPU's own best (Measurement.components), for thresholds and the outlier rule per GPU
+const componentMetrics: Record<string, MetricInfo> = Object.fromEntries(
+  PCIE_PHASES.flatMap((phase) => PCIE_OPS.map((op) => [pcieMetric(op, phase), higher("GB/s", `${OP[op]} with pinned host memory, ${PHASE[phase]}: this GPU's best GB/s`)])),
+);
+
 declare module "../core/types.ts" {
   interface KindBlocks {
     pcie: { pcie: PcieParams };
@@ -50,6 +55,7 @@ export const pcie: TestKind<"pcie", PcieParams, KindBlocks["pcie"]> = {
   resolve: (block, ctx) => ({ pcie: resolvePcie(block, ctx) }),
   params: (spec: TestSpec) => spec.pcie,
   metrics,
+  componentMetrics,
   headline: "pcie_h2d_gbps_min",
   telemetry: true,
   args: (p) => copyArgs("pcie", p),

@@ -12,8 +12,9 @@ export const REGENERATE = "bun run scripts/readme-reference.ts";
 
 const kinds = (): AnyKind[] => Object.values(KINDS);
 
-function metricRow(name: string, m: MetricInfo): string {
+function metricRow(name: string, m: MetricInfo, perComponent = false): string {
   const notes = [
+    perComponent && "per GPU: one check per part, and `outlier:` against its peers",
     m.perSize && `per message size: \`${name}@1GiB\``,
     m.models && `${m.models.join(", ")} only`,
     m.realData && "real data sets only",
@@ -23,8 +24,13 @@ function metricRow(name: string, m: MetricInfo): string {
   return `| \`${name}\` | ${m.unit === "" ? "-" : m.unit} | ${m.better} | ${cell(m.description)}${notes.length ? ` (${notes.join("; ")})` : ""} |`;
 }
 
-function metricTable(metrics: Record<string, MetricInfo>): string[] {
-  return ["| metric | unit | better | what |", "|---|---|---|---|", ...Object.entries(metrics).map(([n, m]) => metricRow(n, m))];
+function metricTable(metrics: Record<string, MetricInfo>, perComponent: Record<string, MetricInfo> = {}): string[] {
+  return [
+    "| metric | unit | better | what |",
+    "|---|---|---|---|",
+    ...Object.entries(metrics).map(([n, m]) => metricRow(n, m)),
+    ...Object.entries(perComponent).map(([n, m]) => metricRow(n, m, true)),
+  ];
 }
 
 /** The README's reference of kinds: each kind's block keys with defaults, and its metrics. */
@@ -39,7 +45,7 @@ export function kindsReference(): string {
     if (defaults.length) out.push(`Defaults that differ from other kinds: ${defaults.join(", ")}.`);
     out.push("", `| \`${k.name}:\` key | default | what |`, "|---|---|---|");
     for (const key of k.keys) out.push(`| \`${key.key}\` | ${key.default ?? ""} | ${key.doc.replaceAll("|", "\\|")} |`);
-    out.push("", ...metricTable(k.metrics));
+    out.push("", ...metricTable(k.metrics, k.componentMetrics));
     if (k.transport) out.push("", "`transport: { require: [...], forbid: [...] }` judges the transports NCCL used (below).");
   }
   out.push("", "### Telemetry (any kind, during the test only)", "", ...metricTable(TELEMETRY_METRICS));

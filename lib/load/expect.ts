@@ -2,11 +2,12 @@
 // test's kind produces, and a `@size` must be a size the sweep actually measures. The `transport`
 // entry names transports instead of numbers (resolveTransport).
 import type { AnyKind, Sound } from "../core/kind.ts";
-import { findMetric, KIND_NAMES, KINDS, type KindName, metricsFor } from "../kinds/mod.ts";
+import { findComponentMetric, findMetric, KIND_NAMES, KINDS, type KindName, metricsFor } from "../kinds/mod.ts";
 import { toCanonical, TRANSPORT_TOKENS } from "../core/metrics.ts";
 import type { PathKey, Problem, ThresholdInput } from "./schema.ts";
 import { suggest } from "../core/did-you-mean.ts";
-import type { Expectation } from "../core/types.ts";
+import type { Expectation, OutlierRule } from "../core/types.ts";
+import { notPerComponent, resolveOutlier } from "./outlier.ts";
 import { parseSize } from "../core/units.ts";
 
 export function resolveExpect(
@@ -33,11 +34,19 @@ export function resolveExpect(
       if (e) out.push(e);
       continue;
     }
-    const info = findMetric(kindName, metric);
+    const perPart = findComponentMetric(kindName, metric);
+    const info = findMetric(kindName, metric) ?? perPart;
     if (!info) {
       report(here, unknownMetric(metric, kindName), "key");
       continue;
     }
+    let outlier: OutlierRule | undefined;
+    if (th.outlier !== undefined) {
+      if (perPart) outlier = resolveOutlier(th.outlier, metric, info, [...here, "outlier"], report);
+      else report([...here, "outlier"], notPerComponent(metric, kindName), "key");
+    }
+    if (perPart && th.baseline !== undefined)
+      report([...here, "baseline"], `"baseline" does not apply to "${metric}": it is measured per component; compare the parts with "outlier"`, "key");
     const wrong = kind.metricProblem?.(metric, info, params, sound);
     if (wrong) report(here, wrong.message, "key", blockAt(wrong.key));
     let atBytes: number | undefined;
@@ -59,8 +68,8 @@ export function resolveExpect(
     for (const which of ["require", "forbid"] as const) {
       if (th[which] !== undefined) report([...here, which], `"${which}" applies to "${TRANSPORT}" only: a metric takes "min", "max" or "baseline"`, "key");
     }
-    if (th.min === undefined && th.max === undefined && th.baseline === undefined) {
-      report(here, `threshold on "${key}" needs "min", "max" or "baseline"`, "key");
+    if (th.min === undefined && th.max === undefined && th.baseline === undefined && th.outlier === undefined) {
+      report(here, `threshold on "${key}" needs ${perPart ? `"min", "max" or "outlier"` : `"min", "max" or "baseline"`}`, "key");
       continue;
     }
     const bound = (which: "min" | "max") => {
@@ -78,7 +87,7 @@ export function resolveExpect(
     const min = bound("min");
     const max = bound("max");
     if (min !== undefined && max !== undefined && min > max) report([...here, "max"], `"max" (${th.max}) must not be below "min" (${th.min})`);
-    if (min === 0 && max === undefined && th.baseline === undefined)
+    if (min === 0 && max === undefined && th.baseline === undefined && th.outlier === undefined)
       report([...here, "min"], `"min: 0" is always met: ${metric} is never below 0; give a positive floor, or "max: 0" for a count that must stay 0`);
     out.push({
       metric,
@@ -87,6 +96,8 @@ export function resolveExpect(
       ...(max !== undefined && { max }),
       ...(atBytes !== undefined && { at: atBytes }),
       ...(th.baseline !== undefined && { baselineRatio: th.baseline }),
+      ...(perPart && { perComponent: true as const }),
+      ...(outlier && { outlier }),
       text: `${key}: ${describe(th)}`,
     });
   }
@@ -151,7 +162,7 @@ function splitKey(key: string): [string, string | undefined] {
 }
 
 function unknownMetric(metric: string, kind: KindName): string {
-  const own = [...Object.keys(metricsFor(kind)), ...((KINDS[kind] as AnyKind).transport ? [TRANSPORT] : [])];
+  const own = [...Object.keys(metricsFor(kind)), ...Object.keys((KINDS[kind] as AnyKind).componentMetrics ?? {}), ...((KINDS[kind] as AnyKind).transport ? [TRANSPORT] : [])];
   const other = KIND_NAMES.find((k) => k !== kind && Object.hasOwn(KINDS[k].metrics, metric));
   if (other) return `metric "${metric}" is not produced by kind "${kind}": expected one of ${own.join(", ")}`;
   return suggest(`unknown metric "${metric}" for kind "${kind}"`, metric, own);
@@ -162,5 +173,7 @@ function describe(th: ThresholdInput): string {
   if (th.min !== undefined) parts.push(`min ${th.min}`);
   if (th.max !== undefined) parts.push(`max ${th.max}`);
   if (th.baseline !== undefined) parts.push(`baseline ${Number((th.baseline * 100).toPrecision(6))}%`);
+  const o = th.outlier;
+  if (o) parts.push(`outlier ${[o.below !== undefined && `below ${o.below}`, o.above !== undefined && `above ${o.above}`, o.over && `over ${o.over}`].filter(Boolean).join(" ")}`);
   return parts.join(", ");
 }

@@ -15,6 +15,26 @@ interface Rank extends RankDevice {
   checksum: Record<string, unknown>;
 }
 
+/** Every rank's own best and median per dtype; a dtype it could not run is null with its reason. */
+function gemmComponents(ranks: Rank[], dtypes: string[]): ComponentValues[] {
+  return ranks.map((r) => {
+    const c: ComponentValues = { part: componentPart(r), metrics: {} };
+    const unmeasured: Record<string, string> = {};
+    for (const d of dtypes) {
+      const got = obj(r.dtypes[d]);
+      for (const [metric, key] of [
+        [`gemm_${d}_tflops`, "best_tflops"],
+        [`gemm_${d}_median`, "median_tflops"],
+      ] as const) {
+        c.metrics[metric] = num(got[key]);
+        if (c.metrics[metric] === null) unmeasured[metric] = typeof got.unmeasured === "string" ? got.unmeasured : `rank ${r.rank} reported no ${d} result`;
+      }
+    }
+    if (Object.keys(unmeasured).length) c.unmeasured = unmeasured;
+    return c;
+  });
+}
+
 const flops = (tflops: number, cpu: boolean) => (cpu ? `${(tflops * 1e3).toPrecision(3)} GFLOP/s` : `${tflops.toFixed(1)} TFLOP/s`);
 
 export function gemmMeasurement(output: string, params?: GemmParams): Measurement {
@@ -66,27 +86,12 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
     }
   }
   checksumMetric(ranks, obj(result.checksum), set);
-  m.components = ranks.map(gemmComponent);
+  const reported = GEMM_DTYPES.filter((d) => wanted?.includes(d) || ranks.some((r) => r.dtypes[d] !== undefined));
+  if (reported.length) m.components = gemmComponents(ranks, reported);
   return m;
 }
 
 /** One rank's own TFLOP/s per dtype it reported (gemm_bf16_tflops, gemm_bf16_median), or why not. */
-function gemmComponent(r: Rank): ComponentValues {
-  const c: ComponentValues = { part: componentPart(r), metrics: {}, unmeasured: {} };
-  for (const d of GEMM_DTYPES) {
-    if (r.dtypes[d] === undefined) continue;
-    const got = obj(r.dtypes[d]);
-    for (const [metric, value] of [
-      [`gemm_${d}_tflops`, num(got.best_tflops)],
-      [`gemm_${d}_median`, num(got.median_tflops)],
-    ] as const) {
-      c.metrics[metric] = value;
-      if (value === null) c.unmeasured![metric] = typeof got.unmeasured === "string" ? got.unmeasured : `no ${d} result`;
-    }
-  }
-  return c;
-}
-
 function checksumMetric(ranks: Rank[], summary: Record<string, unknown>, set: (metric: string, value: number | null, detail?: string, reason?: string) => void) {
   const metric = "gemm_checksum_mismatches";
   const unhashed = ranks.filter((r) => typeof r.checksum.sha256 !== "string");

@@ -1,7 +1,7 @@
 // The part a per-rank value belongs to, as the per-GPU kinds (gemm, membw, pcie) report their ranks:
 // each rank's `device` from workload/gpucheck_workload/device_id.py. One place, so a verdict names a
 // GPU the same way whichever kind measured it.
-import type { ComponentPart } from "../core/types.ts";
+import type { PartId } from "../core/types.ts";
 
 type Obj = Record<string, unknown>;
 export const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -31,9 +31,9 @@ export function gpuPart(r: RankDevice): string {
 }
 
 /** The same part as a Measurement's component names it. */
-export function componentPart(r: RankDevice): ComponentPart {
+export function componentPart(r: RankDevice): PartId {
   const d = r.device;
-  const part: ComponentPart = { type: d.type === "cuda" ? "gpu" : "cpu", host: r.host, rank: r.rank };
+  const part: PartId = { type: d.type === "cuda" ? "gpu" : "cpu", host: r.host, rank: r.rank };
   const index = num(d.index);
   if (index !== null) part.index = index;
   if (typeof d.uuid === "string") part.uuid = d.uuid;

@@ -12,6 +12,7 @@ import { CSP, SCRIPT, STYLE } from "./html-assets.ts";
 import { transportAccount } from "../parsers/nccl-info.ts";
 import { nodeProbes, preflightHeadline } from "./preflight-text.ts";
 import { kindOf } from "../kinds/mod.ts";
+import { componentTable } from "./html-components.ts";
 
 const h = escapeText;
 const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
@@ -139,6 +140,7 @@ function unitBlock(t: TestResult, u: UnitResult): string {
     `<h3>${h(t.perNode || t.units.length > 1 ? `${t.name} [${u.unit}]` : t.name)} ${badge(u.verdict.outcome)}</h3>`,
     `<p>${h(u.verdict.reason)}</p>`,
     checks ? `<ul class="checks">${checks}</ul>` : "",
+    componentTable(u, componentUnits(t)),
     `<p class="muted">hosts: ${h(u.hosts.join(", ") || "(none)")} · status: ${h(u.status)}${u.message ? ` (${h(u.message)})` : ""} · ${h(formatDuration(u.durationS))}</p>`,
     transport ? `<p class="muted transport">transport: ${h(transport)}</p>` : "",
     tel,
@@ -146,6 +148,11 @@ function unitBlock(t: TestResult, u: UnitResult): string {
     humanTail(u.tail).trim() ? `<details${u.verdict.outcome === "passed" ? "" : " open"}><summary>last lines of the log</summary><pre>${h(humanTail(u.tail))}</pre></details>` : "",
     "</div>",
   ].join("\n");
+}
+
+/** The unit of each of the kind's per-component metrics (a results.json of an unknown kind: none). */
+function componentUnits(t: TestResult): Record<string, string> {
+  return Object.fromEntries(Object.entries(kindOf(t.kind)?.componentMetrics ?? {}).map(([m, info]) => [m, info.unit]));
 }
 
 /** Links to the raw logs; eight ranks in one directory read as the directory once, then the file names. */

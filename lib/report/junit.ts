@@ -3,15 +3,19 @@
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
 import { startedCount } from "../execute/not-started.ts";
 import { preflightLines } from "./preflight-text.ts";
-import type { Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import type { MetricCheck, Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import { partChecks, partOutcome } from "../assess/part-checks.ts";
+import { partLabel } from "../core/parts.ts";
 import { attrs, cdata, escapeText } from "../core/xml.ts";
-import { humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
+import { checkMark, humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
 
 interface Case {
   test: TestResult;
   unit: UnitResult | null;
   name: string;
   outcome: Outcome;
+  /** a per-component testcase: the part's checks within the unit */
+  part?: { checks: MetricCheck[] };
 }
 
 export function renderJunit(results: ResultsFile): string {
@@ -63,12 +67,17 @@ function properties(r: ResultsFile): Array<[string, string]> {
 function casesOf(test: TestResult): Case[] {
   if (test.units.length === 0) return [{ test, unit: null, name: test.name, outcome: test.outcome }];
   const single = test.units.length === 1 && !test.perNode;
-  return test.units.map((u) => ({ test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome }));
+  return test.units.flatMap((u) => [
+    { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
+    // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace
+    ...partChecks(u).map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } })),
+  ]);
 }
 
 function renderCase(results: ResultsFile, c: Case): string[] {
   // classname "gpucheck.<suite>.<kind>": Jenkins splits packages at dots, so dots inside names go
   const classname = ["gpucheck", results.suite.name, c.test.kind].map((p) => p.replace(/\./g, "_")).join(".");
+  if (c.part) return renderPartCase(c, c.part.checks, classname);
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(c.unit?.durationS ?? 0) })}>`;
   const u = c.unit;
   const reason = u?.verdict.reason ?? "no unit of this test ran";
@@ -83,6 +92,20 @@ function renderCase(results: ResultsFile, c: Case): string[] {
     body.push(`      <skipped${attrs({ message: reason })}/>`);
   }
   body.push(`      <system-out>${cdata(systemOut(u, reason))}</system-out>`);
+  return [head, ...body, "    </testcase>"];
+}
+
+/** One part's checks: failing with every missed check's message, an error when one could not be judged. */
+function renderPartCase(c: Case, checks: MetricCheck[], classname: string): string[] {
+  // the unit's case carries the time: a part's time would count the unit's run twice
+  const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(0) })}>`;
+  const bad = checks.filter((k) => !k.ok).map((k) => k.message);
+  const body: string[] = [];
+  if (c.outcome === "failed")
+    body.push(`      <failure${attrs({ message: bad.join("; "), type: "threshold" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</failure>`);
+  else if (c.outcome === "error")
+    body.push(`      <error${attrs({ message: bad.join("; "), type: "not-judged" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</error>`);
+  body.push(`      <system-out>${cdata(`${checks.map((k) => `[${checkMark(k)}] ${k.message}`).join("\n")}\n`)}</system-out>`);
   return [head, ...body, "    </testcase>"];
 }
 

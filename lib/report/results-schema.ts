@@ -27,6 +27,26 @@ const TransportRule = z
   })
   .meta({ id: "TransportRule" });
 
+const PartId = z
+  .object({
+    type: z.enum(["gpu", "cpu", "nic", "link"]).describe("cpu: a CPU rank standing in for a GPU (CPU runs)"),
+    host: z.string(),
+    rank: num.optional().describe("the rank that measured it"),
+    index: num.optional().describe("the GPU's index as nvidia-smi counts it"),
+    uuid: z.string().optional(),
+    pciBusId: z.string().optional(),
+    name: z.string().optional().describe("the device's model, or a NIC's device name"),
+  })
+  .meta({ id: "PartId" });
+
+const OutlierRule = z
+  .object({
+    side: z.enum(["below", "above"]).describe("below: fails under ratio × the median (higher-is-better metrics); above: over it"),
+    ratio: num,
+    over: z.enum(["unit", "fleet"]).describe("unit: the median of the other parts of the same type in the unit; fleet: of every part of the test"),
+  })
+  .meta({ id: "OutlierRule" });
+
 const Expectation = z
   .object({
     metric: z.string(),
@@ -37,6 +57,8 @@ const Expectation = z
     baselineRatio: num.optional().describe("relative threshold: ratio × the baseline run's value of the same metric"),
     text: z.string().describe("the threshold as written in the suite"),
     transport: TransportRule.optional().describe('metric "transport" only (unit ""): the rule instead of min/max'),
+    perComponent: z.literal(true).optional().describe("a per-component metric: one check per part (GPU, NIC, link)"),
+    outlier: OutlierRule.optional().describe("per-component metrics: each part against the median of its peers"),
   })
   .meta({ id: "Expectation" });
 
@@ -49,6 +71,16 @@ const MetricCheck = z
     unit: z.string(),
     ok: z.boolean(),
     message: z.string().describe('e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)"'),
+    part: PartId.optional().describe("a per-component check: the part it judged"),
+    outlier: z
+      .object({
+        median: num,
+        ratio: num.describe("the value / the median"),
+        from: z.array(z.string()).describe("the parts the median was taken over"),
+        mad: num.optional().describe("over: fleet: the median absolute deviation of the fleet's values"),
+      })
+      .optional()
+      .describe("an outlier check: what the value was compared with"),
   })
   .meta({ id: "MetricCheck" });
 
@@ -94,24 +126,6 @@ const TransportSummary = z
 
 const Verdict = z.object({ outcome: Outcome, reason: z.string(), checks: z.array(Check) }).meta({ id: "Verdict" });
 
-const ComponentValues = z
-  .object({
-    part: z
-      .object({
-        type: z.enum(["gpu", "cpu", "nic", "link"]),
-        host: z.string(),
-        rank: num.optional(),
-        index: num.optional().describe("nvidia-smi's GPU index"),
-        uuid: z.string().optional(),
-        pciBusId: z.string().optional(),
-        name: z.string().optional().describe("the GPU or CPU model, or the NIC's device name"),
-      })
-      .describe("the part the values belong to"),
-    metrics: z.record(z.string(), numOrNull).describe("per-component metric names (membw_copy_gbps): this part's own values"),
-    unmeasured: z.record(z.string(), z.string()).optional().describe("this part's metrics whose source could not be read → why"),
-  })
-  .meta({ id: "ComponentValues" });
-
 const Measurement = z
   .object({
     metrics: z.record(z.string(), numOrNull).describe("scalar metrics; complete = 0 marks output that ended early"),
@@ -127,7 +141,18 @@ const Measurement = z
       .describe("metrics whose source could not be read → why; their value is null and a check on them is an error, never a pass"),
     details: z.record(z.string(), z.string()).optional().describe("the components behind a metric's value (which GPU, link or port), quoted in its check's message"),
     transport: TransportSummary.optional().describe("collectives on NCCL: NCCL's own account of the transport each connection used (NCCL_DEBUG=INFO)"),
-    components: z.array(ComponentValues).optional().describe("per-component kinds (gemm, membw, pcie): each GPU's, NIC's or link's own values"),
+    components: z
+      .array(
+        z
+          .object({
+            part: PartId,
+            metrics: z.record(z.string(), numOrNull).describe("the part's own values, by per-component metric name"),
+            unmeasured: z.record(z.string(), z.string()).optional().describe("per-component metrics this part could not measure → why"),
+          })
+          .meta({ id: "ComponentValues" }),
+      )
+      .optional()
+      .describe("kinds that measure each part on its own (gemm, membw, pcie: every GPU or CPU rank)"),
   })
   .meta({ id: "Measurement" });
 

@@ -6,6 +6,7 @@ import { xmlSafe } from "../core/xml.ts";
 import { formatDuration } from "../core/quantity.ts";
 import { headlineFor } from "./headline.ts";
 import { preflightLines } from "./preflight-text.ts";
+import { partChecks, partOutcome } from "../assess/part-checks.ts";
 
 const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m" };
 const RESET = "\x1b[0m";
@@ -34,6 +35,8 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   out.push(...lines);
   const failing = failingHosts(results);
   if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
+  const parts = failingParts(results);
+  if (parts.length > 0) out.push("", "Failing components:", ...parts.map((line) => `  ${line}`));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
   if (!results.complete) {
@@ -57,6 +60,25 @@ function headerLine(r: ResultsFile, paint: (o: Outcome, t: string) => string): s
  */
 function failingHosts(r: ResultsFile): Array<[string, string]> {
   return unitsWith(r, ["failed", "error"]);
+}
+
+/** Each part judged on its own that failed or could not be judged, with its checks' messages (each names the part). */
+function failingParts(r: ResultsFile): string[] {
+  return r.tests.flatMap((t) =>
+    t.units.flatMap((u) =>
+      partChecks(u)
+        .filter((p) => partOutcome(p.checks) !== "passed")
+        .map(
+          (p) =>
+            `${t.name}: ${partOutcome(p.checks)}: ${oneLine(
+              p.checks
+                .filter((c) => !c.ok)
+                .map((c) => c.message)
+                .join("; "),
+            )}`,
+        ),
+    ),
+  );
 }
 
 function unitsWith(r: ResultsFile, outcomes: Outcome[]): Array<[string, string]> {

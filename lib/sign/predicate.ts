@@ -33,6 +33,19 @@ const threshold = z.object({
   text: z.string(),
   /** metric "transport": the transports required and forbidden (added within v1: optional) */
   transport: z.object({ require: z.array(z.string()), forbid: z.array(z.string()) }).optional(),
+  /** per-component metrics: each part against the median of its peers (added within v1: optional) */
+  outlier: z.object({ side: z.enum(["below", "above"]), ratio: z.number(), over: z.enum(["unit", "fleet"]) }).optional(),
+});
+
+/** A part judged on its own (a GPU, a CPU rank, a NIC, a link), as results.json names it (added within v1: optional). */
+const part = z.object({
+  type: z.enum(["gpu", "cpu", "nic", "link"]),
+  host: z.string(),
+  rank: z.number().optional(),
+  index: z.number().optional(),
+  uuid: z.string().optional(),
+  pciBusId: z.string().optional(),
+  name: z.string().optional(),
 });
 
 const check = z.object({
@@ -43,6 +56,8 @@ const check = z.object({
   unit: z.string(),
   ok: z.boolean(),
   message: z.string(),
+  /** a per-component check: the part it judged */
+  part: part.optional(),
 });
 
 /**
@@ -68,6 +83,8 @@ const unit = z.object({
   /** fabric tests: NCCL's one-line account of the transports it used, or why there is none */
   transport: z.string().optional(),
   transportChecks: z.array(transportCheck).optional(),
+  /** the parts that failed or could not be judged, each with its checks' messages: what to replace (added within v1: optional) */
+  failingParts: z.array(z.object({ part, outcome, messages: z.array(z.string()) })).optional(),
 });
 
 const test = z.object({

@@ -6,6 +6,7 @@ import { transportAccount } from "../parsers/nccl-info.ts";
 import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportCheck, UnitResult } from "../core/types.ts";
 import { type AcceptancePredicate, JUDGED_WITH_FILE, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
 import { kindOf } from "../kinds/mod.ts";
+import { partChecks, partOutcome } from "../assess/part-checks.ts";
 
 export interface SubjectFile {
   /** file name relative to the results directory */
@@ -81,7 +82,7 @@ function testOf(t: TestResult): PredicateTest {
     gpusPerNode: t.gpusPerNode,
     worldSize: t.worldSize,
     headline: { metric: t.headline.metric, unit: t.headline.unit },
-    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text, transport }) => ({
+    thresholds: t.expect.map(({ metric, unit, min, max, at, baselineRatio, text, transport, outlier }) => ({
       metric,
       unit,
       min,
@@ -90,6 +91,7 @@ function testOf(t: TestResult): PredicateTest {
       baselineRatio,
       text,
       ...(transport && { transport }),
+      ...(outlier && { outlier }),
     })),
     units: t.units.map((u) => unitOf(u, t.headline.metric, t.kind)),
   };
@@ -101,6 +103,9 @@ function unitOf(u: UnitResult, headline: string, kind: string): PredicateTest["u
   const headlineCheck = numeric.find((c) => c.metric === headline);
   const scalar = u.measurement?.metrics[headline];
   const account = kindOf(kind)?.transport ? transportLine(u) : undefined;
+  const failing = partChecks(u)
+    .map((p) => ({ part: p.part, outcome: partOutcome(p.checks), messages: p.checks.filter((c) => !c.ok).map((c) => redactPaths(c.message)) }))
+    .filter((p) => p.outcome !== "passed");
   return {
     unit: u.unit,
     hosts: u.hosts,
@@ -108,9 +113,10 @@ function unitOf(u: UnitResult, headline: string, kind: string): PredicateTest["u
     reason: redactPaths(u.verdict.reason),
     // the checked value (at the threshold's message size) when there is one, else the scalar metric
     headline: headlineCheck ? headlineCheck.measured : typeof scalar === "number" && Number.isFinite(scalar) ? scalar : null,
-    checks: numeric.map((c) => ({ ...c, measured: finite(c.measured), message: redactPaths(c.message), expectation: redactPaths(c.expectation) })),
+    checks: numeric.map(({ outlier: _compared, ...c }) => ({ ...c, measured: finite(c.measured), message: redactPaths(c.message), expectation: redactPaths(c.expectation) })),
     ...(account !== undefined && { transport: redactPaths(account) }),
     ...(transportChecks.length > 0 && { transportChecks: transportChecks.map(transportCheckOf) }),
+    ...(failing.length > 0 && { failingParts: failing }),
   };
 }
 

@@ -90,6 +90,47 @@ describe("gemmMeasurement", () => {
     expect(Object.keys(m.metrics)).toEqual(["gemm_fp8_tflops_min", "gemm_fp8_median_min", "gemm_checksum_mismatches"]);
   });
 
+  test("components: one per rank, a GPU named by index, UUID and PCI bus, its own best and median; a dtype it could not run is null with its reason", () => {
+    const out = line(
+      result([
+        gpu(0, 0, ...GPU0, { bf16: sweep(780.25, 700), fp8: sweep(1410, 1300) }),
+        gpu(1, 1, ...GPU1, { bf16: sweep(650.5, 720), fp8: { unmeasured: "fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1" } }),
+      ]),
+    );
+    expect(gemmMeasurement(out, { ...GEMM_DEFAULTS, dtypes: ["bf16", "fp8"] }).components).toEqual([
+      {
+        part: { type: "gpu", host: "gpu01", rank: 0, index: 0, uuid: GPU0[0], pciBusId: GPU0[1], name: "NVIDIA H100 80GB HBM3" },
+        metrics: { gemm_bf16_tflops: 780.25, gemm_bf16_median: 700, gemm_fp8_tflops: 1410, gemm_fp8_median: 1300 },
+      },
+      {
+        part: { type: "gpu", host: "gpu01", rank: 1, index: 1, uuid: GPU1[0], pciBusId: GPU1[1], name: "NVIDIA H100 80GB HBM3" },
+        metrics: { gemm_bf16_tflops: 650.5, gemm_bf16_median: 720, gemm_fp8_tflops: null, gemm_fp8_median: null },
+        unmeasured: {
+          gemm_fp8_tflops: "fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1",
+          gemm_fp8_median: "fp8 needs torch 2.1 or later (torch.float8_e4m3fn, torch._scaled_mm), this is torch 2.0.1",
+        },
+      },
+    ]);
+  });
+
+  test("components: a CPU rank is a cpu part named by its rank; a dtype asked for that it never reported is null saying so", () => {
+    const r = {
+      rank: 1,
+      local_rank: 1,
+      host: "vm",
+      device: { type: "cpu", name: "AMD EPYC", index: null, uuid: null, pci_bus_id: null },
+      dtypes: { fp32: sweep(0.0051, 0.0049) },
+      checksum: {},
+    };
+    expect(gemmMeasurement(line(result([r])), { ...GEMM_DEFAULTS, dtypes: ["fp32", "bf16"] }).components).toEqual([
+      {
+        part: { type: "cpu", host: "vm", rank: 1, name: "AMD EPYC" },
+        metrics: { gemm_bf16_tflops: null, gemm_bf16_median: null, gemm_fp32_tflops: 0.0051, gemm_fp32_median: 0.0049 },
+        unmeasured: { gemm_bf16_tflops: "rank 1 reported no bf16 result", gemm_bf16_median: "rank 1 reported no bf16 result" },
+      },
+    ]);
+  });
+
   test("a dtype the test asked for that no rank reported is unmeasured", () => {
     const m = gemmMeasurement(line(result([gpu(0, 0, ...GPU0, { bf16: sweep(780, 700) })])), { ...GEMM_DEFAULTS, dtypes: ["bf16", "tf32"] });
     expect(m.unmeasured).toEqual({ gemm_tf32_tflops_min: "no rank reported tf32", gemm_tf32_median_min: "no rank reported tf32" });

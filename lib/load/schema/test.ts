@@ -18,6 +18,17 @@ const transportList = () =>
     error: (iss) => (iss.input === undefined ? undefined : `must be a list of transports such as [NET/IB, GDRDMA], got ${show(iss.input)}`),
   });
 
+/** `outlier: { below: 0.93, over: fleet }`: values checked by lib/load/expect.ts, which knows the metric's direction. */
+const outlierSchema = () =>
+  strictMap(
+    {
+      below: z.number({ error: (iss) => `must be a ratio such as 0.93, got ${show(iss.input)}` }).optional(),
+      above: z.number({ error: (iss) => `must be a ratio such as 1.1, got ${show(iss.input)}` }).optional(),
+      over: text().optional(),
+    },
+    "a map such as { below: 0.93 }",
+  );
+
 /**
  * One threshold; values stay as written until the metric (and so the unit) is known. `require` and
  * `forbid` belong to the `transport` entry, min/max/baseline to the metrics: expect.ts says which.
@@ -29,6 +40,7 @@ export const thresholdSchema = strictMap(
     baseline: ratio().optional(),
     require: transportList().optional(),
     forbid: transportList().optional(),
+    outlier: outlierSchema().optional(),
   },
   "a map such as { min: 400 GB/s }",
 );
