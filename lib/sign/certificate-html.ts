@@ -56,6 +56,11 @@ export function renderCertificateHtml(v: CertificateView): string {
       return (t.note ? `${row}\n<tr class="note"><td></td><td colspan="3">${e(t.note)}</td></tr>` : row) + transport;
     })
     .join("\n");
+  const parts = v.parts.length
+    ? `<section class="keep">\n<h2>Parts that failed</h2>\n<table>\n<thead><tr><th>Test</th><th>Part</th><th>Verdict</th><th>Why</th></tr></thead>\n${v.parts
+        .map((x) => `<tr><td>${e(x.test)}</td><td class="mono small">${e(x.part)}</td><td class="bad">${e(x.outcome)}</td><td class="small">${e(x.why)}</td></tr>`)
+        .join("\n")}\n</table>\n</section>\n`
+    : "";
   const files = v.subjects.map((s) => `<span class="mono">${e(s.name)}</span> <span class="mono small">${e(s.sha256)}</span>`).join("<br>");
   return `<!DOCTYPE html>
 <html lang="en">
@@ -95,7 +100,7 @@ ${nodes}
 ${tests}
 </table>
 </section>
-<section class="keep">
+${parts}<section class="keep">
 <h2>Signature</h2>
 <table class="facts">
 ${fact("Signing key", `<span class="mono">${e(v.signer.fingerprint)}</span> (${e(v.signer.algorithm)})`)}

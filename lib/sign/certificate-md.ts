@@ -83,6 +83,17 @@ export function renderCertificateMd(v: CertificateView): string {
     ),
     "",
     ...transportLines(v),
+    ...(v.parts.length
+      ? [
+          "## Parts that failed",
+          "",
+          table(
+            ["Test", "Part", "Verdict", "Why"],
+            v.parts.map((x) => [x.test, x.part, x.outcome, x.why]),
+          ),
+          "",
+        ]
+      : []),
     "## Signature",
     "",
     table(

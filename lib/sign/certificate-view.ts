@@ -1,5 +1,6 @@
 // What a human-readable certificate shows, computed once from the signed statement so that the
 // HTML and the Markdown say the same thing, and say only what the signature covers.
+import { partName } from "../core/parts.ts";
 import { formatDuration, withUnit } from "../core/quantity.ts";
 import type { KeyAlgorithm } from "./keys.ts";
 import { PREDICATE_TYPE, type PredicateTest, type Statement } from "./predicate.ts";
@@ -23,6 +24,8 @@ export interface CertificateView {
   /** "8 × NVIDIA H100 80GB HBM3 · driver …" when every node has the same, so rows need only names and serials */
   nodesAlike: string | null;
   tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string; transport: string }>;
+  /** the parts judged on their own that failed or could not be judged: what to replace or look at, and why */
+  parts: Array<{ test: string; part: string; outcome: string; why: string }>;
   signer: { fingerprint: string; algorithm: string };
   subjects: Array<{ name: string; sha256: string }>;
   predicateType: string;
@@ -71,6 +74,16 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     nodes,
     nodesAlike: nodes.length > 1 && nodes.every((n) => n.gpus === nodes[0].gpus && n.versions === nodes[0].versions) ? `${nodes[0].gpus} · ${nodes[0].versions}` : null,
     tests: p.tests.map(testRow),
+    parts: p.tests.flatMap((t) =>
+      t.units.flatMap((u) =>
+        (u.failingParts ?? []).map((f) => {
+          const part = partName(f.part);
+          // each message starts with the part's name, which has its own column here
+          const why = f.messages.map((m) => (m.startsWith(`${part}: `) ? m.slice(part.length + 2) : m)).join("; ");
+          return { test: t.name, part, outcome: f.outcome.toUpperCase(), why: clip(why, 300) };
+        }),
+      ),
+    ),
     signer: { fingerprint: signer.fingerprint, algorithm: signer.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256" },
     subjects: st.subject.map((s) => ({ name: s.name, sha256: s.digest.sha256 })),
     predicateType: PREDICATE_TYPE,

@@ -7,6 +7,9 @@ import { renderSummary } from "../../lib/report/summary.ts";
 import { renderHtml } from "../../lib/report/html.ts";
 import { buildStatement } from "../../lib/sign/statement.ts";
 import { acceptancePredicate } from "../../lib/sign/predicate.ts";
+import { certificateView } from "../../lib/sign/certificate-view.ts";
+import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
+import { renderCertificateHtml } from "../../lib/sign/certificate-html.ts";
 import { ResultsFileSchema } from "../../lib/report/results-schema.ts";
 import type { ComponentValues, Expectation, Measurement } from "../../lib/core/types.ts";
 import { results, test } from "../fixtures/results/build.ts";
@@ -82,6 +85,23 @@ describe("per-component outputs", () => {
     ]);
     expect(unit.checks.every((c) => c.part !== undefined)).toBe(true);
     expect(acceptancePredicate.parse(s.predicate).tests[0]!.thresholds[0]!.outlier).toEqual({ side: "below", ratio: 0.93, over: "unit" });
+  });
+
+  it("the human-readable certificate lists the part to replace with why, in Markdown and HTML", () => {
+    const s = buildStatement(run(), [], { certifiedAt: "2026-01-01T00:00:00Z", gpucheckVersion: "0.1.0" });
+    const v = certificateView(s, { fingerprint: "SHA256:test", algorithm: "ed25519" });
+    expect(v.parts).toHaveLength(1);
+    expect(v.parts[0]).toMatchObject({ test: v.tests[0]!.name, part: GPU3, outcome: "FAILED" });
+    // both checks' messages, without the part's name (it has its own column)
+    expect(v.parts[0]!.why).toStartWith(
+      "gemm_bf16_tflops 512.3 TFLOP/s < 700 TFLOP/s expected (-27%); gemm_bf16_tflops 512.3 TFLOP/s is 0.640 × the median 800 TFLOP/s of 3 gpu parts: gpu-01 GPU 0",
+    );
+    const md = renderCertificateMd(v);
+    expect(md).toContain("## Parts that failed\n\n| Test | Part | Verdict | Why |");
+    expect(md).toContain(`| ${v.tests[0]!.name} | ${GPU3} | FAILED | gemm_bf16_tflops 512.3 TFLOP/s < 700 TFLOP/s expected (-27%); gemm_bf16_tflops`);
+    const html = renderCertificateHtml(v);
+    expect(html).toContain("<h2>Parts that failed</h2>");
+    expect(html).toContain(`<td class="mono small">${GPU3}</td><td class="bad">FAILED</td>`);
   });
 
   it("results.json with parts and components reads back through its schema", () => {
