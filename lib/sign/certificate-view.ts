@@ -109,6 +109,8 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
     shown = `${metric} ${withUnit(worst.headline as number, unit)}`;
     if (t.units.length > 1) shown += ` (worst of ${t.units.length}: ${worst.unit})`;
   }
+  // a figure from CPU ranks (a CPU suite, or no GPU found) must not read as a GPU's
+  if (t.units.some((u) => u.checks.some((c) => c.part?.type === "cpu"))) shown += " — measured on CPU ranks, not GPUs";
   const bad = t.units.find((u) => u.outcome !== "passed");
   const note = bad && t.outcome !== "passed" ? `${t.units.length > 1 ? `${bad.unit}: ` : ""}${bad.reason}` : "";
   const rule = t.thresholds.find((x) => x.metric === "transport");

@@ -104,6 +104,33 @@ describe("per-component outputs", () => {
     expect(html).toContain(`<td class="mono small">${GPU3}</td><td class="bad">FAILED</td>`);
   });
 
+  it("the certificate says when a figure came from CPU ranks, and not when it came from GPUs", () => {
+    const cpu: ComponentValues[] = [0, 1].map((rank) => ({ part: { type: "cpu", host: "vm", rank, name: "AMD EPYC" }, metrics: { gemm_bf16_tflops: 0.005 } }));
+    const cpuRun = results([
+      test(
+        "gemm",
+        "gemm",
+        [rule],
+        [
+          {
+            unit: "all",
+            hosts: ["vm"],
+            status: "completed",
+            startS: 1,
+            durationS: 5,
+            measurement: { metrics: { gemm_bf16_tflops_min: 0.005 }, components: cpu },
+            tail: "",
+            ranks: 2,
+          },
+        ],
+      ),
+    ]);
+    const view = (r: typeof cpuRun) =>
+      certificateView(buildStatement(r, [], { certifiedAt: "2026-01-01T00:00:00Z", gpucheckVersion: "0.1.0" }), { fingerprint: "SHA256:test", algorithm: "ed25519" });
+    expect(view(cpuRun).tests[0]!.measured).toEndWith(" — measured on CPU ranks, not GPUs");
+    expect(view(run()).tests[0]!.measured).not.toContain("CPU");
+  });
+
   it("results.json with parts and components reads back through its schema", () => {
     const r = ResultsFileSchema.parse(JSON.parse(JSON.stringify(run())));
     expect(r.tests[0]!.units[0]!.measurement!.components).toHaveLength(4);
