@@ -84,6 +84,7 @@ const runs = {
   gemm: ranks(2, ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]),
   membw: ranks(2, ["membw", "--size", String(4 * 1024 ** 2), "--iters", "2", "--warmup", "1"]),
   pcie: ranks(2, ["pcie", "--size", String(1024 ** 2), "--iters", "2", "--warmup", "1"], { PATH: "/usr/bin:/bin" }),
+  nvlink: ranks(2, ["nvlink", "--size", String(64 * 1024), "--iters", "2", "--warmup", "1"]),
   inventoryCpu: ranks(1, ["inventory"], { PATH: "/usr/bin:/bin" }),
   inventoryH100: ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` }),
 };
@@ -143,6 +144,21 @@ test("pcie: two CPU ranks copy host memory, the links unmeasured with the reason
     /^\S+ rank 0 \(CPU: .*\): no NVIDIA GPU \(nvidia-smi not found\); \S+ rank 1 \(CPU: .*\): no NVIDIA GPU \(nvidia-smi not found\)$/,
   );
   expect(m.unmeasured!.pcie_replays).toBe(m.unmeasured!.pcie_link_degraded!);
+}, 60_000);
+
+test("nvlink: two CPU ranks time both ordered pairs alone and at once into one GPUCHECK_RESULT in the contract", async () => {
+  const out = await runs.nvlink;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.nvlink, result, "nvlink");
+  const m = KINDS.nvlink.measure(out, { params: undefined });
+  for (const metric of ["nvlink_pair_gbps_min", "nvlink_pair_gbps_median", "nvlink_all_gbps_min"]) {
+    expect(m.metrics[metric]).toBeGreaterThan(0);
+    expect(m.details![metric]).toStartWith("device: cpu — gloo between processes over TCP loopback (host memory), no NVLink crossed; ");
+  }
+  expect(m.components!.map((c) => [c.part.type, c.part.rank, c.part.name?.replace(/CPU: [^)]*/g, "CPU"), Object.keys(c.metrics)])).toEqual([
+    ["link", 0, "rank 0 (CPU)→rank 1 (CPU)", ["nvlink_link_gbps", "nvlink_link_all_gbps"]],
+    ["link", 1, "rank 1 (CPU)→rank 0 (CPU)", ["nvlink_link_gbps", "nvlink_link_all_gbps"]],
+  ]);
 }, 60_000);
 
 test("inventory on this machine (no GPU, no InfiniBand): every gap null with its reason, in the contract", async () => {
