@@ -62,7 +62,7 @@ describe("nvlinkMeasurement", () => {
     const m = nvlinkMeasurement(line(result(370, { "2>0": 185 })));
     expect(m.metrics).toEqual({ nvlink_pair_gbps_min: 185, nvlink_all_gbps_min: 165, nvlink_pair_gbps_median: 370 });
     expect(m.unmeasured).toEqual({});
-    expect(m.components!.map((c) => [c.part, c.metrics])).toEqual(
+    expect(m.components!.map((c) => [c.part, c.metrics] as unknown[])).toEqual(
       EVERY.map(([s, d]) => [
         { type: "link", host: "gpu01", rank: s, name: `${END[s]}→${END[d]}` },
         { nvlink_link_gbps: s === 2 && d === 0 ? 185 : 370, nvlink_link_all_gbps: s === 2 && d === 0 ? 165 : 350 },
@@ -78,7 +78,13 @@ describe("nvlinkMeasurement", () => {
 
   test("the outlier rule names the slow link by both GPUs against the node's other five", () => {
     const m = nvlinkMeasurement(line(result(370, { "2>0": 185 })));
-    const e: Expectation = { metric: "nvlink_link_gbps", text: "nvlink_link_gbps outlier below 0.93", unit: "GB/s", outlier: { side: "below", ratio: 0.93 }, perComponent: true };
+    const e: Expectation = {
+      metric: "nvlink_link_gbps",
+      text: "nvlink_link_gbps outlier below 0.93",
+      unit: "GB/s",
+      outlier: { side: "below", ratio: 0.93, over: "unit" },
+      perComponent: true,
+    };
     const failed = componentChecks(e, m, [m]).filter((c) => !c.ok);
     expect(failed.map((c) => c.message)).toEqual([
       `gpu01 link ${END[2]}→${END[0]}: nvlink_link_gbps 185 GB/s is 0.500 × the median 370 GB/s of 5 link parts (the others of its unit) (< 0.93 expected)`,
