@@ -60,7 +60,7 @@ export async function main(flags: { json?: boolean }): Promise<number> {
 function metricLine(m: Entry): string {
   const unit = m.unit === "" ? "-" : m.unit;
   const notes = [
-    m.perComponent && "per GPU: one check per part; outlier: allowed",
+    m.perComponent && "per part: one check per part; outlier: allowed",
     m.perSize && `per message size: ${m.name}@1GiB`,
     m.models && `${m.models.join(", ")} only`,
     m.realData && "real data sets only",

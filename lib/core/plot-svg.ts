@@ -24,6 +24,8 @@ export interface PlotSpec {
   threshold?: { y: number; label: string };
   /** the natural top of the y axis (100 for a percentage), used when no value exceeds it */
   yTop?: number;
+  /** a plot that is not a line (the nvlink matrix, lib/kinds/nvlink/matrix-svg.ts) draws its own SVG; `series` still holds its data */
+  draw?: () => string;
 }
 
 const W = 560;
@@ -34,6 +36,7 @@ const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b
 const MAX_POINTS = 600;
 
 export function renderPlot(p: PlotSpec): string {
+  if (p.draw) return p.draw();
   const series = p.series.map((s) => ({ name: s.name, points: thin(s.points.filter(([x]) => Number.isFinite(x) && (p.xScale !== "log2" || x > 0))) }));
   const xs = series.flatMap((s) => s.points.map(([x]) => x));
   const ys = series.flatMap((s) => s.points.flatMap(([, y]) => (y === null ? [] : [y])));

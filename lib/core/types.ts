@@ -207,7 +207,7 @@ export interface PartId {
   index?: number;
   uuid?: string;
   pciBusId?: string;
-  /** the GPU or CPU model, or the NIC's device name (mlx5_0) */
+  /** the GPU or CPU model, the NIC's device name (mlx5_0), or a link's two ends ("GPU 0 (GPU-…, 00000000:19:00.0)→GPU 3 (…)") */
   name?: string;
 }
 

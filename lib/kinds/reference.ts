@@ -14,7 +14,7 @@ const kinds = (): AnyKind[] => Object.values(KINDS);
 
 function metricRow(name: string, m: MetricInfo, perComponent = false): string {
   const notes = [
-    perComponent && "per GPU: one check per part, and `outlier:` against its peers",
+    perComponent && "per part (each GPU, link or NIC): one check per part, and `outlier:` against its peers",
     m.perSize && `per message size: \`${name}@1GiB\``,
     m.models && `${m.models.join(", ")} only`,
     m.realData && "real data sets only",

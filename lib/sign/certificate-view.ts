@@ -110,7 +110,9 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
     if (t.units.length > 1) shown += ` (worst of ${t.units.length}: ${worst.unit})`;
   }
   // a figure from CPU ranks (a CPU suite, or no GPU found) must not read as a GPU's
-  if (t.units.some((u) => u.checks.some((c) => c.part?.type === "cpu"))) shown += " — measured on CPU ranks, not GPUs";
+  // (a link between two CPU ranks carries their names: "rank 1 (CPU: …)→rank 0 (CPU: …)")
+  const onCpu = (p: (typeof t.units)[number]["checks"][number]["part"]) => p?.type === "cpu" || (p?.type === "link" && (p.name ?? "").includes("(CPU"));
+  if (t.units.some((u) => u.checks.some((c) => onCpu(c.part)))) shown += " — measured on CPU ranks, not GPUs";
   const bad = t.units.find((u) => u.outcome !== "passed");
   const note = bad && t.outcome !== "passed" ? `${t.units.length > 1 ? `${bad.unit}: ` : ""}${bad.reason}` : "";
   const rule = t.thresholds.find((x) => x.metric === "transport");

@@ -1,0 +1,82 @@
+// kind: nvlink: GPU↔GPU bandwidth inside a node as a matrix: send/recv between every ordered pair of
+// GPUs alone, then every pair at once, each link named by its two GPUs. NVLink error counters are not
+// read here: the telemetry every kind gets already gives `nvlink_errors` (lib/core/metrics.ts).
+import { z } from "zod";
+import { higher, type MetricInfo } from "../core/metrics.ts";
+import { linkEnd, NVLINK_PHASES, nvlinkMeasurement } from "../parsers/nvlink.ts";
+import { num, obj, rankDevice } from "../parsers/part.ts";
+import type { PlotSpec } from "../core/plot-svg.ts";
+import type { KindBlocks, TestResult, TestSpec } from "../core/types.ts";
+import { copyArgs, copyBlock, copyKeys } from "./copy-params.ts";
+import type { PlotContext, TestKind } from "../core/kind.ts";
+import { type NvlinkParams, resolveNvlink } from "./nvlink/params.ts";
+import { nvlinkResult } from "./nvlink/result.ts";
+import { renderMatrix } from "./nvlink/matrix-svg.ts";
+
+export type { NvlinkParams } from "./nvlink/params.ts";
+
+const HOW = "torch.distributed send/recv (NCCL on GPUs; on CPU gloo over TCP loopback, which the details say), GB/s = bytes × messages / time, 1 GB = 1e9 bytes";
+
+const metrics: Record<string, MetricInfo> = {
+  nvlink_pair_gbps_min: higher("GB/s", `the slowest ordered pair of GPUs, each pair timed alone, both GPUs named (every link in the details, worst first); ${HOW}`),
+  nvlink_pair_gbps_median: higher("GB/s", "the median ordered pair of GPUs, each pair timed alone"),
+  nvlink_all_gbps_min: higher("GB/s", "the slowest link while every GPU sends to another at once (each shift k: GPU i → GPU i+k), so the links share the switch"),
+};
+
+// each link's own values (Measurement.components), for thresholds and the outlier rule per link
+const componentMetrics: Record<string, MetricInfo> = {
+  [NVLINK_PHASES.pairs]: higher("GB/s", "this link (sending GPU → receiving GPU) timed alone"),
+  [NVLINK_PHASES.all]: higher("GB/s", "this link while every GPU of the node sends at once"),
+};
+
+declare module "../core/types.ts" {
+  interface KindBlocks {
+    nvlink: { nvlink: NvlinkParams };
+  }
+}
+
+export const nvlink: TestKind<"nvlink", NvlinkParams, KindBlocks["nvlink"]> = {
+  name: "nvlink",
+  summary: "GPU↔GPU GB/s inside a node as a matrix: send/recv between every ordered pair alone, then all pairs at once; each link named by its two GPUs",
+  block: z.lazy(copyBlock),
+  keys: copyKeys("256MiB (4MiB when gpusPerNode is 0)", "bytes per message", "messages per ordered pair and per shift"),
+  perNode: true,
+  resolve: (block, ctx) => ({ nvlink: resolveNvlink(block, ctx) }),
+  params: (spec: TestSpec) => spec.nvlink,
+  metrics,
+  componentMetrics,
+  headline: "nvlink_pair_gbps_min",
+  telemetry: true,
+  args: (p) => copyArgs("nvlink", p),
+  measure: (output) => nvlinkMeasurement(output),
+  plots: (test, ctx) => (["pairs", "all"] as const).flatMap((phase) => matrixPlots(test, ctx, phase)),
+  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  result: nvlinkResult,
+  resultSource:
+    "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload nvlink` prints (workload/gpucheck_workload/nvlink.py): every rank's device and every link's timed messages, as lib/parsers/nvlink.ts reads it",
+};
+
+const PHASE_TITLE = { pairs: "GB/s of each ordered pair alone", all: "GB/s of each link, all pairs at once" };
+
+/** One matrix per host of each unit: rows send, columns receive. */
+function matrixPlots(test: TestResult, ctx: PlotContext, phase: "pairs" | "all"): PlotSpec[] {
+  return test.units.flatMap((u) => {
+    const raw = obj(u.measurement?.raw);
+    const ranks = (Array.isArray(raw.ranks) ? raw.ranks : []).map((x, i) => rankDevice(x, i));
+    const timed = new Map((Array.isArray(raw[phase]) ? (raw[phase] as unknown[]) : []).map((e) => [`${num(obj(e).src)}>${num(obj(e).dst)}`, num(obj(e).gbps)]));
+    const hosts = [...new Set(ranks.map((r) => r.host))];
+    return hosts.flatMap((host) => {
+      const mine = ranks.filter((r) => r.host === host);
+      if (mine.length < 2) return [];
+      const labels = mine.map((r) => linkEnd(r).replace(/ \(.*$/, ""));
+      const cells = mine.map((s) => mine.map((d) => (s === d ? null : (timed.get(`${s.rank}>${d.rank}`) ?? null))));
+      const id = ctx.id(`${NVLINK_PHASES[phase]}-${u.unit === host ? host : `${u.unit}-${host}`}`);
+      const title = `${test.name} ${host}: ${PHASE_TITLE[phase]}`;
+      const kind = "nvlink_matrix";
+      const series = cells.map((row, i) => ({ name: `from ${labels[i]}`, points: row.map((v, j) => [j, v] as [number, number | null]) }));
+      return [
+        { id, title, kind, xLabel: "receiving GPU", yLabel: "GB/s", xScale: "linear", series, draw: () => renderMatrix({ id, title, kind, labels, cells }) } satisfies PlotSpec,
+      ];
+    });
+  });
+}
