@@ -34,7 +34,10 @@ export const dcgm: TestKind<"dcgm", DcgmParams, KindBlocks["dcgm"]> = {
   resolve: (block, ctx) => ({ dcgm: resolveDcgm(block, ctx) }),
   params: (spec: TestSpec) => spec.dcgm,
   metrics: {
-    dcgm_failures: lower("count", "plugin results DCGM failed, over all GPUs of the node (a 3.x result for several GPUs counts once per GPU), each named with its GPU, DCGM's text and DCGM_FR code"),
+    dcgm_failures: lower(
+      "count",
+      "plugin results DCGM failed, over all GPUs of the node (a 3.x result for several GPUs counts once per GPU), each named with its GPU, DCGM's text and DCGM_FR code",
+    ),
     dcgm_warnings: lower("count", "plugin results DCGM marked Warn, named as failures are"),
     dcgm_skipped: lower("count", "plugin results DCGM skipped (never counted as passes), each named with DCGM's reason when it gives one"),
   },
@@ -50,5 +53,6 @@ export const dcgm: TestKind<"dcgm", DcgmParams, KindBlocks["dcgm"]> = {
   // no torch, no GPU count, no dcgmi: a node without DCGM must reach the workload, which says so (unmeasured)
   needs: () => ({ torch: false, gpus: 0, nccl: false }),
   result: dcgmResult,
-  resultSource: "the GPUCHECK_RESULT line of `gpucheck_workload dcgm` (workload/gpucheck_workload/dcgm.py): dcgmi's JSON document or why there is none, and nvidia-smi -q's GPUs, as lib/parsers/dcgm.ts reads it",
+  resultSource:
+    "the GPUCHECK_RESULT line of `gpucheck_workload dcgm` (workload/gpucheck_workload/dcgm.py): dcgmi's JSON document or why there is none, and nvidia-smi -q's GPUs, as lib/parsers/dcgm.ts reads it",
 };

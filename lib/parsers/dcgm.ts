@@ -79,7 +79,8 @@ function components(results: DcgmResult[], known: Set<number>, gpuPart: (id: num
       const judged = own.filter((r) => r.status === "pass" || r.status === "fail" || r.status === "warn");
       const unknown = own.filter((r) => r.status === null);
       if (own.length === 0) c.unmeasured = { [DCGM_GPU_METRIC]: "DCGM reported no result for this GPU" };
-      else if (unknown.length) c.unmeasured = { [DCGM_GPU_METRIC]: `DCGM result status ${unknown.map((r) => `"${r.rawStatus}" (${r.test})`).join(", ")} not known: not counted as a pass` };
+      else if (unknown.length)
+        c.unmeasured = { [DCGM_GPU_METRIC]: `DCGM result status ${unknown.map((r) => `"${r.rawStatus}" (${r.test})`).join(", ")} not known: not counted as a pass` };
       else if (judged.length === 0) c.unmeasured = { [DCGM_GPU_METRIC]: `every DCGM test on this GPU was skipped: ${own.map((r) => r.test).join(", ")}` };
       else c.metrics[DCGM_GPU_METRIC] = own.filter((r) => r.status === "fail").length;
       return c;

@@ -77,7 +77,13 @@ describe("dcgmMeasurement on synthetic documents (named as such: no real capture
                 { gpu_ids: "1", status: "Fail", warnings: [{ warning: "Pending page retirements found on GPU 1", error_id: 6 }] },
               ],
             },
-            { name: "Diagnostic", results: [{ gpu_ids: "0", status: "Warn", warnings: ["GPU 0 clocks throttled"] }, { gpu_ids: "1", status: "Skip", info: "GPU 1 failed earlier" }] },
+            {
+              name: "Diagnostic",
+              results: [
+                { gpu_ids: "0", status: "Warn", warnings: ["GPU 0 clocks throttled"] },
+                { gpu_ids: "1", status: "Skip", info: "GPU 1 failed earlier" },
+              ],
+            },
           ],
         },
       ],
@@ -97,7 +103,9 @@ describe("dcgmMeasurement on synthetic documents (named as such: no real capture
   });
 
   test("every result skipped: failures and warnings unmeasured, the GPU unmeasured, never 0", () => {
-    const skipped = { "DCGM Diagnostic": { test_categories: [{ category: "Hardware", tests: [{ name: "memory", results: [{ entity_group: "GPU", entity_id: 0, status: "Skip" }] }] }] } };
+    const skipped = {
+      "DCGM Diagnostic": { test_categories: [{ category: "Hardware", tests: [{ name: "memory", results: [{ entity_group: "GPU", entity_id: 0, status: "Skip" }] }] }] },
+    };
     const m = run({ document: skipped, ...NO_SMI });
     expect(m.metrics).toEqual({ dcgm_skipped: 1, dcgm_failures: null, dcgm_warnings: null });
     expect(m.unmeasured).toEqual({
@@ -105,12 +113,18 @@ describe("dcgmMeasurement on synthetic documents (named as such: no real capture
       dcgm_warnings: "DCGM ran no test to the end: every result was skipped (memory on gpu01 GPU 0)",
     });
     expect(m.components).toEqual([
-      { part: { type: "gpu", host: "gpu01", index: 0 }, metrics: { dcgm_gpu_failures: null }, unmeasured: { dcgm_gpu_failures: "every DCGM test on this GPU was skipped: memory" } },
+      {
+        part: { type: "gpu", host: "gpu01", index: 0 },
+        metrics: { dcgm_gpu_failures: null },
+        unmeasured: { dcgm_gpu_failures: "every DCGM test on this GPU was skipped: memory" },
+      },
     ]);
   });
 
   test("a status word the parser does not know is not a pass", () => {
-    const odd = { "DCGM Diagnostic": { test_categories: [{ category: "Stress", tests: [{ name: "pulse_test", results: [{ entity_group: "GPU", entity_id: 0, status: "Incomplete" }] }] }] } };
+    const odd = {
+      "DCGM Diagnostic": { test_categories: [{ category: "Stress", tests: [{ name: "pulse_test", results: [{ entity_group: "GPU", entity_id: 0, status: "Incomplete" }] }] }] },
+    };
     const m = run({ document: odd, ...NO_SMI });
     expect(m.metrics.dcgm_failures).toBeNull();
     expect(m.unmeasured?.dcgm_failures).toBe('DCGM gave result status "Incomplete" (pulse_test on gpu01 GPU 0), which this parser does not know: not counted as a pass');
@@ -128,7 +142,11 @@ describe("dcgmMeasurement without a document: every metric null with the exact r
   const cases: Array<[string, object, string]> = [
     [
       "dcgmi not on PATH",
-      { exit_code: null, document: null, unread: "dcgmi not found on PATH: DCGM is not installed on this node (install datacenter-gpu-manager and start nv-hostengine, or remove this test from the suite)" },
+      {
+        exit_code: null,
+        document: null,
+        unread: "dcgmi not found on PATH: DCGM is not installed on this node (install datacenter-gpu-manager and start nv-hostengine, or remove this test from the suite)",
+      },
       "dcgmi not found on PATH: DCGM is not installed on this node (install datacenter-gpu-manager and start nv-hostengine, or remove this test from the suite)",
     ],
     [
@@ -136,7 +154,11 @@ describe("dcgmMeasurement without a document: every metric null with the exact r
       { document: { error: "nope" } },
       'dcgmi printed JSON this parser does not recognise: top-level keys "error" (expected "DCGM Diagnostic" from DCGM 4.x or "DCGM GPU Diagnostic" from 3.x)',
     ],
-    ["a 4.x runtime error", { document: { "DCGM Diagnostic": { runtime_error: "Unable to create NVVS process " } } }, "DCGM's diagnostic stopped with a runtime error: Unable to create NVVS process"],
+    [
+      "a 4.x runtime error",
+      { document: { "DCGM Diagnostic": { runtime_error: "Unable to create NVVS process " } } },
+      "DCGM's diagnostic stopped with a runtime error: Unable to create NVVS process",
+    ],
     ["no test_categories", { document: { "DCGM GPU Diagnostic": { version: "3.3.5" } } }, 'the "DCGM GPU Diagnostic" document has no test_categories list: DCGM ran no test'],
     ["no result in the categories", { document: { "DCGM Diagnostic": { test_categories: [] } } }, 'the "DCGM Diagnostic" document lists no test result: DCGM ran no test'],
   ];

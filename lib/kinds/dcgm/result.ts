@@ -9,7 +9,11 @@ export const dcgmResult = z.lazy(() =>
     level: z.number().int().min(1).max(4),
     command: z.array(z.string()).describe("the dcgmi command line the workload ran"),
     timeout_s: z.number().positive(),
-    exit_code: z.number().int().nullable().describe("dcgmi's exit status; null when it did not run or was stopped (dcgmi exits non-zero when a test fails, and still prints its JSON)"),
+    exit_code: z
+      .number()
+      .int()
+      .nullable()
+      .describe("dcgmi's exit status; null when it did not run or was stopped (dcgmi exits non-zero when a test fails, and still prints its JSON)"),
     document: z.unknown().nullable().describe('the JSON dcgmi printed ("DCGM Diagnostic" from DCGM 4.x, "DCGM GPU Diagnostic" from 3.x), null when it printed none'),
     unread: z.string().optional().describe('why there is no document: "dcgmi not found on PATH …", the timeout, "Unable to connect to host engine", an exit code with no JSON'),
     stderr: z.string().describe("the end of dcgmi's stderr"),
