@@ -18,6 +18,8 @@ export interface ResolveContext {
   gpusPerNode: number;
   /** where gpusPerNode was written (the test or defaults), for problems that involve it */
   gpusAt: PathKey[][];
+  /** the test's timeout (test, else defaults, else 15 min): a kind that runs a tool with its own limit derives it */
+  timeoutMs: number;
   report: Report;
   sound: Sound;
 }

@@ -5,6 +5,7 @@ import type { MetricInfo } from "../core/metrics.ts";
 import type { KindBlocks, TestCommon, TestSpec } from "../core/types.ts";
 import { TELEMETRY_METRICS } from "../core/metrics.ts";
 import { collective } from "./collective.ts";
+import { dcgm } from "./dcgm.ts";
 import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "../core/kind.ts";
@@ -21,6 +22,7 @@ export const KINDS = {
   membw,
   pcie,
   nvlink,
+  dcgm,
 } as const;
 
 export type Kinds = typeof KINDS;

@@ -33,7 +33,8 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
   }
 
   const written = t[t.kind] as Record<string, unknown> | undefined;
-  const block = kind.resolve(written as never, { testAt: at, gpusPerNode, gpusAt, report, sound });
+  const timeoutMs = t.timeout ?? d.timeout ?? SUITE_DEFAULTS.timeoutMs;
+  const block = kind.resolve(written as never, { testAt: at, gpusPerNode, gpusAt, timeoutMs, report, sound });
   const expect = resolveExpect(t.expect ?? {}, t.kind, Object.values(block)[0], [...at, "expect"], problems, sound, { perNode: gpusPerNode, at: gpusAt });
 
   // the union's kind and block come from the same registry entry, which TypeScript cannot follow
@@ -46,7 +47,7 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
     gpusPerNode,
     ranksPerNode,
     perNode: t.perNode ?? kind.perNode,
-    timeoutMs: t.timeout ?? d.timeout ?? SUITE_DEFAULTS.timeoutMs,
+    timeoutMs,
     env: { ...d.env, ...t.env },
     python: t.python ?? d.python ?? SUITE_DEFAULTS.python,
     ...block,

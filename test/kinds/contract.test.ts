@@ -68,6 +68,15 @@ function fakeH100Tools(): string {
   return bin;
 }
 
+/** a dcgmi that prints the real DCGM 4.2.3 capture (test/fixtures/dcgm/README.md) and exits 226, as it did there */
+function fakeDcgmi(): string {
+  const bin = join(dir, "dcgm-bin");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, "dcgmi"), `#!/bin/sh\ncat "${join(root, "test/fixtures/dcgm/dcgm-4.2.3-gb10-level1-persistence-fail.json")}"; exit 226\n`);
+  chmodSync(join(bin, "dcgmi"), 0o755);
+  return bin;
+}
+
 /** The result as the kind's parser reads it, valid for the zod schema and for the committed JSON Schema. */
 function expectValid(kind: AnyKind, result: unknown, label: string): void {
   const parsed = kind.result.safeParse(result);
@@ -105,6 +114,8 @@ const runs = {
   nvlink: inTurn(() => ranks(2, ["nvlink", "--size", String(64 * 1024), "--iters", "2", "--warmup", "1"])),
   inventoryCpu: inTurn(() => ranks(1, ["inventory"], { PATH: "/usr/bin:/bin" })),
   inventoryH100: inTurn(() => ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` })),
+  dcgmCpu: inTurn(() => ranks(1, ["dcgm", "--level", "2", "--timeout", "30"], { PATH: "/usr/bin:/bin" })),
+  dcgmH100: inTurn(() => ranks(1, ["dcgm", "--level", "1", "--timeout", "30"], { PATH: `${fakeDcgmi()}:${fakeH100Tools()}:/usr/bin:/bin` })),
 };
 // a run that fails is reported by its test, not as an unhandled rejection
 for (const r of Object.values(runs)) r.catch(() => {});
@@ -184,7 +195,7 @@ test("inventory on this machine (no GPU, no InfiniBand): every gap null with its
   const [result] = taggedLines(out, "RESULT");
   expect((result as { unmeasured: Record<string, string> }).unmeasured.gpus).toBe("nvidia-smi not found");
   expectValid(KINDS.inventory, result, "inventory-cpu");
-}, 30_000);
+}, 120_000);
 
 test("inventory of an H100 node (nvidia-smi and ibstat answering from captured outputs) is in the contract", async () => {
   const out = await runs.inventoryH100;
@@ -192,7 +203,7 @@ test("inventory of an H100 node (nvidia-smi and ibstat answering from captured o
   expect(result!.gpus).toHaveLength(8);
   expect(result!.ib_ports.length).toBeGreaterThan(0);
   expectValid(KINDS.inventory, result, "inventory-h100");
-}, 30_000);
+}, 120_000);
 
 test("the contract catches drift: the real train result without samples_per_s fails both validators", async () => {
   const { samples_per_s: _, ...drifted } = taggedLines(await runs.train, "RESULT")[0]!;
@@ -201,4 +212,23 @@ test("the contract catches drift: the real train result without samples_per_s fa
   const file = join(dir, "drifted.json");
   writeFileSync(file, JSON.stringify(drifted));
   expect(schemaErrors(join(root, contractPath("train")), file)).toEqual([`${file}: (top level): 'samples_per_s' is a required property`]);
+}, 120_000);
+
+test("dcgm on this machine (no DCGM): every metric null with the reason, in the contract", async () => {
+  const out = await runs.dcgmCpu;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.dcgm, result, "dcgm-cpu");
+  const m = KINDS.dcgm.measure(out, { params: undefined });
+  expect(m.metrics).toEqual({ dcgm_failures: null, dcgm_warnings: null, dcgm_skipped: null });
+  expect(m.unmeasured!.dcgm_failures).toStartWith("dcgmi not found on PATH: DCGM is not installed on this node");
+}, 120_000);
+
+test("dcgm with a dcgmi printing a real DCGM 4.2.3 failure: the GPU named from nvidia-smi, in the contract", async () => {
+  const out = await runs.dcgmH100;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.dcgm, result, "dcgm-h100");
+  const m = KINDS.dcgm.measure(out, { params: undefined });
+  expect(m.metrics.dcgm_failures).toBe(1);
+  const host = (result as { host: string }).host;
+  expect(m.details!.dcgm_failures).toStartWith(`${host} GPU 0 (GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1, 00000000:18:00.0): software Fail — DCGM_FR_PERSISTENCE_MODE (29): `);
 }, 120_000);

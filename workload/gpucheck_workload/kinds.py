@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import collective, gemm, inventory, membw, nvlink, pcie, train
+from . import collective, dcgm, gemm, inventory, membw, nvlink, pcie, train
 
 KINDS = {
     "collective": collective,
@@ -13,4 +13,5 @@ KINDS = {
     "membw": membw,
     "pcie": pcie,
     "nvlink": nvlink,
+    "dcgm": dcgm,
 }
