@@ -10,42 +10,44 @@ import w3 from "../../workload/gpucheck_workload/__main__.py" with { type: "text
 import w4 from "../../workload/gpucheck_workload/affinity.py" with { type: "text" };
 import w5 from "../../workload/gpucheck_workload/bandwidth.py" with { type: "text" };
 import w6 from "../../workload/gpucheck_workload/batches.py" with { type: "text" };
-import w7 from "../../workload/gpucheck_workload/collective.py" with { type: "text" };
-import w8 from "../../workload/gpucheck_workload/commhook.py" with { type: "text" };
-import w9 from "../../workload/gpucheck_workload/counters.py" with { type: "text" };
-import w10 from "../../workload/gpucheck_workload/cpu.py" with { type: "text" };
-import w11 from "../../workload/gpucheck_workload/data.py" with { type: "text" };
-import w12 from "../../workload/gpucheck_workload/device_id.py" with { type: "text" };
-import w13 from "../../workload/gpucheck_workload/dist.py" with { type: "text" };
-import w14 from "../../workload/gpucheck_workload/emit.py" with { type: "text" };
-import w15 from "../../workload/gpucheck_workload/errors.py" with { type: "text" };
-import w16 from "../../workload/gpucheck_workload/fakedata.py" with { type: "text" };
-import w17 from "../../workload/gpucheck_workload/gemm.py" with { type: "text" };
-import w18 from "../../workload/gpucheck_workload/hostlist.py" with { type: "text" };
-import w19 from "../../workload/gpucheck_workload/ib.py" with { type: "text" };
-import w20 from "../../workload/gpucheck_workload/idx.py" with { type: "text" };
-import w21 from "../../workload/gpucheck_workload/inventory.py" with { type: "text" };
-import w22 from "../../workload/gpucheck_workload/kinds.py" with { type: "text" };
-import w23 from "../../workload/gpucheck_workload/launch.py" with { type: "text" };
-import w24 from "../../workload/gpucheck_workload/membw.py" with { type: "text" };
-import w25 from "../../workload/gpucheck_workload/models.py" with { type: "text" };
-import w26 from "../../workload/gpucheck_workload/nccl_debug.py" with { type: "text" };
-import w27 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "text" };
-import w28 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
-import w29 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
-import w30 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w31 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w32 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w33 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w34 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
-import w35 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
-import w36 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
-import w37 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w38 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w39 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w40 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w41 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
-import w42 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w7 from "../../workload/gpucheck_workload/burn.py" with { type: "text" };
+import w8 from "../../workload/gpucheck_workload/burn_stats.py" with { type: "text" };
+import w9 from "../../workload/gpucheck_workload/collective.py" with { type: "text" };
+import w10 from "../../workload/gpucheck_workload/commhook.py" with { type: "text" };
+import w11 from "../../workload/gpucheck_workload/counters.py" with { type: "text" };
+import w12 from "../../workload/gpucheck_workload/cpu.py" with { type: "text" };
+import w13 from "../../workload/gpucheck_workload/data.py" with { type: "text" };
+import w14 from "../../workload/gpucheck_workload/device_id.py" with { type: "text" };
+import w15 from "../../workload/gpucheck_workload/dist.py" with { type: "text" };
+import w16 from "../../workload/gpucheck_workload/emit.py" with { type: "text" };
+import w17 from "../../workload/gpucheck_workload/errors.py" with { type: "text" };
+import w18 from "../../workload/gpucheck_workload/fakedata.py" with { type: "text" };
+import w19 from "../../workload/gpucheck_workload/gemm.py" with { type: "text" };
+import w20 from "../../workload/gpucheck_workload/hostlist.py" with { type: "text" };
+import w21 from "../../workload/gpucheck_workload/ib.py" with { type: "text" };
+import w22 from "../../workload/gpucheck_workload/idx.py" with { type: "text" };
+import w23 from "../../workload/gpucheck_workload/inventory.py" with { type: "text" };
+import w24 from "../../workload/gpucheck_workload/kinds.py" with { type: "text" };
+import w25 from "../../workload/gpucheck_workload/launch.py" with { type: "text" };
+import w26 from "../../workload/gpucheck_workload/membw.py" with { type: "text" };
+import w27 from "../../workload/gpucheck_workload/models.py" with { type: "text" };
+import w28 from "../../workload/gpucheck_workload/nccl_debug.py" with { type: "text" };
+import w29 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "text" };
+import w30 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
+import w31 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
+import w32 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w33 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w34 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w35 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w36 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
+import w37 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
+import w38 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w39 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w40 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w41 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w42 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w43 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
+import w44 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "cpu-smoke.yaml": s0,
@@ -62,40 +64,42 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/affinity.py": w4,
   "gpucheck_workload/bandwidth.py": w5,
   "gpucheck_workload/batches.py": w6,
-  "gpucheck_workload/collective.py": w7,
-  "gpucheck_workload/commhook.py": w8,
-  "gpucheck_workload/counters.py": w9,
-  "gpucheck_workload/cpu.py": w10,
-  "gpucheck_workload/data.py": w11,
-  "gpucheck_workload/device_id.py": w12,
-  "gpucheck_workload/dist.py": w13,
-  "gpucheck_workload/emit.py": w14,
-  "gpucheck_workload/errors.py": w15,
-  "gpucheck_workload/fakedata.py": w16,
-  "gpucheck_workload/gemm.py": w17,
-  "gpucheck_workload/hostlist.py": w18,
-  "gpucheck_workload/ib.py": w19,
-  "gpucheck_workload/idx.py": w20,
-  "gpucheck_workload/inventory.py": w21,
-  "gpucheck_workload/kinds.py": w22,
-  "gpucheck_workload/launch.py": w23,
-  "gpucheck_workload/membw.py": w24,
-  "gpucheck_workload/models.py": w25,
-  "gpucheck_workload/nccl_debug.py": w26,
-  "gpucheck_workload/nccl_layout.py": w27,
-  "gpucheck_workload/nccl_math.py": w28,
-  "gpucheck_workload/nccl_tests.py": w29,
-  "gpucheck_workload/nvml.py": w30,
-  "gpucheck_workload/nvsmi.py": w31,
-  "gpucheck_workload/ops.py": w32,
-  "gpucheck_workload/patterns.py": w33,
-  "gpucheck_workload/pcie.py": w34,
-  "gpucheck_workload/pcie_link.py": w35,
-  "gpucheck_workload/preflight.py": w36,
-  "gpucheck_workload/probe.py": w37,
-  "gpucheck_workload/ranks.py": w38,
-  "gpucheck_workload/stats.py": w39,
-  "gpucheck_workload/telemetry.py": w40,
-  "gpucheck_workload/train.py": w41,
-  "gpucheck_workload/xid.py": w42,
+  "gpucheck_workload/burn.py": w7,
+  "gpucheck_workload/burn_stats.py": w8,
+  "gpucheck_workload/collective.py": w9,
+  "gpucheck_workload/commhook.py": w10,
+  "gpucheck_workload/counters.py": w11,
+  "gpucheck_workload/cpu.py": w12,
+  "gpucheck_workload/data.py": w13,
+  "gpucheck_workload/device_id.py": w14,
+  "gpucheck_workload/dist.py": w15,
+  "gpucheck_workload/emit.py": w16,
+  "gpucheck_workload/errors.py": w17,
+  "gpucheck_workload/fakedata.py": w18,
+  "gpucheck_workload/gemm.py": w19,
+  "gpucheck_workload/hostlist.py": w20,
+  "gpucheck_workload/ib.py": w21,
+  "gpucheck_workload/idx.py": w22,
+  "gpucheck_workload/inventory.py": w23,
+  "gpucheck_workload/kinds.py": w24,
+  "gpucheck_workload/launch.py": w25,
+  "gpucheck_workload/membw.py": w26,
+  "gpucheck_workload/models.py": w27,
+  "gpucheck_workload/nccl_debug.py": w28,
+  "gpucheck_workload/nccl_layout.py": w29,
+  "gpucheck_workload/nccl_math.py": w30,
+  "gpucheck_workload/nccl_tests.py": w31,
+  "gpucheck_workload/nvml.py": w32,
+  "gpucheck_workload/nvsmi.py": w33,
+  "gpucheck_workload/ops.py": w34,
+  "gpucheck_workload/patterns.py": w35,
+  "gpucheck_workload/pcie.py": w36,
+  "gpucheck_workload/pcie_link.py": w37,
+  "gpucheck_workload/preflight.py": w38,
+  "gpucheck_workload/probe.py": w39,
+  "gpucheck_workload/ranks.py": w40,
+  "gpucheck_workload/stats.py": w41,
+  "gpucheck_workload/telemetry.py": w42,
+  "gpucheck_workload/train.py": w43,
+  "gpucheck_workload/xid.py": w44,
 };

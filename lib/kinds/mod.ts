@@ -4,6 +4,7 @@
 import type { MetricInfo } from "../core/metrics.ts";
 import type { KindBlocks, TestCommon, TestSpec } from "../core/types.ts";
 import { TELEMETRY_METRICS } from "../core/metrics.ts";
+import { burn } from "./burn.ts";
 import { collective } from "./collective.ts";
 import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
@@ -19,6 +20,7 @@ export const KINDS = {
   gemm,
   membw,
   pcie,
+  burn,
 } as const;
 
 export type Kinds = typeof KINDS;
