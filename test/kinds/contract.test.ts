@@ -84,6 +84,7 @@ const runs = {
   gemm: ranks(2, ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]),
   membw: ranks(2, ["membw", "--size", String(4 * 1024 ** 2), "--iters", "2", "--warmup", "1"]),
   pcie: ranks(2, ["pcie", "--size", String(1024 ** 2), "--iters", "2", "--warmup", "1"], { PATH: "/usr/bin:/bin" }),
+  burn: ranks(2, ["burn", "--duration", "1", "--window", "0.5"]),
   inventoryCpu: ranks(1, ["inventory"], { PATH: "/usr/bin:/bin" }),
   inventoryH100: ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` }),
 };
@@ -126,6 +127,21 @@ test("membw: two CPU ranks gather their copy and triad into one GPUCHECK_RESULT 
   expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
     ["cpu", 0, ["membw_copy_gbps", "membw_copy_median", "membw_triad_gbps", "membw_triad_median"]],
     ["cpu", 1, ["membw_copy_gbps", "membw_copy_median", "membw_triad_gbps", "membw_triad_median"]],
+  ]);
+}, 60_000);
+
+test("burn: two CPU ranks under load for a second gather their windows into one GPUCHECK_RESULT in the contract", async () => {
+  const out = await runs.burn;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.burn, result, "burn");
+  const m = KINDS.burn.measure(out, { params: undefined });
+  expect(m.metrics.burn_iter_cv_max).toBeGreaterThan(0);
+  expect(m.metrics.burn_stragglers).toBeGreaterThanOrEqual(0);
+  // no telemetry in a bare workload run: unmeasured with the reason, never 0
+  expect(m.unmeasured!.burn_clock_events_per_min).toBe("no telemetry sample in the output (the sampler runs beside local rank 0 of each node)");
+  expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
+    ["cpu", 0, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
+    ["cpu", 1, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
   ]);
 }, 60_000);
 
