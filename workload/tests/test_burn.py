@@ -33,7 +33,8 @@ def test_two_cpu_ranks_load_for_three_seconds_in_step():
     assert a["iteration"]["n"] == b["iteration"]["n"] > 10
     for rank in (a, b):
         assert rank["device"]["type"] == "cpu" and rank["gemm_dtype"] == "fp32"
-        assert 3.0 <= rank["elapsed_s"] < 4.0
+        # the run stops when any rank passes 3 s: another may be an iteration short of it
+        assert 2.5 < rank["elapsed_s"] < 4.5
         assert [w["start_s"] for w in rank["windows"]] == [0.0, 1.0, 2.0]
         assert sum(w["iterations"] for w in rank["windows"]) == rank["iteration"]["n"]
         assert rank["edges"]["span_s"] == pytest.approx(0.3)  # a tenth of a run under two minutes
