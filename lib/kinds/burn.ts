@@ -17,9 +17,12 @@ const RULE = `CV > ${STRAGGLER_CV * 100} % or max/avg > ${STRAGGLER_MAX_AVG}`;
 
 const metrics: Record<string, MetricInfo> = {
   burn_stragglers: lower("count", `ranks whose iteration times are unstable (${RULE}; ${OWN}), each named with its CV and max/avg`),
-  burn_slowdown_pct: lower("%", "GEMM TFLOP/s lost from the first to the last minute of the run (a tenth of a run under two minutes), the worst rank named; negative when it sped up"),
+  burn_slowdown_pct: lower(
+    "%",
+    "GEMM TFLOP/s lost from the first to the last minute of the run (a tenth of a run under two minutes), the worst rank named; negative when it sped up",
+  ),
   burn_iter_cv_max: lower("%", `the highest per-rank coefficient of variation of the iteration times (${OWN})`),
-  burn_clock_events_per_min: lower(
+  burn_clock_events_rate: lower(
     "",
     "clock events per minute during the run on the GPU with the most (a clock event reason, nvmlClocksEventReasons less gpu_idle, becoming active in the telemetry samples), each GPU's reasons in the details",
   ),

@@ -42,7 +42,11 @@ function rankStats(r: ReturnType<typeof rankDevice>): RankStats & { tflops: numb
   const last = num(obj(edges.last).gemm_tflops);
   const span = num(edges.span_s);
   const why =
-    typeof raw.unmeasured === "string" ? raw.unmeasured : n < 2 || mean === null || !(mean > 0) || std === null || max === null ? `${n} timed iteration${n === 1 ? "" : "s"}: no variation to measure` : undefined;
+    typeof raw.unmeasured === "string"
+      ? raw.unmeasured
+      : n < 2 || mean === null || !(mean > 0) || std === null || max === null
+        ? `${n} timed iteration${n === 1 ? "" : "s"}: no variation to measure`
+        : undefined;
   const cv = why ? null : std! / mean!;
   const maxAvg = why ? null : max! / mean!;
   const slowWhy = first === null || last === null ? (why ?? `no iteration in the ${first === null ? "first" : "last"} ${span ?? "?"} s of the run`) : undefined;
@@ -71,12 +75,7 @@ export function burnMeasurement(output: string, logs?: string[]): Measurement {
 
   const stragglers = stats.filter((s) => s.cv !== null && (s.cv > STRAGGLER_CV || s.maxAvg! > STRAGGLER_MAX_AVG));
   const rule = `CV > ${STRAGGLER_CV * 100} % or max/avg > ${STRAGGLER_MAX_AVG}`;
-  set(
-    "burn_stragglers",
-    gapWhy ? null : stragglers.length,
-    stragglers.length ? `${rule}: ${stragglers.map((s) => `${s.part}: ${s.text}`).join("; ")}` : `none (${rule})`,
-    gapWhy,
-  );
+  set("burn_stragglers", gapWhy ? null : stragglers.length, stragglers.length ? `${rule}: ${stragglers.map((s) => `${s.part}: ${s.text}`).join("; ")}` : `none (${rule})`, gapWhy);
   const byCv = [...stats].sort((a, b) => (b.cv ?? 0) - (a.cv ?? 0));
   set("burn_iter_cv_max", gapWhy ? null : byCv[0]!.cv! * 100, byCv.map((s) => `${s.part}: ${s.text}`).join("; "), gapWhy);
 
@@ -90,13 +89,19 @@ export function burnMeasurement(output: string, logs?: string[]): Measurement {
   );
 
   const clock = clockEventRate(logs?.length ? logs : [output]);
-  set("burn_clock_events_per_min", clock.value, clock.detail, clock.why);
+  set("burn_clock_events_rate", clock.value, clock.detail, clock.why);
 
   m.components = ranks.map((r, i): ComponentValues => {
     const s = stats[i]!;
     const c: ComponentValues = {
       part: componentPart(r),
-      metrics: { burn_iter_cv: s.cv === null ? null : s.cv * 100, burn_iter_max_avg: s.maxAvg, burn_gemm_tflops: s.tflops, burn_copy_gbps: s.gbps, burn_gemm_slowdown_pct: s.slowdown },
+      metrics: {
+        burn_iter_cv: s.cv === null ? null : s.cv * 100,
+        burn_iter_max_avg: s.maxAvg,
+        burn_gemm_tflops: s.tflops,
+        burn_copy_gbps: s.gbps,
+        burn_gemm_slowdown_pct: s.slowdown,
+      },
       unmeasured: {},
     };
     for (const [k, v] of Object.entries(c.metrics)) {

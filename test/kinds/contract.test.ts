@@ -138,7 +138,7 @@ test("burn: two CPU ranks under load for a second gather their windows into one 
   expect(m.metrics.burn_iter_cv_max).toBeGreaterThan(0);
   expect(m.metrics.burn_stragglers).toBeGreaterThanOrEqual(0);
   // no telemetry in a bare workload run: unmeasured with the reason, never 0
-  expect(m.unmeasured!.burn_clock_events_per_min).toBe("no telemetry sample in the output (the sampler runs beside local rank 0 of each node)");
+  expect(m.unmeasured!.burn_clock_events_rate).toBe("no telemetry sample in the output (the sampler runs beside local rank 0 of each node)");
   expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
     ["cpu", 0, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
     ["cpu", 1, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],

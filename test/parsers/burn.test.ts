@@ -44,7 +44,17 @@ const gpu = (rank: number, [uuid, pci]: readonly [string, string], s: Shape = {}
     raw_truncated: true,
   };
 };
-const result = (ranks: object[]) => ({ world_size: ranks.length, backend: "nccl", torch: "2.5.1", duration_s: 120, gemm_n: 8192, copy_bytes: 1 << 30, allreduce_bytes: 1 << 28, warmup_iters: 3, ranks });
+const result = (ranks: object[]) => ({
+  world_size: ranks.length,
+  backend: "nccl",
+  torch: "2.5.1",
+  duration_s: 120,
+  gemm_n: 8192,
+  copy_bytes: 1 << 30,
+  allreduce_bytes: 1 << 28,
+  warmup_iters: 3,
+  ranks,
+});
 const line = (o: unknown) => `[gpu01 rank 0] GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
 const NAME0 = `gpu01 GPU 0 (${GPU0.join(", ")})`;
 const NAME1 = `gpu01 GPU 1 (${GPU1.join(", ")})`;
@@ -59,7 +69,13 @@ describe("burnMeasurement", () => {
     expect(m.details!.burn_slowdown_pct).toBe(`${NAME1}: 10.0 % slower; ${NAME0}: 1.4 % slower`);
     expect(m.components![1]).toEqual({
       part: { type: "gpu", host: "gpu01", rank: 1, index: 1, uuid: GPU1[0], pciBusId: GPU1[1], name: "NVIDIA H100 80GB HBM3" },
-      metrics: { burn_iter_cv: m.metrics.burn_iter_cv_max!, burn_iter_max_avg: 0.0025 / 0.0022, burn_gemm_tflops: 695, burn_copy_gbps: 2900, burn_gemm_slowdown_pct: m.metrics.burn_slowdown_pct! },
+      metrics: {
+        burn_iter_cv: m.metrics.burn_iter_cv_max!,
+        burn_iter_max_avg: 0.0025 / 0.0022,
+        burn_gemm_tflops: 695,
+        burn_copy_gbps: 2900,
+        burn_gemm_slowdown_pct: m.metrics.burn_slowdown_pct!,
+      },
       unmeasured: {},
     });
   });
@@ -104,7 +120,8 @@ describe("burnMeasurement", () => {
   });
 });
 
-const sample = (t: number, host: string, gpus: object[], unmeasured?: object) => `[${host} rank 0] GPUCHECK_TELEMETRY ${JSON.stringify({ t, host, gpus, ...(unmeasured && { unmeasured }) })}\n`;
+const sample = (t: number, host: string, gpus: object[], unmeasured?: object) =>
+  `[${host} rank 0] GPUCHECK_TELEMETRY ${JSON.stringify({ t, host, gpus, ...(unmeasured && { unmeasured }) })}\n`;
 const reading = (index: number, pci: string, reasons: string[] | null) => ({ index, pci_bus_id: pci, util_pct: 100, sm_clock_mhz: 1980, throttle_reasons: reasons });
 
 describe("clockEventRate", () => {
@@ -137,7 +154,7 @@ describe("clockEventRate", () => {
   test("the burn measurement carries the rate from every rank's log", () => {
     const logs = [line(result([gpu(0, GPU0)])) + sample(0, "gpu01", [reading(0, GPU0[1], [])]) + sample(60, "gpu01", [reading(0, GPU0[1], ["hw_slowdown"])])];
     const m = burnMeasurement(logs[0]!, logs);
-    expect(m.metrics.burn_clock_events_per_min).toBe(1);
-    expect(m.details!.burn_clock_events_per_min).toBe("gpu01 GPU 0 (00000000:18:00.0): 1.00/min (1 in 1.0 min: hw_slowdown ×1)");
+    expect(m.metrics.burn_clock_events_rate).toBe(1);
+    expect(m.details!.burn_clock_events_rate).toBe("gpu01 GPU 0 (00000000:18:00.0): 1.00/min (1 in 1.0 min: hw_slowdown ×1)");
   });
 });
