@@ -52,7 +52,6 @@ def check_arguments(args):
 
 def main(args):
     from . import affinity, ranks as ranks_mod
-    check_arguments(args)
     ranks = ranks_mod.detect()
     affinity.bind(ranks)
     return run(args, ranks)
