@@ -4,6 +4,7 @@
 import type { MetricInfo } from "../core/metrics.ts";
 import type { KindBlocks, TestCommon, TestSpec } from "../core/types.ts";
 import { TELEMETRY_METRICS } from "../core/metrics.ts";
+import { burn } from "./burn.ts";
 import { collective } from "./collective.ts";
 import { dcgm } from "./dcgm.ts";
 import { gemm } from "./gemm.ts";
@@ -23,6 +24,7 @@ export const KINDS = {
   pcie,
   nvlink,
   dcgm,
+  burn,
 } as const;
 
 export type Kinds = typeof KINDS;

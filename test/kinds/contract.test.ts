@@ -116,6 +116,7 @@ const runs = {
   inventoryH100: inTurn(() => ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` })),
   dcgmCpu: inTurn(() => ranks(1, ["dcgm", "--level", "2", "--timeout", "30"], { PATH: "/usr/bin:/bin" })),
   dcgmH100: inTurn(() => ranks(1, ["dcgm", "--level", "1", "--timeout", "30"], { PATH: `${fakeDcgmi()}:${fakeH100Tools()}:/usr/bin:/bin` })),
+  burn: inTurn(() => ranks(2, ["burn", "--duration", "1", "--window", "0.5"])),
 };
 // a run that fails is reported by its test, not as an unhandled rejection
 for (const r of Object.values(runs)) r.catch(() => {});
@@ -156,6 +157,21 @@ test("membw: two CPU ranks gather their copy and triad into one GPUCHECK_RESULT 
   expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
     ["cpu", 0, ["membw_copy_gbps", "membw_copy_median", "membw_triad_gbps", "membw_triad_median"]],
     ["cpu", 1, ["membw_copy_gbps", "membw_copy_median", "membw_triad_gbps", "membw_triad_median"]],
+  ]);
+}, 120_000);
+
+test("burn: two CPU ranks under load for a second gather their windows into one GPUCHECK_RESULT in the contract", async () => {
+  const out = await runs.burn;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.burn, result, "burn");
+  const m = KINDS.burn.measure(out, { params: undefined });
+  expect(m.metrics.burn_iter_cv_max).toBeGreaterThan(0);
+  expect(m.metrics.burn_stragglers).toBeGreaterThanOrEqual(0);
+  // no telemetry in a bare workload run: unmeasured with the reason, never 0
+  expect(m.unmeasured!.burn_clock_events_rate).toBe("no telemetry sample in the output (the sampler runs beside local rank 0 of each node)");
+  expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
+    ["cpu", 0, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
+    ["cpu", 1, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
   ]);
 }, 120_000);
 

@@ -6,7 +6,7 @@ import { loadSuite } from "../../lib/load/mod.ts";
 import { findMetric } from "../../lib/kinds/mod.ts";
 import type { Suite } from "../../lib/core/types.ts";
 
-const NAMES = ["cpu-smoke", "h100-8x", "h100-multinode", "h200-8x"];
+const NAMES = ["cpu-smoke", "gpu-1x", "h100-8x", "h100-multinode", "h200-8x"];
 const suites = new Map<string, Suite>();
 for (const name of NAMES) suites.set(name, await loadSuite(name));
 const test_ = (suite: string, name: string) => suites.get(suite)!.tests.find((t) => t.name === name)!;
@@ -96,6 +96,30 @@ test("h100-multinode: 2 nodes by default, Ring forced, per-GPU training floor", 
   expect(threshold("h100-multinode", "resnet50-synthetic", "samples_per_s_per_gpu")?.min).toBe(1950);
 });
 
+test("gpu-1x: every CUDA path on one GPU, with per-GPU floors from per-GPU sources", () => {
+  const s = suites.get("gpu-1x")!;
+  expect(s.tests.map((t) => [t.name, t.kind])).toEqual([
+    ["inventory", "inventory"],
+    ["gemm", "gemm"],
+    ["hbm-bandwidth", "membw"],
+    ["pcie-bandwidth", "pcie"],
+    ["burn", "burn"],
+    ["inventory-after-burn", "inventory"],
+    ["resnet50-synthetic", "train"],
+    ["transformer", "train"],
+  ]);
+  expect(s.tests.every((t) => t.nodes === 1 && t.gpusPerNode === 1)).toBe(true);
+  expect(test_("gpu-1x", "burn").burn).toMatchObject({ duration: 120_000 });
+  expect(threshold("gpu-1x", "burn", "burn_stragglers")?.max).toBe(0);
+  // 70 % of the 1× H100 figure, 2,790 img/s (performance.md 5.3), as h100-multinode per GPU
+  expect(threshold("gpu-1x", "resnet50-synthetic", "samples_per_s")?.min).toBe(threshold("h100-multinode", "resnet50-synthetic", "samples_per_s_per_gpu")!.min!);
+  // h100-8x's transformer floor is 15 % of 8 × 989: one GPU's share
+  expect(threshold("gpu-1x", "transformer", "tflops")?.min).toBe(Math.round(threshold("h100-8x", "transformer-bandwidth", "tflops")!.min! / 8));
+  // per-GPU sources used as they are
+  expect(threshold("gpu-1x", "hbm-bandwidth", "membw_copy_gbps_min")?.min).toBe(threshold("h100-8x", "hbm-bandwidth", "membw_copy_gbps_min")!.min!);
+  expect(threshold("gpu-1x", "pcie-bandwidth", "pcie_h2d_gbps_min")?.min).toBe(48);
+});
+
 test("cpu-smoke: 2 gloo ranks on the CPU of the local machine", () => {
   const s = suites.get("cpu-smoke")!;
   expect(s.platform.type).toBe("local");
@@ -113,7 +137,7 @@ test("cpu-smoke: 2 gloo ranks on the CPU of the local machine", () => {
 test("every GPU performance threshold has a comment right above it naming its source", () => {
   const perf = new Set(["GB/s", "samples/s", "tokens/s", "TFLOP/s", "ms", "us"]);
   const sources = /nccl-tests #\d+|lambdal\/deeplearning-benchmark|Azure|NVIDIA|performance\.md/;
-  for (const name of ["h100-8x", "h200-8x", "h100-multinode"]) {
+  for (const name of ["h100-8x", "h200-8x", "h100-multinode", "gpu-1x"]) {
     const lines = builtinSuites().get(name)!.text.split("\n");
     lines.forEach((line, i) => {
       const m = /^\s+([a-z_0-9]+)(@\S+)?: \{ (min|max):/.exec(line);

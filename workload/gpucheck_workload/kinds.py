@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import collective, dcgm, gemm, inventory, membw, nvlink, pcie, train
+from . import burn, collective, dcgm, gemm, inventory, membw, nvlink, pcie, train
 
 KINDS = {
     "collective": collective,
@@ -14,4 +14,5 @@ KINDS = {
     "pcie": pcie,
     "nvlink": nvlink,
     "dcgm": dcgm,
+    "burn": burn,
 }
