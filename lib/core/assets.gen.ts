@@ -33,19 +33,21 @@ import w26 from "../../workload/gpucheck_workload/nccl_debug.py" with { type: "t
 import w27 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "text" };
 import w28 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
 import w29 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
-import w30 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w31 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w32 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w33 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w34 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
-import w35 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
-import w36 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
-import w37 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w38 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w39 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w40 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w41 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
-import w42 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w30 from "../../workload/gpucheck_workload/nic.py" with { type: "text" };
+import w31 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
+import w32 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w33 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w34 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w35 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w36 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
+import w37 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
+import w38 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w39 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w40 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w41 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w42 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w43 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
+import w44 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "cpu-smoke.yaml": s0,
@@ -85,17 +87,19 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/nccl_layout.py": w27,
   "gpucheck_workload/nccl_math.py": w28,
   "gpucheck_workload/nccl_tests.py": w29,
-  "gpucheck_workload/nvml.py": w30,
-  "gpucheck_workload/nvsmi.py": w31,
-  "gpucheck_workload/ops.py": w32,
-  "gpucheck_workload/patterns.py": w33,
-  "gpucheck_workload/pcie.py": w34,
-  "gpucheck_workload/pcie_link.py": w35,
-  "gpucheck_workload/preflight.py": w36,
-  "gpucheck_workload/probe.py": w37,
-  "gpucheck_workload/ranks.py": w38,
-  "gpucheck_workload/stats.py": w39,
-  "gpucheck_workload/telemetry.py": w40,
-  "gpucheck_workload/train.py": w41,
-  "gpucheck_workload/xid.py": w42,
+  "gpucheck_workload/nic.py": w30,
+  "gpucheck_workload/nic_topo.py": w31,
+  "gpucheck_workload/nvml.py": w32,
+  "gpucheck_workload/nvsmi.py": w33,
+  "gpucheck_workload/ops.py": w34,
+  "gpucheck_workload/patterns.py": w35,
+  "gpucheck_workload/pcie.py": w36,
+  "gpucheck_workload/pcie_link.py": w37,
+  "gpucheck_workload/preflight.py": w38,
+  "gpucheck_workload/probe.py": w39,
+  "gpucheck_workload/ranks.py": w40,
+  "gpucheck_workload/stats.py": w41,
+  "gpucheck_workload/telemetry.py": w42,
+  "gpucheck_workload/train.py": w43,
+  "gpucheck_workload/xid.py": w44,
 };

@@ -9,6 +9,7 @@ import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { membw } from "./membw.ts";
+import { nic } from "./nic.ts";
 import { pcie } from "./pcie.ts";
 import { train } from "./train.ts";
 
@@ -19,6 +20,7 @@ export const KINDS = {
   gemm,
   membw,
   pcie,
+  nic,
 } as const;
 
 export type Kinds = typeof KINDS;

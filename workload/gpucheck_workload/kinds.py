@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import collective, gemm, inventory, membw, pcie, train
+from . import collective, gemm, inventory, membw, nic, pcie, train
 
 KINDS = {
     "collective": collective,
@@ -12,4 +12,5 @@ KINDS = {
     "gemm": gemm,
     "membw": membw,
     "pcie": pcie,
+    "nic": nic,
 }
