@@ -84,6 +84,7 @@ const runs = {
   gemm: ranks(2, ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]),
   membw: ranks(2, ["membw", "--size", String(4 * 1024 ** 2), "--iters", "2", "--warmup", "1"]),
   pcie: ranks(2, ["pcie", "--size", String(1024 ** 2), "--iters", "2", "--warmup", "1"], { PATH: "/usr/bin:/bin" }),
+  nic: ranks(2, ["nic", "--tcp-bytes", String(16 * 1024 ** 2), "--tcp-pings", "20"], { PATH: "/usr/bin:/bin" }),
   inventoryCpu: ranks(1, ["inventory"], { PATH: "/usr/bin:/bin" }),
   inventoryH100: ranks(1, ["inventory"], { PATH: `${fakeH100Tools()}:/usr/bin:/bin` }),
 };
@@ -143,6 +144,17 @@ test("pcie: two CPU ranks copy host memory, the links unmeasured with the reason
     /^\S+ rank 0 \(CPU: .*\): no NVIDIA GPU \(nvidia-smi not found\); \S+ rank 1 \(CPU: .*\): no NVIDIA GPU \(nvidia-smi not found\)$/,
   );
   expect(m.unmeasured!.pcie_replays).toBe(m.unmeasured!.pcie_link_degraded!);
+}, 60_000);
+
+test("nic: two CPU ranks, no InfiniBand: perftest metrics null with the reason, a TCP stream over lo, in the contract", async () => {
+  const out = await runs.nic;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.nic, result, "nic");
+  const m = KINDS.nic.measure(out, { params: undefined });
+  expect(m.unmeasured!.nic_bw_gbps_min).toBe("no InfiniBand device (/sys/class/infiniband is empty)");
+  expect(m.unmeasured!.nic_lat_us_max).toBe("no InfiniBand device (/sys/class/infiniband is empty)");
+  expect(m.metrics.nic_tcp_gbyte_s).toBeGreaterThan(0);
+  expect(m.details!.nic_tcp_gbyte_s).toMatch(/^device: cpu — TCP over lo \(\S+ 127\.0\.0\.1 → \S+ 127\.0\.0\.1\), no RDMA NIC crossed; 16777216 bytes in /);
 }, 60_000);
 
 test("inventory on this machine (no GPU, no InfiniBand): every gap null with its reason, in the contract", async () => {
