@@ -61,7 +61,7 @@ def run(args, ranks):
     torch = require_torch()
     import torch.distributed as dist
 
-    ctx = pg.init(ranks, "gloo")  # turns and messages only: no tensor crosses it
+    pg.init(ranks, "gloo")  # turns and messages only: no tensor crosses it
     try:
         share = lambda mine: _gather(dist, mine)
         me = {"host": socket.gethostname(), "hcas": _hcas(args.hcas), "near": _near(),

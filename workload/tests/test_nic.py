@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import fixture_text, run_ranks, tool, tools_on_path
+from conftest import fixture_text, run_ranks, tools_on_path
 from gpucheck_workload import nic, nic_topo
 
 CAPTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test", "fixtures", "perftest")
