@@ -11,6 +11,7 @@ import { gemm } from "./gemm.ts";
 import { inventory } from "./inventory.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { membw } from "./membw.ts";
+import { nic } from "./nic.ts";
 import { nvlink } from "./nvlink.ts";
 import { pcie } from "./pcie.ts";
 import { train } from "./train.ts";
@@ -25,6 +26,7 @@ export const KINDS = {
   nvlink,
   dcgm,
   burn,
+  nic,
 } as const;
 
 export type Kinds = typeof KINDS;

@@ -117,6 +117,7 @@ const runs = {
   dcgmCpu: inTurn(() => ranks(1, ["dcgm", "--level", "2", "--timeout", "30"], { PATH: "/usr/bin:/bin" })),
   dcgmH100: inTurn(() => ranks(1, ["dcgm", "--level", "1", "--timeout", "30"], { PATH: `${fakeDcgmi()}:${fakeH100Tools()}:/usr/bin:/bin` })),
   burn: inTurn(() => ranks(2, ["burn", "--duration", "1", "--window", "0.5"])),
+  nic: inTurn(() => ranks(2, ["nic", "--tcp-bytes", String(16 * 1024 ** 2), "--tcp-pings", "20"], { PATH: "/usr/bin:/bin" })),
 };
 // a run that fails is reported by its test, not as an unhandled rejection
 for (const r of Object.values(runs)) r.catch(() => {});
@@ -204,6 +205,17 @@ test("nvlink: two CPU ranks time both ordered pairs alone and at once into one G
     ["link", 0, "rank 0 (CPU)→rank 1 (CPU)", ["nvlink_link_gbps", "nvlink_link_all_gbps"]],
     ["link", 1, "rank 1 (CPU)→rank 0 (CPU)", ["nvlink_link_gbps", "nvlink_link_all_gbps"]],
   ]);
+}, 120_000);
+
+test("nic: two CPU ranks, no InfiniBand: perftest metrics null with the reason, a TCP stream over lo, in the contract", async () => {
+  const out = await runs.nic;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.nic, result, "nic");
+  const m = KINDS.nic.measure(out, { params: undefined });
+  expect(m.unmeasured!.nic_bw_gbps_min).toBe("no InfiniBand device (/sys/class/infiniband is empty)");
+  expect(m.unmeasured!.nic_lat_us_max).toBe("no InfiniBand device (/sys/class/infiniband is empty)");
+  expect(m.metrics.nic_tcp_gbyte_s).toBeGreaterThan(0);
+  expect(m.details!.nic_tcp_gbyte_s).toMatch(/^device: cpu — TCP over lo \(\S+ 127\.0\.0\.1 → \S+ 127\.0\.0\.1\), no RDMA NIC crossed; 16777216 bytes in /);
 }, 120_000);
 
 test("inventory on this machine (no GPU, no InfiniBand): every gap null with its reason, in the contract", async () => {

@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import burn, collective, dcgm, gemm, inventory, membw, nvlink, pcie, train
+from . import burn, collective, dcgm, gemm, inventory, membw, nic, nvlink, pcie, train
 
 KINDS = {
     "collective": collective,
@@ -15,4 +15,5 @@ KINDS = {
     "nvlink": nvlink,
     "dcgm": dcgm,
     "burn": burn,
+    "nic": nic,
 }

@@ -28,7 +28,7 @@ export const inventoryBlock = () =>
 const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;
 
 /** `[mlx5_0, mlx5_3]` or NCCL_IB_HCA's own `mlx5_0,mlx5_3` (a leading `=` means exact names there too). */
-function hcaList() {
+export function hcaList() {
   return z.unknown().transform((v, ctx) => {
     const items =
       typeof v === "string"
