@@ -9,6 +9,7 @@
 //            incomplete (an nccl-tests log without its footer is never a pass), a threshold on a metric
 //            the output does not contain, or a relative threshold without a baseline
 //   skipped  not attempted (node drained/down)
+import type { AnyKind } from "../core/kind.ts";
 import type { Check, Expectation, Kind, Measurement, Outcome, UnitResult, UnitStatus, Verdict } from "../core/types.ts";
 import { checkExpectation, implicitChecks, isUnjudged } from "./checks.ts";
 import { KINDS } from "../kinds/mod.ts";
@@ -113,8 +114,10 @@ export function exitCodeFor(outcome: Outcome): number {
 }
 
 /** The number shown in tables: the kind's headline metric (lib/kinds/), in its canonical unit. */
-export function headlineOf(kind: Kind, expect: Expectation[]): { metric: string; unit: string } {
-  const { headline: metric, metrics } = KINDS[kind];
+export function headlineOf(kind: Kind, expect: Expectation[], params?: unknown): { metric: string; unit: string } {
+  const k = KINDS[kind] as AnyKind;
+  const metric = k.headlineFor?.(params) ?? k.headline;
+  const metrics = k.metrics;
   const e = expect.find((x) => x.metric === metric);
   return { metric, unit: e?.unit ?? (metrics as Record<string, { unit: string }>)[metric]?.unit ?? "" };
 }

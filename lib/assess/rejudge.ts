@@ -40,7 +40,7 @@ export function rejudgeResults(
     if (run?.records) {
       const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, params: paramsOf(spec) }, run.records, opts.baseline);
       inventory = mergeInventory(inventory, run.records);
-      return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
+      return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) };
     }
     // a kind whose metrics depend on the judging suite's block (an inventory: its HCAs, link count,
     // pinned settings) recounts them from the saved raw measurement
@@ -54,7 +54,7 @@ export function rejudgeResults(
       measurement: measured[i]!,
       verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: measured[i]! }, baselineMeasurement(opts.baseline, t.name, u.unit), measured),
     }));
-    return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect), units, outcome: judgeTest(units) };
+    return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) };
   });
   const ran = new Set(saved.tests.map((t) => t.name));
   for (const spec of suite.tests) if (!ran.has(spec.name)) notes.push(`test "${spec.name}" of suite "${suite.name}" is not in these results: nothing to judge`);

@@ -1,4 +1,5 @@
 // A test's result around its units: what was planned, how it was launched, and the verdict.
+import { paramsOf } from "../kinds/mod.ts";
 import { headlineOf } from "./judge.ts";
 import type { PlannedTest, TestResult, UnitResult } from "../core/types.ts";
 
@@ -12,7 +13,7 @@ export function testResult(test: PlannedTest, units: UnitResult[], outcome: Test
     worldSize: test.worldSize,
     launch: launchOf(test),
     expect: test.expect,
-    headline: headlineOf(test.kind, test.expect),
+    headline: headlineOf(test.kind, test.expect, paramsOf(test.spec)),
     units,
     outcome,
   };

@@ -71,6 +71,8 @@ export interface TestKind<K extends string, P, Block extends object> {
   componentMetrics?: Record<string, MetricInfo>;
   /** the metric shown first in tables */
   headline: string;
+  /** the headline when it depends on the test's block (gemm: the first dtype the test asks for) */
+  headlineFor?(params: P | undefined): string;
   /** a threshold on `metric` that this test's block can never produce: the problem, with the block key to point at */
   metricProblem?(metric: string, info: MetricInfo, params: P | undefined, sound: Sound): { message: string; key: string } | undefined;
   /** a `@size` threshold on a size this test never measures: the message */

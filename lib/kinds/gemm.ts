@@ -69,6 +69,8 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
   },
   componentMetrics,
   headline: "gemm_bf16_tflops_min",
+  // a CPU suite measures fp32 (and bf16), an fp8 test only fp8: the table shows what was asked for
+  headlineFor: (g) => `gemm_${g?.dtypes[0] ?? "bf16"}_tflops_min`,
   metricProblem: (metric, _info, p, sound) => {
     const d = METRIC_DTYPE.exec(metric)?.[1];
     if (!p || !d || p.dtypes.includes(d as GemmParams["dtypes"][number]) || !sound("gemm.dtypes")) return undefined;

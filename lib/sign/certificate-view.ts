@@ -112,7 +112,7 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
   // a figure from CPU ranks (a CPU suite, or no GPU found) must not read as a GPU's
   // (a link between two CPU ranks carries their names: "rank 1 (CPU: …)→rank 0 (CPU: …)")
   const onCpu = (p: (typeof t.units)[number]["checks"][number]["part"]) => p?.type === "cpu" || (p?.type === "link" && (p.name ?? "").includes("(CPU"));
-  if (t.units.some((u) => u.checks.some((c) => onCpu(c.part)))) shown += " — measured on CPU ranks, not GPUs";
+  if (measured.length > 0 && t.units.some((u) => u.checks.some((c) => onCpu(c.part)))) shown += " — measured on CPU ranks, not GPUs";
   const bad = t.units.find((u) => u.outcome !== "passed");
   const note = bad && t.outcome !== "passed" ? `${t.units.length > 1 ? `${bad.unit}: ` : ""}${bad.reason}` : "";
   const rule = t.thresholds.find((x) => x.metric === "transport");

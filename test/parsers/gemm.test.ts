@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { GEMM_DEFAULTS } from "../../lib/kinds/gemm/params.ts";
 import { gemmMeasurement } from "../../lib/parsers/gemm.ts";
+import { headlineOf } from "../../lib/assess/judge.ts";
 
 const HASH_A = "a".repeat(64);
 const HASH_B = "b".repeat(64);
@@ -192,5 +193,13 @@ describe("gemmMeasurement", () => {
     expect(() => gemmMeasurement("Traceback (most recent call last):\n")).toThrow("no GPUCHECK_RESULT line in rank 0's output: the gemm sweep did not finish");
     expect(() => gemmMeasurement(line({ ...result([]) }))).toThrow("the gemm result lists no ranks");
     expect(() => gemmMeasurement(line({ world_size: 1 }))).toThrow("the gemm result lists no ranks");
+  });
+});
+
+describe("gemm's headline", () => {
+  test("is the first dtype the test asks for: fp32 on a CPU suite, bf16 by default, and bf16 when the block is absent", () => {
+    expect(headlineOf("gemm", [], { ...GEMM_DEFAULTS, dtypes: ["fp32", "bf16"] })).toEqual({ metric: "gemm_fp32_tflops_min", unit: "TFLOP/s" });
+    expect(headlineOf("gemm", [], { ...GEMM_DEFAULTS, dtypes: ["fp8"] })).toEqual({ metric: "gemm_fp8_tflops_min", unit: "TFLOP/s" });
+    expect(headlineOf("gemm", [], undefined)).toEqual({ metric: "gemm_bf16_tflops_min", unit: "TFLOP/s" });
   });
 });
