@@ -51,7 +51,15 @@ export interface SshEngines {
 
 export function openSshEngines(hosts: HostSpec[], wantPort: (h: HostSpec) => boolean, ssh: SshSettings, suite: Suite, signal: AbortSignal): SshEngines {
   const controlDir = controlDirectory();
-  const target = targetOf(ssh, suite, controlDir);
+  const target = (() => {
+    try {
+      return targetOf(ssh, suite, controlDir);
+    } catch (e) {
+      // engines that cannot be reached leave no ControlPath directory behind
+      rmSync(controlDir, { recursive: true, force: true });
+      throw e;
+    }
+  })();
   const slots = limiter(ssh.maxParallel);
   const probes = new Map<string, Promise<Probe>>();
   const dialers = new Map<string, Dialer>();

@@ -33,14 +33,23 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   const units = unitsOf(ctx.test, hosts);
   const used = [...new Set(units.flatMap((u) => u.hosts))];
   const runId = randomBytes(6).toString("hex");
-  const controlDir = controlDirectory();
-  const target = targetOf(s, ctx.suite, controlDir);
   const stage = { base: s.stageDir, hash: ctx.workloadHash };
   const python = ctx.cli.python ?? s.python ?? ctx.launch.python;
   const needsPort = new Set(s.masterPort ? [] : units.map((u) => u.hosts[0]!));
-  // from here on, what runs is the rendered manifest with this run's values bound
-  const manifest = bindSlots(rendered!, { runId, controlDir });
-  const hostArgv = new Map(manifest.hosts.map((h) => [h.host, complete(h, Object.keys(rendered!.slots), `the ssh commands for host ${h.host}`)]));
+  const controlDir = controlDirectory();
+  const { target, manifest, hostArgv } = (() => {
+    try {
+      const target = targetOf(s, ctx.suite, controlDir);
+      // from here on, what runs is the rendered manifest with this run's values bound
+      const manifest = bindSlots(rendered!, { runId, controlDir });
+      const hostArgv = new Map(manifest.hosts.map((h) => [h.host, complete(h, Object.keys(rendered!.slots), `the ssh commands for host ${h.host}`)]));
+      return { target, manifest, hostArgv };
+    } catch (e) {
+      // a run that cannot start leaves no ControlPath directory behind
+      rmSync(controlDir, { recursive: true, force: true });
+      throw e;
+    }
+  })();
   let tar: Uint8Array | undefined;
   const connectSlots = limiter(s.maxParallel);
   const prepared = new Map<HostSpec, Promise<HostState>>(
