@@ -59,6 +59,8 @@ export interface TestKind<K extends string, P, Block extends object> {
   fixedRanksPerNode?: number;
   /** perNode when the test does not say */
   perNode: boolean;
+  /** the kind always measures exactly this many nodes together (nic: a pair), so a pattern may only pair them */
+  nodesPerRun?: number;
   /** the block as written (undefined when absent) → the TestSpec's block, with problems reported */
   resolve(block: Record<string, unknown> | undefined, ctx: ResolveContext): Block;
   /** the resolved block of a spec of this kind */

@@ -52,6 +52,11 @@ export interface TransportRule {
   forbid: string[];
 }
 
+export const PATTERNS = ["ring", "pairwise", "bisect", "adaptive", "each-node"] as const;
+export type Pattern = (typeof PATTERNS)[number];
+/** the patterns that run a test on changing groups of hosts to isolate a bad one */
+export type IsolatingPattern = "pairwise" | "bisect" | "adaptive";
+
 /** What every test has, whatever its kind. */
 export interface TestCommon {
   name: string;
@@ -64,6 +69,17 @@ export interface TestCommon {
   perNode: boolean;
   /** the test wrote `nodes:` itself: `--nodes` changes only the others */
   nodesSet?: boolean;
+  /**
+   * How the test covers the run's hosts: `ring` one run over `nodes` hosts (the default); `pairwise`,
+   * `bisect` and `adaptive` run it on groups of hosts chosen to find a bad node (lib/isolate);
+   * `each-node` is per-node mode. Absent where the suite does not say (and in specs built by hand):
+   * per-node mode says which of ring and each-node it is (lib/core/pattern.ts patternOf).
+   */
+  pattern?: Pattern;
+  /** `pattern: pairwise` with `pairs: k`: k rounds of random perfect matchings instead of all N−1 */
+  pairs?: number;
+  /** `onFailure: isolate`: a failed or hung ring test is bisected to the node(s) behind it */
+  onFailure?: "isolate";
   timeoutMs: number;
   env: Record<string, string>;
   python: string;

@@ -53,6 +53,7 @@ export const nic: TestKind<"nic", NicParams, KindBlocks["nic"]> = {
   // two nodes, one process each: the pair is the unit
   ranksPerNode: 1,
   perNode: false,
+  nodesPerRun: 2,
   resolve: (block) => ({ nic: resolveNic(block) }),
   params: (spec: TestSpec) => spec.nic,
   metrics,

@@ -6,6 +6,8 @@ import type { Report, Sound } from "../core/kind.ts";
 import { type DefaultsInput, type PathKey, type Problem, SUITE_DEFAULTS, type TestInput } from "./schema.ts";
 import type { TestSpec } from "../core/types.ts";
 import { resolveExpect } from "./expect.ts";
+import { resolvePattern } from "./pattern.ts";
+import type { AnyKind } from "../core/kind.ts";
 
 export type { Sound } from "../core/kind.ts";
 
@@ -46,7 +48,7 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
     ...(t.nodes !== undefined && { nodesSet: true }),
     gpusPerNode,
     ranksPerNode,
-    perNode: t.perNode ?? kind.perNode,
+    ...resolvePattern(t, kind as AnyKind, at, report),
     timeoutMs,
     env: { ...d.env, ...t.env },
     python: t.python ?? d.python ?? SUITE_DEFAULTS.python,

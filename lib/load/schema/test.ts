@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { KIND_NAMES, KINDS, type KindName } from "../../kinds/mod.ts";
 import { show } from "../../core/units.ts";
+import { PATTERNS } from "../../core/types.ts";
 import { bool, duration, envMap, name, nonEmptyText, nonNegativeInt, oneOf, positiveInt, ratio, strictMap, text } from "../../core/fields.ts";
 
 /** Each kind's block (collective: {...}), optional on every test: resolve.ts says which kind it belongs to. */
@@ -53,6 +54,9 @@ export const testSchema = strictMap({
   gpusPerNode: nonNegativeInt().optional(),
   ranksPerNode: positiveInt().optional(),
   perNode: bool().optional(),
+  pattern: oneOf("pattern", PATTERNS).optional(),
+  pairs: positiveInt().optional(),
+  onFailure: oneOf("onFailure", ["isolate"] as const).optional(),
   timeout: duration().optional(),
   env: envMap().optional(),
   python: nonEmptyText().optional(),

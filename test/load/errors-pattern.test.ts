@@ -1,0 +1,197 @@
+// `pattern:`, `pairs:` and `onFailure:` against the kind and the node count.
+// Each case: a suite, and exactly what `gpucheck validate` prints for it (exit 2).
+import { describe } from "bun:test";
+import { rejects } from "./_load.ts";
+
+describe("patterns", () => {
+  rejects([
+    [
+      "a pattern on a per-node kind",
+      `
+name: s
+tests:
+  - name: a
+    kind: inventory
+    pattern: pairwise
+`,
+      `
+suite.yaml:5:14: "pattern: pairwise" does not apply to kind "inventory", which measures one node at a time: use "pattern: each-node"
+      pattern: pairwise
+               ^
+`,
+    ],
+    [
+      "nodes beside an isolating pattern",
+      `
+name: s
+tests:
+  - name: b
+    kind: collective
+    pattern: bisect
+    nodes: 4
+`,
+      `
+suite.yaml:6:5: "nodes" does not apply with "pattern: bisect": the pattern picks the nodes of each run from every host of the run
+      nodes: 4
+      ^
+`,
+    ],
+    [
+      "bisect on a kind that measures a pair",
+      `
+name: s
+tests:
+  - name: c
+    kind: nic
+    pattern: adaptive
+`,
+      `
+suite.yaml:5:14: "pattern: adaptive" does not apply to kind "nic", which measures exactly two nodes: use "pattern: pairwise"
+      pattern: adaptive
+               ^
+`,
+    ],
+    [
+      "pairs without pairwise",
+      `
+name: s
+tests:
+  - name: d
+    kind: collective
+    pairs: 3
+`,
+      `
+suite.yaml:5:5: "pairs" applies only with "pattern: pairwise" (k rounds of random pairs instead of all N−1), not with "pattern: ring"
+      pairs: 3
+      ^
+`,
+    ],
+    [
+      "onFailure beside an isolating pattern",
+      `
+name: s
+tests:
+  - name: e
+    kind: collective
+    pattern: pairwise
+    onFailure: isolate
+`,
+      `
+suite.yaml:6:5: "onFailure: isolate" applies only to "pattern: ring": "pattern: pairwise" isolates by itself
+      onFailure: isolate
+      ^
+`,
+    ],
+    [
+      "onFailure on one node",
+      `
+name: s
+tests:
+  - name: f
+    kind: collective
+    nodes: 1
+    onFailure: isolate
+`,
+      `
+suite.yaml:6:5: "onFailure: isolate" needs a test over several nodes: "nodes" is 1
+      onFailure: isolate
+      ^
+`,
+    ],
+    [
+      "onFailure on a pair kind",
+      `
+name: s
+tests:
+  - name: f
+    kind: nic
+    nodes: 2
+    onFailure: isolate
+`,
+      `
+suite.yaml:6:5: "onFailure: isolate" does not apply to kind "nic", which measures exactly two nodes: use "pattern: pairwise"
+      onFailure: isolate
+      ^
+`,
+    ],
+    [
+      "each-node over two nodes",
+      `
+name: s
+tests:
+  - name: g
+    kind: collective
+    pattern: each-node
+    nodes: 2
+`,
+      `
+suite.yaml:6:12: "pattern: each-node" runs the test on one node at a time: "nodes" must be 1, got 2
+      nodes: 2
+             ^
+`,
+    ],
+    [
+      "an unknown pattern",
+      `
+name: s
+tests:
+  - name: h
+    kind: collective
+    pattern: pairs
+`,
+      `
+suite.yaml:5:14: invalid pattern "pairs": expected one of ring, pairwise, bisect, adaptive, each-node
+      pattern: pairs
+               ^
+`,
+    ],
+    [
+      "perNode beside pairwise",
+      `
+name: s
+tests:
+  - name: i
+    kind: collective
+    perNode: true
+    pattern: pairwise
+`,
+      `
+suite.yaml:5:5: "perNode: true" contradicts "pattern: pairwise", which runs the test on groups of nodes
+      perNode: true
+      ^
+`,
+    ],
+    [
+      "perNode beside ring",
+      `
+name: s
+tests:
+  - name: i
+    kind: collective
+    perNode: true
+    pattern: ring
+`,
+      `
+suite.yaml:5:5: "perNode: true" contradicts "pattern: ring", which runs the test once over "nodes" hosts
+      perNode: true
+      ^
+`,
+    ],
+    [
+      "perNode false beside each-node",
+      `
+name: s
+tests:
+  - name: i
+    kind: collective
+    perNode: false
+    pattern: each-node
+`,
+      `
+suite.yaml:5:5: "perNode: false" contradicts "pattern: each-node", which runs the test on every node separately
+      perNode: false
+      ^
+`,
+    ],
+  ]);
+});
