@@ -55,6 +55,8 @@ export const docker: Platform<DockerSettings, DockerManifest> = {
   name: "docker",
   summary: "one container per node via the Docker Engine API (also podman's), remote engines over ssh; GPUs by device request",
   flags: ["hosts", "image", "keep"],
+  // each unit on its own hosts, all of a round at once: the isolating patterns run here
+  anyUnits: true,
   settings,
   // one engine runs every node's container side by side; several engines are one node each
   hosts: (ctx) => {

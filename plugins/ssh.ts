@@ -79,6 +79,8 @@ export const ssh: Platform<SshSettings, SshManifest> = {
   name: "ssh",
   summary: "bare-metal hosts over the system OpenSSH client (ControlMaster), one process per rank",
   flags: ["hosts"],
+  // each unit on its own hosts, all of a round at once: the isolating patterns run here
+  anyUnits: true,
   settings: sshSettings,
   hosts: (ctx) => ({ names: resolveHosts(ctx.settings, ctx.cli, ctx.suite).map((h) => h.name), separate: true }),
   render,

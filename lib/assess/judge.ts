@@ -10,7 +10,7 @@
 //            the output does not contain, or a relative threshold without a baseline
 //   skipped  not attempted (node drained/down)
 import type { AnyKind } from "../core/kind.ts";
-import type { Check, Expectation, Kind, Measurement, Outcome, UnitResult, UnitStatus, Verdict } from "../core/types.ts";
+import type { Check, Expectation, Kind, Measurement, Outcome, TestResult, UnitResult, UnitStatus, Verdict } from "../core/types.ts";
 import { checkExpectation, implicitChecks, isUnjudged } from "./checks.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { componentChecks } from "./components.ts";
@@ -106,6 +106,14 @@ export function aggregateOutcome(outcomes: Outcome[]): Outcome {
 
 export function judgeTest(units: UnitResult[]): Outcome {
   return aggregateOutcome(units.map((u) => u.verdict.outcome));
+}
+
+/**
+ * The run's outcome over its tests. An isolating test's units are evidence (a pair that failed
+ * because of a bad node is not itself the finding): the test's own verdict counts for it.
+ */
+export function judgeRun(tests: TestResult[]): Outcome {
+  return aggregateOutcome(tests.flatMap((t) => (t.isolation ? [t.outcome] : t.units.map((u) => u.verdict.outcome))));
 }
 
 /** gpucheck's exit code for a run's outcome: 0 passed (or nothing ran), 1 failed, 3 error. */

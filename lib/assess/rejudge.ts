@@ -4,10 +4,11 @@
 // there keeps its saved measurements, and a note says so.
 import { SuiteError } from "../core/errors.ts";
 import type { SavedRun } from "../execute/saved-runs.ts";
-import { aggregateOutcome, headlineOf, judgeTest, judgeUnit } from "./judge.ts";
+import { headlineOf, judgeRun, judgeTest, judgeUnit } from "./judge.ts";
+import { headlineRule, isolatedOutcome, replayIsolation } from "./isolation.ts";
 import { paramsOf } from "../kinds/mod.ts";
 import { remeasure } from "./measure.ts";
-import type { ResultsFile, Suite } from "../core/types.ts";
+import type { ResultsFile, Suite, TestResult, TestSpec } from "../core/types.ts";
 import { assessUnits, mergeInventory } from "./assess.ts";
 import { baselineMeasurement } from "./baseline.ts";
 
@@ -40,7 +41,7 @@ export function rejudgeResults(
     if (run?.records) {
       const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, params: paramsOf(spec) }, run.records, opts.baseline);
       inventory = mergeInventory(inventory, run.records);
-      return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) };
+      return withIsolation({ ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) }, t, spec, notes);
     }
     // a kind whose metrics depend on the judging suite's block (an inventory: its HCAs, link count,
     // pinned settings) recounts them from the saved raw measurement
@@ -54,12 +55,12 @@ export function rejudgeResults(
       measurement: measured[i]!,
       verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: measured[i]! }, baselineMeasurement(opts.baseline, t.name, u.unit), measured),
     }));
-    return { ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) };
+    return withIsolation({ ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) }, t, spec, notes);
   });
   const ran = new Set(saved.tests.map((t) => t.name));
   for (const spec of suite.tests) if (!ran.has(spec.name)) notes.push(`test "${spec.name}" of suite "${suite.name}" is not in these results: nothing to judge`);
 
-  let outcome = aggregateOutcome(tests.flatMap((t) => t.units.map((u) => u.verdict.outcome)));
+  let outcome = judgeRun(tests);
   // as when the run itself ended early: a run that stopped before its last test is not a pass
   if (!saved.complete && (outcome === "passed" || outcome === "skipped")) outcome = "error";
   // a run its preflight stopped measured nothing: no suite can make that a pass
@@ -73,4 +74,15 @@ export function rejudgeResults(
   };
   if (opts.baselinePath !== undefined) results.baseline = opts.baselinePath;
   return { results, notes: [...notes, ...reparse] };
+}
+
+/** An isolating test judged again: its saved rounds fed to its pattern with the units' new verdicts. */
+function withIsolation(judged: TestResult, saved: TestResult, spec: TestSpec, notes: string[]): TestResult {
+  const replayed = replayIsolation(saved, judged.units, headlineRule(spec.kind, spec.expect, paramsOf(spec)));
+  if (!replayed) {
+    if (saved.isolation) notes.push(`test "${saved.name}": its isolation was saved without the hosts it ran over: the nodes' verdicts are kept as the run judged them`);
+    return saved.isolation ? { ...judged, isolation: saved.isolation, outcome: isolatedOutcome(saved.isolation, judged.units) } : judged;
+  }
+  if (replayed.note) notes.push(replayed.note);
+  return { ...judged, isolation: replayed.isolation, outcome: isolatedOutcome(replayed.isolation, judged.units) };
 }

@@ -1,7 +1,7 @@
 // The run's own verdict once its tests are over: the tests that never started accounted for
 // (skipped, with why, in every output) and what an incomplete run can never be. Pure: the caller
 // owns the clock.
-import { judgeTest } from "./judge.ts";
+import { judgeRun } from "./judge.ts";
 import { NOT_STARTED } from "../execute/not-started.ts";
 import type { PlannedTest, ResultsFile } from "../core/types.ts";
 import { skippedTest } from "./test-result.ts";
@@ -27,7 +27,7 @@ export function closeRun(results: ResultsFile, planned: PlannedTest[], end: RunE
   for (const test of planned.slice(ran)) results.tests.push(skippedTest(test, !end.interrupted && end.blocked ? end.blocked(test.name) : notStarted, end.now));
   if (stopped) results.stopped = stopped;
   // a run where no test ran (--preflight-only, Ctrl-C during preflight) did not pass: nothing was judged
-  results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
+  results.outcome = judgeRun(results.tests);
   // a failed preflight is the run's verdict: nothing was measured
   if (end.blocked && !results.preflight?.passed) results.outcome = "error";
   results.endedAt = end.now;

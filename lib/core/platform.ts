@@ -78,6 +78,12 @@ export interface Platform<S = unknown, M extends Manifest = Manifest> {
   settings: z.ZodType<S>;
   /** the command-line overrides it reads besides --python: any other given flag is an error, never silently ignored */
   flags: ReadonlyArray<Exclude<keyof CliOverrides, "python">>;
+  /**
+   * runs whatever units the test carries, each on its own hosts and all at once: what the isolating
+   * patterns' rounds need (a pair here, another there). Absent: the platform runs a test as one
+   * whole-cluster unit or one unit per node only.
+   */
+  anyUnits?: true;
   /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */
   hosts?(ctx: Pick<RenderContext<S>, "suite" | "settings" | "cli">): RunHosts | undefined;
   /** pure: the exact commands/scripts/manifests this test becomes; shown by `gpucheck plan` */

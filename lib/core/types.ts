@@ -2,6 +2,7 @@
 //   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
 // Everything here is plain data (JSON-serialisable) so plans and results can be printed,
 // saved and re-judged without the code that produced them.
+import type { IsolationVerdict, Pattern as IsolationPattern } from "./isolation.ts";
 /**
  * What a test of each kind carries besides the common fields, by the kind's name:
  * `{ collective: { collective: CollectiveParams }, … }`. Empty here: each kind's own file adds its
@@ -54,8 +55,7 @@ export interface TransportRule {
 
 export const PATTERNS = ["ring", "pairwise", "bisect", "adaptive", "each-node"] as const;
 export type Pattern = (typeof PATTERNS)[number];
-/** the patterns that run a test on changing groups of hosts to isolate a bad one */
-export type IsolatingPattern = "pairwise" | "bisect" | "adaptive";
+export type IsolatingPattern = IsolationPattern;
 
 /** What every test has, whatever its kind. */
 export interface TestCommon {
@@ -137,10 +137,30 @@ export interface PlannedTest {
   spec: TestSpec;
   /** which of the run's hosts the test uses; absent when the platform learns its nodes only at run time (k8s, slurm without a node list) */
   placement?: Placement;
-  /** what runs together: one unit for the whole test, one per node in per-node mode (lib/plan/units.ts) */
+  /** what runs together: one unit for the whole test, one per node in per-node mode (lib/plan/units.ts); an isolating pattern's first round */
   units: PlannedUnit[];
+  /** `pattern: pairwise | bisect | adaptive` or `onFailure: isolate`: the hosts it isolates among and its rounds as far as the plan knows them */
+  isolation?: PlannedIsolation;
   /** the platform's rendering (ssh argv, sbatch script, container options, manifests): pure data */
   rendered: unknown;
+}
+
+/** An isolating pattern as planned (lib/plan/pattern.ts); later rounds depend on the verdicts of earlier ones. */
+export interface PlannedIsolation {
+  pattern: IsolatingPattern;
+  /** set for `onFailure: isolate`: nothing of this runs unless the whole-cluster run fails or hangs */
+  onFailure?: true;
+  /** the hosts it isolates among */
+  hosts: string[];
+  pairs?: number;
+  /** the random matchings' seed (`pairs: k`), the same at plan and run */
+  seed: number;
+  /** the rounds known before the run, each a list of unit names that run concurrently */
+  rounds: Array<{ label: string; phase: string; units: string[] }>;
+  /** the first pass's rounds and launches (lib/isolate plannedCount) */
+  planned?: { rounds: number; launches: number };
+  /** what the run decides on its own, in words */
+  then: string;
 }
 
 /** One rank of a unit: `node` indexes the unit's `nodes`. */
@@ -348,6 +368,8 @@ export interface TestResult {
   headline: { metric: string; unit: string };
   units: UnitResult[];
   outcome: Outcome;
+  /** an isolating pattern (or `onFailure: isolate` after a failed run): which nodes are bad, with the evidence of every round */
+  isolation?: IsolationVerdict;
 }
 
 export interface NodeInventory {

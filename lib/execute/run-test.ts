@@ -35,8 +35,13 @@ export function testLogDir(outDir: string, test: string): string {
 export async function executeTest(test: PlannedTest, env: TestEnv): Promise<RunRecord[]> {
   const logDir = testLogDir(env.outDir, test.name);
   const records = await runUnits(test, env, logDir);
-  writeFileSync(join(logDir, RUN_RECORDS_FILE), `${JSON.stringify(records.map(savedRecord), null, 2)}\n`);
+  saveRecords(logDir, records);
   return records;
+}
+
+/** The records `gpucheck judge` parses again: every unit of the test, every round of an isolating one. */
+export function saveRecords(logDir: string, records: RunRecord[]): void {
+  writeFileSync(join(logDir, RUN_RECORDS_FILE), `${JSON.stringify(records.map(savedRecord), null, 2)}\n`);
 }
 
 /** One test through its platform; its rank logs go to logDir. */

@@ -21,6 +21,10 @@
 // tests[]      name (unique), kind: one of lib/kinds/mod.ts KINDS, and optionally
 //   description, nodes, gpusPerNode, ranksPerNode, timeout, env, python as above;
 //   perNode      from the kind (inventory: true, others false)  run on every node separately
+//   pattern      ring | pairwise | bisect | adaptive | each-node (ring; each-node when perNode):
+//                how the test covers the run's hosts; lib/load/pattern.ts says what combines
+//   pairs        with pairwise: k rounds of random pairs instead of all N−1
+//   onFailure    isolate: a failed or hung ring test is bisected to the node(s) behind it
 //   <kind>       the kind's own block (collective: {...}, train: {...}, inventory: {...}): its keys
 //                and defaults are in the kind's file (lib/kinds/<kind>.ts) and the README's reference
 //   expect       { <metric>[@<size>]: { min, max, baseline } }  the metrics of each kind are in its

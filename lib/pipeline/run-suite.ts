@@ -4,11 +4,13 @@
 // the tests that never started accounted for.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { workloadFiles } from "../core/assets.ts";
+import { workloadFiles, workloadHash } from "../core/assets.ts";
 import { assessTest, mergeInventory } from "../assess/assess.ts";
 import { closeRun } from "../assess/run-outcome.ts";
-import { executeTest, type TestEnv } from "../execute/run-test.ts";
-import { judgeTest } from "../assess/judge.ts";
+import { executeTest, saveRecords, type TestEnv, testLogDir } from "../execute/run-test.ts";
+import type { RunRecord } from "../execute/record.ts";
+import { isolatedResult, isolationWanted, runIsolation } from "./isolate-test.ts";
+import { judgeRun } from "../assess/judge.ts";
 import { RESOLVED_SUITE } from "../load/read.ts";
 import { resolvePlatform } from "../plan/plan.ts";
 import { needsOf } from "../preflight/needs.ts";
@@ -17,7 +19,7 @@ import type { Progress } from "../core/progress.ts";
 import { PREFLIGHT_ONLY } from "../execute/not-started.ts";
 import { preflightHeadline } from "../report/preflight-text.ts";
 import { runFilesSink } from "../report/write.ts";
-import type { Plan, PreflightResult, ResultsFile, Suite } from "../core/types.ts";
+import type { Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
 import type { CliOverrides, Platform } from "../core/platform.ts";
 
@@ -68,11 +70,10 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   for (const [i, test] of plan.tests.entries()) {
     if (opts.signal.aborted || blocked) break;
     opts.progress.testStarted(test.name, i, test.kind, test.perNode === true);
-    const records = await executeTest(test, env);
-    const result = assessTest(test, records, opts.baseline);
+    const { result, records } = await runTest(test, env, opts.baseline);
     results.tests.push(result);
     results.inventory = mergeInventory(results.inventory, records);
-    results.outcome = judgeTest(results.tests.flatMap((t) => t.units));
+    results.outcome = judgeRun(results.tests);
     write(results);
     opts.progress.testFinished(result);
     if (opts.failFast && (result.outcome === "failed" || result.outcome === "error") && i < plan.tests.length - 1) {
@@ -109,7 +110,33 @@ function openRun(outDir: string, plan: Plan, opts: ExecuteOptions): ResultsFile 
   };
 }
 
-function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions): TestEnv {
+/**
+ * One test: execute then assess; an isolating pattern round by round; a ring test with `onFailure:
+ * isolate` that failed or hung, isolated after it, its own run standing as the whole set's round.
+ */
+async function runTest(test: PlannedTest, env: RunEnv, baseline?: ResultsFile): Promise<{ result: TestResult; records: RunRecord[] }> {
+  const logDir = testLogDir(env.outDir, test.name);
+  if (test.isolation && !test.isolation.onFailure) {
+    const run = await runIsolation(test, test.isolation, env, env.render, baseline);
+    saveRecords(logDir, run.records);
+    return { result: isolatedResult(test, run), records: run.records };
+  }
+  const records = await executeTest(test, env);
+  const result = assessTest(test, records, baseline);
+  const whole = result.units[0];
+  if (!test.isolation?.onFailure || env.signal.aborted || !whole || !isolationWanted(whole)) return { result, records };
+  env.progress.note(`${test.name}: the run over ${test.nodes} nodes ${whole.status === "timeout" ? "hung" : "failed"}: isolating the node(s) behind it by ${test.isolation.pattern}`);
+  const run = await runIsolation(test, test.isolation, env, env.render, baseline, { units: result.units, records });
+  const all = [...records, ...run.records];
+  saveRecords(logDir, all);
+  return { result: isolatedResult(test, run, result.units), records: all };
+}
+
+interface RunEnv extends TestEnv {
+  render: (t: PlannedTest) => unknown;
+}
+
+function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions): RunEnv {
   const { platform, settings } = opts.platform
     ? { platform: opts.platform, settings: opts.platform.settings.parse(suite.platform.settings[opts.platform.name] ?? {}) }
     : resolvePlatform(suite, plan.platform);
@@ -119,6 +146,7 @@ function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions)
     outDir,
     workload: workloadFiles(),
     platformRun: (ctx) => platform.run(ctx),
+    render: (t) => platform.render({ suite, settings, cli: opts.cli, test: t, launch: t.launch, workloadHash: workloadHash() }),
     cli: opts.cli,
     progress: opts.progress,
     signal: opts.signal,

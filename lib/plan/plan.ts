@@ -5,6 +5,7 @@ import type { AnyKind } from "../core/kind.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { checkNodesFit, placementOf } from "./placement.ts";
 import { planUnits } from "./units.ts";
+import { firstRoundUnits, planIsolation } from "./pattern.ts";
 import { suggest } from "../core/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "../core/types.ts";
 import { workloadArgs } from "./workload-args.ts";
@@ -72,13 +73,16 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     const spec = { ...written, nodes, perNode };
     // a kind may fix its ranks (inventory describes a node: one process per node, whatever the defaults say)
     const ranksPerNode = (KINDS[spec.kind] as AnyKind).fixedRanksPerNode ?? spec.ranksPerNode;
+    const isolation = planIsolation(spec, platform, hosts, nodes);
+    // an isolating pattern covers every host it isolates among, a group of them at a time
+    const first = isolation && !isolation.onFailure ? firstRoundUnits(isolation, ranksPerNode) : undefined;
     const test = {
       name: spec.name,
       kind: spec.kind,
-      nodes,
+      nodes: first ? isolation!.hosts.length : nodes,
       gpusPerNode: spec.gpusPerNode,
       ranksPerNode,
-      worldSize: perNode ? ranksPerNode : nodes * ranksPerNode,
+      worldSize: first ? Math.max(...first.map((u) => u.ranks.length)) : perNode ? ranksPerNode : nodes * ranksPerNode,
       perNode,
       timeoutMs: opts.timeoutMs ?? spec.timeoutMs,
       launch: {
@@ -89,10 +93,12 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
       },
       expect: spec.expect,
       spec,
-      units: planUnits({ nodes, ranksPerNode, perNode }, hosts),
+      units: first ?? planUnits({ nodes, ranksPerNode, perNode }, hosts),
+      ...(isolation && { isolation }),
     };
     const ctx: RenderContext<unknown> = { suite, settings, cli: opts.cli, test, launch: test.launch, workloadHash: hash };
-    return { ...test, ...(hosts && { placement: placementOf(spec, hosts) }), rendered: platform.render(ctx) };
+    const placement = hosts && (first ? { hosts: isolation!.hosts, unused: hosts.names.filter((h) => !isolation!.hosts.includes(h)) } : placementOf(spec, hosts));
+    return { ...test, ...(placement && { placement }), rendered: platform.render(ctx) };
   });
   return {
     suite: {

@@ -1,6 +1,6 @@
 // A plan for people: per test what runs where, with the platform's rendering verbatim.
 import type { Slots } from "../core/slots.ts";
-import type { Plan, PlannedUnit } from "../core/types.ts";
+import type { Plan, PlannedIsolation, PlannedUnit } from "../core/types.ts";
 
 export function renderPlanText(plan: Plan): string {
   const out: string[] = [];
@@ -21,12 +21,20 @@ export function renderPlanText(plan: Plan): string {
     if (env.length) out.push(`   env: ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);
     for (const e of t.expect) out.push(`   expect: ${e.text}`);
     out.push(`   files: ${t.launch.files.length} workload files (gpucheck_workload/)`);
+    if (t.isolation) out.push(...isolationText(t.isolation));
     for (const u of t.units) out.push(`   unit ${u.name}${u.eachNode ? " (one per node found at run time)" : ""}: ${unitNodes(u)}`);
     const slots = Object.entries((t.rendered as { slots?: Slots } | null)?.slots ?? {});
     if (slots.length) out.push("   slots the run fills in:", ...slots.map(([k, v]) => `     {{${k}}}: ${v}`));
     out.push(...indent(renderedText(t.rendered), "   "), "");
   }
   return `${out.join("\n")}\n`;
+}
+
+function isolationText(iso: PlannedIsolation): string[] {
+  const count = iso.planned ? `: ${iso.planned.rounds} round(s), ${iso.planned.launches} launch(es) in the first pass` : "";
+  const head = `   ${iso.onFailure ? "on failure: " : ""}pattern ${iso.pattern} over ${iso.hosts.length} hosts${iso.pairs !== undefined ? ` (${iso.pairs} rounds of random pairs, seed ${iso.seed})` : ""}${count}`;
+  const rounds = iso.rounds.map((r) => `     ${r.label} (${r.phase}): ${r.units.join(", ")}`);
+  return [head, ...rounds, `     ${iso.then}`, ...(iso.rounds.length ? ["   the first round's units, as the platform renders them:"] : [])];
 }
 
 function renderedText(r: unknown): string {

@@ -7,6 +7,7 @@ import type { MetricCheck, Outcome, ResultsFile, TestResult, UnitResult } from "
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partLabel } from "../core/parts.ts";
 import { attrs, cdata, escapeText } from "../core/xml.ts";
+import type { NodeVerdict } from "../core/isolation.ts";
 import { checkMark, humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
 
 interface Case {
@@ -16,6 +17,8 @@ interface Case {
   outcome: Outcome;
   /** a per-component testcase: the part's checks within the unit */
   part?: { checks: MetricCheck[] };
+  /** a node an isolating pattern judged */
+  node?: NodeVerdict;
 }
 
 export function renderJunit(results: ResultsFile): string {
@@ -63,21 +66,45 @@ function properties(r: ResultsFile): Array<[string, string]> {
   return props.filter((p): p is [string, string] => p[1] !== undefined);
 }
 
-/** One testcase per test, or per unit when the test ran per node (name "<test> [<node>]"). */
+/**
+ * One testcase per test, or per unit when the test ran per node (name "<test> [<node>]") or on groups
+ * of an isolating pattern ("<test> [2.gpu01+gpu07]"); an isolating test adds one per node, so
+ * Jenkins' tree names the bad node ("<test> [node gpu07]").
+ */
 function casesOf(test: TestResult): Case[] {
   if (test.units.length === 0) return [{ test, unit: null, name: test.name, outcome: test.outcome }];
   const single = test.units.length === 1 && !test.perNode;
-  return test.units.flatMap((u) => [
+  return test.units.flatMap((u): Case[] => [
     { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
     // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace
     ...partChecks(u).map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } })),
-  ]);
+  ]).concat(
+    (test.isolation?.nodes ?? []).map((n) => ({ test, unit: null, name: `${test.name} [node ${n.node}]`, outcome: NODE_OUTCOME[n.verdict], node: n })),
+  );
+}
+
+/** A node an isolation only suspected is not a finding: its testcase passes and says so in its output. */
+const NODE_OUTCOME: Record<NodeVerdict["verdict"], Outcome> = { good: "passed", bad: "failed", "suspect-unconfirmed": "passed", untested: "error" };
+
+function renderNodeCase(c: Case, n: NodeVerdict, classname: string): string[] {
+  const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(0) })}>`;
+  const evidence = n.evidence.map(
+    (e) =>
+      `${e.phase} ${e.group}: ${e.status}${e.value !== null ? `, ${e.value}` : ""}${e.reference !== null ? ` against ${e.reference}` : ""}${e.ratio !== null ? ` (ratio ${e.ratio.toFixed(3)})` : ""}`,
+  );
+  const body: string[] = [];
+  const why = `${n.verdict}: ${n.reason}`;
+  if (c.outcome === "failed") body.push(`      <failure${attrs({ message: why, type: "bad-node" })}>${escapeText(evidence.join("\n"))}</failure>`);
+  else if (c.outcome === "error") body.push(`      <error${attrs({ message: why, type: "not-judged" })}>${escapeText(evidence.join("\n"))}</error>`);
+  body.push(`      <system-out>${cdata(`${[why, ...evidence].join("\n")}\n`)}</system-out>`);
+  return [head, ...body, "    </testcase>"];
 }
 
 function renderCase(results: ResultsFile, c: Case): string[] {
   // classname "gpucheck.<suite>.<kind>": Jenkins splits packages at dots, so dots inside names go
   const classname = ["gpucheck", results.suite.name, c.test.kind].map((p) => p.replace(/\./g, "_")).join(".");
   if (c.part) return renderPartCase(c, c.part.checks, classname);
+  if (c.node) return renderNodeCase(c, c.node, classname);
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(c.unit?.durationS ?? 0) })}>`;
   const u = c.unit;
   const reason = u?.verdict.reason ?? "no unit of this test ran";

@@ -178,7 +178,7 @@ const TelemetrySummary = z
 
 const UnitResult = z
   .object({
-    unit: z.string().describe('"all" for a whole-cluster test, the node name in per-node mode'),
+    unit: z.string().describe('"all" for a whole-cluster test, the node name in per-node mode, "<round>.<group>" for a round of an isolating pattern ("2.gpu01+gpu07")'),
     hosts: z.array(z.string()),
     status: UnitStatus,
     message: z.string().optional(),
@@ -192,6 +192,62 @@ const UnitResult = z
     telemetry: TelemetrySummary.optional(),
   })
   .meta({ id: "UnitResult" });
+
+const GroupStatus = z.enum(["passed", "failed", "timeout", "error"]).describe("error = the launch never ran or its value could not be read: no evidence either way");
+const Phase = z.enum(["screen", "pairwise", "second-pass", "bisect", "confirm", "boundary"]);
+
+const Isolation = z
+  .object({
+    pattern: z.enum(["pairwise", "bisect", "adaptive"]),
+    nodes: z.array(
+      z
+        .object({
+          node: z.string(),
+          verdict: z.enum(["good", "bad", "suspect-unconfirmed", "untested"]),
+          reason: z.string(),
+          evidence: z.array(
+            z.object({
+              group: z.string(),
+              partners: z.array(z.string()),
+              status: GroupStatus,
+              value: numOrNull,
+              reference: numOrNull.describe("what the value was held against: the best comparable group, or the floor"),
+              ratio: numOrNull,
+              phase: Phase,
+            }),
+          ),
+        })
+        .meta({ id: "NodeVerdict" }),
+    ),
+    bad: z.array(z.string()).describe("the nodes found bad, each confirmed against healthy partners"),
+    badPairs: z.array(z.string()).describe('pairs that fail only together ("gpu01+gpu07"): neither node is bad'),
+    unresolved: z.array(z.string()).describe("failures nothing explained, in words"),
+    rounds: num,
+    launches: num,
+    groups: z.array(
+      z.object({
+        group: z.object({ name: z.string(), nodes: z.array(z.string()) }),
+        status: GroupStatus,
+        value: numOrNull,
+        unit: z.string().optional(),
+        higher: z.boolean(),
+        message: z.string().optional(),
+        phase: Phase,
+        round: num,
+        judged: z.enum(["good", "bad", "unjudged"]),
+        reference: numOrNull,
+        ratio: numOrNull,
+        why: z.string(),
+      }),
+    ),
+    rule: z.string().describe("the rule applied, in words, with its source"),
+    complete: z.boolean().describe("false when the run stopped before the isolation finished"),
+    run: z
+      .object({ hosts: z.array(z.string()), seed: num, pairs: num.optional() })
+      .optional()
+      .describe("the hosts isolated among, in order, and the random pairs' seed: gpucheck judge feeds the saved rounds again"),
+  })
+  .meta({ id: "Isolation" });
 
 const TestResult = z
   .object({
@@ -209,6 +265,7 @@ const TestResult = z
     headline: z.object({ metric: z.string(), unit: z.string() }),
     units: z.array(UnitResult),
     outcome: Outcome,
+    isolation: Isolation.optional().describe("pattern pairwise, bisect or adaptive (or onFailure: isolate after a failed run): the nodes judged, with the evidence of every round"),
   })
   .meta({ id: "TestResult" });
 

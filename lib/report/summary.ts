@@ -7,6 +7,7 @@ import { formatDuration } from "../core/quantity.ts";
 import { headlineFor } from "./headline.ts";
 import { preflightLines } from "./preflight-text.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
+import { badNodesLine, isolatedTests, isolationLines } from "./isolation-text.ts";
 
 const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m" };
 const RESET = "\x1b[0m";
@@ -37,12 +38,17 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
   const parts = failingParts(results);
   if (parts.length > 0) out.push("", "Failing components:", ...parts.map((line) => `  ${line}`));
+  const isolated = isolatedTests(results);
+  if (isolated.length) out.push("", "Isolation:", ...isolated.flatMap((t) => isolationLines(t).map((l) => `  ${l}`)));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
   if (!results.complete) {
     const why = results.stopped ? ` (${results.stopped})` : "";
     out.push("", `Run incomplete: ${plural(startedCount(results.tests), "test")} of ${results.tests.length} started before it stopped${why}.`);
   }
+  // last, where a person scrolling the console looks first
+  const bad = badNodesLine(results);
+  if (bad) out.push("", bad);
   return `${out.join("\n")}\n`;
 }
 
@@ -100,6 +106,8 @@ function oneLine(s: string): string {
 function hostsOf(t: TestResult, u: UnitResult): string {
   if (u.hosts.length === 0) return t.perNode && u.unit !== "all" ? u.unit : "(no host)";
   if (u.hosts.length === 1) return u.hosts[0];
+  // a group of an isolating pattern: the isolation below says which of its hosts is at fault
+  if (t.isolation && u.unit !== "all") return `${u.hosts.join("+")} (round ${u.unit.split(".")[0]})`;
   return `${u.hosts.join(",")} (whole test)`;
 }
 

@@ -61,6 +61,14 @@ export function renderCertificateHtml(v: CertificateView): string {
         .map((x) => `<tr><td>${e(x.test)}</td><td class="mono small">${e(x.part)}</td><td class="bad">${e(x.outcome)}</td><td class="small">${e(x.why)}</td></tr>`)
         .join("\n")}\n</table>\n</section>\n`
     : "";
+  const nv = v.nodeVerdicts;
+  const nodeVerdicts = nv
+    ? `<section class="keep">\n<h2>Nodes</h2>\n<table class="facts">\n${fact("Accepted", e(nv.accepted))}\n${nv.unjudged ? `${fact("Not judged", e(nv.unjudged))}\n` : ""}</table>\n${
+        nv.rejected.length
+          ? `<table>\n<thead><tr><th>Rejected node</th><th>Why</th></tr></thead>\n${nv.rejected.map((r) => `<tr><td class="bad mono">${e(r.node)}</td><td class="small">${e(r.why)}</td></tr>`).join("\n")}\n</table>\n`
+          : "<p>Rejected: none</p>\n"
+      }</section>\n`
+    : "";
   const files = v.subjects.map((s) => `<span class="mono">${e(s.name)}</span> <span class="mono small">${e(s.sha256)}</span>`).join("<br>");
   return `<!DOCTYPE html>
 <html lang="en">
@@ -100,7 +108,7 @@ ${nodes}
 ${tests}
 </table>
 </section>
-${parts}<section class="keep">
+${parts}${nodeVerdicts}<section class="keep">
 <h2>Signature</h2>
 <table class="facts">
 ${fact("Signing key", `<span class="mono">${e(v.signer.fingerprint)}</span> (${e(v.signer.algorithm)})`)}

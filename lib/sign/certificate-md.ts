@@ -94,6 +94,24 @@ export function renderCertificateMd(v: CertificateView): string {
           "",
         ]
       : []),
+    ...(v.nodeVerdicts
+      ? [
+          "## Nodes",
+          "",
+          `Accepted: ${v.nodeVerdicts.accepted}`,
+          ...(v.nodeVerdicts.unjudged ? ["", `Not judged: ${v.nodeVerdicts.unjudged}`] : []),
+          "",
+          ...(v.nodeVerdicts.rejected.length
+            ? [
+                table(
+                  ["Rejected node", "Why"],
+                  v.nodeVerdicts.rejected.map((r) => [r.node, r.why]),
+                ),
+                "",
+              ]
+            : ["Rejected: none", ""]),
+        ]
+      : []),
     "## Signature",
     "",
     table(

@@ -26,6 +26,8 @@ export interface CertificateView {
   tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string; transport: string }>;
   /** the parts judged on their own that failed or could not be judged: what to replace or look at, and why */
   parts: Array<{ test: string; part: string; outcome: string; why: string }>;
+  /** isolating tests: the nodes rejected (with why) and accepted; null when no test isolated */
+  nodeVerdicts: { rejected: Array<{ node: string; why: string }>; accepted: string; unjudged: string } | null;
   signer: { fingerprint: string; algorithm: string };
   subjects: Array<{ name: string; sha256: string }>;
   predicateType: string;
@@ -84,6 +86,13 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
         }),
       ),
     ),
+    nodeVerdicts: p.nodeVerdicts
+      ? {
+          rejected: p.nodeVerdicts.rejected.map((r) => ({ node: r.node, why: clip(r.why.join("; "), 300) })),
+          accepted: p.nodeVerdicts.accepted.join(", ") || "none",
+          unjudged: p.nodeVerdicts.unjudged.join(", "),
+        }
+      : null,
     signer: { fingerprint: signer.fingerprint, algorithm: signer.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256" },
     subjects: st.subject.map((s) => ({ name: s.name, sha256: s.digest.sha256 })),
     predicateType: PREDICATE_TYPE,

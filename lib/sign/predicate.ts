@@ -98,6 +98,25 @@ const test = z.object({
   headline: z.object({ metric: z.string(), unit: z.string() }),
   thresholds: z.array(threshold),
   units: z.array(unit),
+  /** an isolating pattern's findings: the nodes it found bad (added within v1: optional) */
+  isolation: z
+    .object({
+      pattern: z.string(),
+      rounds: z.number(),
+      launches: z.number(),
+      complete: z.boolean(),
+      bad: z.array(z.string()),
+      badPairs: z.array(z.string()),
+      nodes: z.array(z.object({ node: z.string(), verdict: z.string(), reason: z.string() })),
+    })
+    .optional(),
+});
+
+/** The nodes the run's isolating tests accepted and rejected: what goes back to the vendor (added within v1: optional). */
+const nodeVerdicts = z.object({
+  accepted: z.array(z.string()),
+  rejected: z.array(z.object({ node: z.string(), why: z.array(z.string()) })),
+  unjudged: z.array(z.string()),
 });
 
 export const acceptancePredicate = z.object({
@@ -113,6 +132,7 @@ export const acceptancePredicate = z.object({
   gpucheck: z.object({ ran: z.string(), certified: z.string() }),
   nodes: z.array(node),
   tests: z.array(test),
+  nodeVerdicts: nodeVerdicts.optional(),
   /**
    * Set when the verdicts come from `gpucheck judge` with another suite than the one that ran: that
    * suite (its file in the results directory, the path it was read from, its sha256) and the run whose

@@ -7,6 +7,7 @@ import type { MetricCheck, NodeInventory, ResultsFile, TestResult, TransportChec
 import { type AcceptancePredicate, JUDGED_WITH_FILE, PREDICATE_TYPE, type PredicateNode, type PredicateTest, STATEMENT_TYPE, type Statement, SUITE_FILE } from "./predicate.ts";
 import { kindOf } from "../kinds/mod.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
+import { nodeAcceptance } from "../report/isolation-text.ts";
 
 export interface SubjectFile {
   /** file name relative to the results directory */
@@ -34,6 +35,7 @@ export function buildStatement(results: ResultsFile, subjects: SubjectFile[], me
     nodes: nodesOf(results),
     tests: results.tests.map(testOf),
   };
+  if (results.tests.some((t) => t.isolation)) predicate.nodeVerdicts = nodeAcceptance(results);
   if (results.judgedWith) {
     predicate.judged = {
       suite: { file: JUDGED_WITH_FILE, path: results.judgedWith.path, sha256: results.judgedWith.sha256 },
@@ -94,6 +96,17 @@ function testOf(t: TestResult): PredicateTest {
       ...(outlier && { outlier }),
     })),
     units: t.units.map((u) => unitOf(u, t.headline.metric, t.kind)),
+    ...(t.isolation && {
+      isolation: {
+        pattern: t.isolation.pattern,
+        rounds: t.isolation.rounds,
+        launches: t.isolation.launches,
+        complete: t.isolation.complete,
+        bad: t.isolation.bad,
+        badPairs: t.isolation.badPairs,
+        nodes: t.isolation.nodes.map((n) => ({ node: n.node, verdict: n.verdict, reason: n.reason })),
+      },
+    }),
   };
 }
 

@@ -20,7 +20,7 @@ export const NCCL_LOG = readFileSync(resolve(import.meta.dir, "../fixtures/nccl/
 export type Behaviour = "ok" | "fail" | "silent" | "hang";
 
 /** The preflight's answer for a node with python, torch and no GPU: what a gloo collective needs. */
-const PREFLIGHT_ANSWER = {
+export const PREFLIGHT_ANSWER = {
   hostname: NODE,
   interpreters: {
     [PYTHON]: { executable: PYTHON, version: "3.11.2", torch: "1.13.1", torch_cuda: null, cuda_available: false, cuda_device_count: 0, cuda_devices: [], nccl_available: false },

@@ -1,0 +1,168 @@
+// The isolating patterns through the whole pipeline in-process: plan, rounds launched as units,
+// each unit judged, the isolation's verdict, and what results.json, junit.xml and the summary say.
+// The hosts are a fake platform's (fake-hosts.ts); real faults on real hosts are the integration tier's.
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PLATFORMS } from "../../cli/platforms.ts";
+import { registerPlatforms } from "../../lib/core/platform.ts";
+import type { Progress } from "../../lib/core/progress.ts";
+import type { ResultsFile } from "../../lib/core/types.ts";
+import { loadSuite } from "../../lib/load/mod.ts";
+import { executePlan } from "../../lib/pipeline/run-suite.ts";
+import { buildPlan } from "../../lib/plan/plan.ts";
+import { rejudgeResults } from "../../lib/assess/rejudge.ts";
+import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
+import { renderPlanText } from "../../lib/plan/text.ts";
+import { renderSummary } from "../../lib/report/summary.ts";
+import { assertResultsValid } from "../report/json-schema.ts";
+import { assertJunitValid } from "../report/xsd.ts";
+import { tempDir } from "../tmp.ts";
+import { fakeHostsPlatform, type HostsScript, type UnitEnd } from "./fake-hosts.ts";
+import { PYTHON } from "./fake-platform.ts";
+
+const HOSTS = ["h1", "h2", "h3", "h4"];
+
+function quiet(notes: string[]): Progress {
+  const none = () => {};
+  return { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, testFinished: none, note: (m) => notes.push(m), close: none };
+}
+
+/** One gloo collective with `keys` (pattern, onFailure, timeout) on the fake hosts. */
+async function run(keys: string[], script: HostsScript) {
+  const dir = tempDir("gpucheck-isolate-");
+  const launched: string[][] = [];
+  const platform = fakeHostsPlatform(script, launched);
+  registerPlatforms({ ...PLATFORMS, "fake-hosts": platform });
+  const yaml = [
+    "name: isolate",
+    `defaults: { python: ${PYTHON}, gpusPerNode: 0, ranksPerNode: 1 }`,
+    "tests:",
+    "  - name: fabric",
+    "    kind: collective",
+    ...keys.map((k) => `    ${k}`),
+    "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
+    "",
+  ].join("\n");
+  writeFileSync(join(dir, "suite.yaml"), yaml);
+  const suite = await loadSuite(join(dir, "suite.yaml"));
+  const plan = buildPlan(suite, { platform: "fake-hosts", cli: {} });
+  const notes: string[] = [];
+  const outDir = join(dir, "run");
+  await executePlan(suite, plan, { outDir, cli: {}, progress: quiet(notes), command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
+  registerPlatforms(PLATFORMS);
+  assertResultsValid(join(outDir, "results.json"));
+  assertJunitValid(join(outDir, "junit.xml"));
+  const results = JSON.parse(readFileSync(join(outDir, "results.json"), "utf8")) as ResultsFile;
+  return { plan, suite, outDir, results, junit: readFileSync(join(outDir, "junit.xml"), "utf8"), summary: renderSummary(results, { color: false }), launched, notes };
+}
+
+const badNode =
+  (bad: string) =>
+  (hosts: string[]): UnitEnd =>
+    hosts.includes(bad) ? "fail" : "ok";
+
+describe("pattern: pairwise", () => {
+  test("one failing host is named bad after the second pass, and no other", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: badNode("h3") });
+    const t = r.results.tests[0]!;
+    expect(t.isolation?.bad).toEqual(["h3"]);
+    expect(t.isolation?.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual(["h3"]);
+    expect(t.outcome).toBe("failed");
+    // the three rounds of the circle method, then h3 against two nodes that passed every pair
+    expect(r.launched.slice(0, 6).map((g) => g.join("+"))).toEqual(t.isolation!.groups.slice(0, 6).map((g) => g.group.nodes.join("+")));
+    expect(r.launched.length).toBeGreaterThan(6);
+    expect(t.units.map((u) => u.unit)[0]).toMatch(/^1\./);
+    expect(r.summary.trimEnd().split("\n").at(-1)).toStartWith("Bad nodes: h3 (fabric: ");
+    expect(r.junit).toContain('name="fabric [node h3]"');
+    expect(r.junit).toMatch(/name="fabric \[node h3\]"[^>]*>\s*<failure message="bad: /);
+    expect(r.junit).toMatch(/name="fabric \[node h1\]"[^>]*>\s*<system-out>/);
+  });
+
+  test("no fault: no node is named, the test passes", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: () => "ok" });
+    const t = r.results.tests[0]!;
+    expect(t.isolation?.bad).toEqual([]);
+    expect(t.isolation?.nodes.map((n) => n.verdict)).toEqual(["good", "good", "good", "good"]);
+    expect(t.outcome).toBe("passed");
+    expect(r.launched).toHaveLength(6);
+    expect(r.summary.trimEnd().split("\n").at(-1)).toBe("Bad nodes: none (fabric: 4 nodes judged)");
+  });
+
+  test("the plan lists every round of the first pass and what is decided at run time", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: () => "ok" });
+    const text = renderPlanText(r.plan);
+    expect(text).toContain("   pattern pairwise over 4 hosts: 3 round(s), 6 launch(es) in the first pass\n");
+    expect(text).toContain("     then a second pass: each suspect against 2 nodes that passed every pair, decided at run time\n");
+    expect(r.plan.tests[0]!.isolation!.rounds.map((x) => x.units.length)).toEqual([2, 2, 2]);
+    expect(r.plan.tests[0]!.units.map((u) => u.nodes.length)).toEqual([2, 2]);
+  });
+});
+
+describe("pattern: bisect", () => {
+  test("a host that hangs every run it is in is found by halves, its units cut by the timeout", async () => {
+    const r = await run(["pattern: bisect", "timeout: 1s"], { hosts: HOSTS, end: (h) => (h.includes("h2") ? "hang" : "ok") });
+    const t = r.results.tests[0]!;
+    expect(t.isolation?.bad).toEqual(["h2"]);
+    expect(t.units[0]!.status).toBe("timeout");
+    expect(t.units[0]!.hosts).toEqual(HOSTS);
+    expect(t.isolation?.launches).toBe(t.units.length);
+  }, 60_000);
+});
+
+describe("onFailure: isolate", () => {
+  test("a failed ring run is bisected, its own run standing as the first round", async () => {
+    const r = await run(["nodes: 4", "onFailure: isolate"], { hosts: HOSTS, end: badNode("h4") });
+    const t = r.results.tests[0]!;
+    expect(t.isolation?.bad).toEqual(["h4"]);
+    expect(t.units[0]!.unit).toBe("all");
+    // the whole set ran once, as the ring test itself
+    expect(r.launched.filter((g) => g.length === 4)).toHaveLength(1);
+    expect(r.notes).toContain("fabric: the run over 4 nodes failed: isolating the node(s) behind it by bisect");
+  });
+
+  test("a ring run that passes is not isolated", async () => {
+    const r = await run(["nodes: 4", "onFailure: isolate"], { hosts: HOSTS, end: () => "ok" });
+    expect(r.results.tests[0]!.isolation).toBeUndefined();
+    expect(r.launched).toEqual([HOSTS]);
+  });
+});
+
+describe("plan refusals", () => {
+  test("a pattern on a platform that runs every node on one host", async () => {
+    const dir = tempDir("gpucheck-isolate-");
+    writeFileSync(join(dir, "s.yaml"), "name: s\ntests:\n  - { name: f, kind: collective, pattern: pairwise }\n");
+    const suite = await loadSuite(join(dir, "s.yaml"));
+    expect(() => buildPlan(suite, { platform: "local", cli: {} })).toThrow(
+      'gpucheck: test "f" has "pattern: pairwise", which runs groups of hosts side by side, and platform "local" runs a test only as one whole-cluster unit or one unit per node: use platform ssh or docker',
+    );
+    expect(() => buildPlan(suite, { platform: "docker", cli: {} })).toThrow(
+      'gpucheck: test "f" has "pattern: pairwise", which needs hosts of their own, and platform "docker" runs every node on one host: give several with --hosts',
+    );
+    expect(() => buildPlan(suite, { platform: "ssh", cli: { hosts: ["a"] } })).toThrow('gpucheck: test "f" has "pattern: pairwise", which needs at least 2 hosts; the run has 1: a');
+  });
+});
+
+describe("gpucheck judge on an isolating test", () => {
+  test("its saved rounds are fed again: the same suite gives the same bad node", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: badNode("h3") });
+    const again = rejudgeResults(r.results, r.suite, { runs: readSavedRuns(r.outDir, r.results) });
+    expect(again.notes).toEqual([]);
+    expect(again.results.tests[0]!.isolation?.bad).toEqual(["h3"]);
+    expect(again.results.tests[0]!.isolation?.groups).toEqual(r.results.tests[0]!.isolation!.groups);
+    expect(again.results.outcome).toBe("failed");
+  });
+
+  test("a suite whose verdicts call for rounds the run never had stops the isolation there and says so", async () => {
+    const r = await run(["pattern: bisect"], { hosts: HOSTS, end: () => "ok" });
+    expect(r.results.tests[0]!.units.map((u) => u.unit)).toEqual(["1.all"]);
+    // a floor no pair meets: the whole set now fails, and bisection would want halves the run never ran
+    const strict = { ...r.suite, tests: r.suite.tests.map((t) => ({ ...t, expect: [{ metric: "busbw", unit: "GB/s", min: 1000, text: "busbw: { min: 1000 GB/s }" }] })) };
+    const again = rejudgeResults(r.results, strict as typeof r.suite, { runs: readSavedRuns(r.outDir, r.results) });
+    expect(again.notes).toEqual([
+      'test "fabric": judged again, the isolation would next run bisect 2 (h1+h2, h3+h4), which the run never reached: the isolation stops there, incomplete',
+    ]);
+    expect(again.results.tests[0]!.isolation?.complete).toBe(false);
+    expect(again.results.tests[0]!.outcome).toBe("error");
+  });
+});
