@@ -13,6 +13,7 @@ import { transportAccount } from "../parsers/nccl-info.ts";
 import { nodeProbes, preflightHeadline } from "./preflight-text.ts";
 import { kindOf } from "../kinds/mod.ts";
 import { componentTable } from "./html-components.ts";
+import { isolationSection } from "./isolation-html.ts";
 
 const h = escapeText;
 const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
@@ -97,6 +98,7 @@ function testSection(t: TestResult, i: number): string {
     `<section class="test" id="test-${i}" data-test="${escapeAttr(t.name)}" data-outcome="${t.outcome}">`,
     `<h2>${h(t.name)} ${badge(t.outcome)}</h2>`,
     `<p class="muted">${h(shape)}${t.expect.length ? ` · thresholds: ${h(t.expect.map((e) => e.text).join("; "))}` : ""}</p>`,
+    ...(t.isolation ? [isolationSection(t.isolation, t.headline.unit)] : []),
     plots.length ? `<div class="plots">${plots.join("\n")}</div>` : `<p class="muted">No plottable data.</p>`,
     ...(t.launch ? [launchBlock(t.launch)] : []),
     ...t.units.map((u) => unitBlock(t, u)),

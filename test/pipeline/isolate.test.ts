@@ -15,6 +15,7 @@ import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
 import { renderPlanText } from "../../lib/plan/text.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
+import { renderHtml } from "../../lib/report/html.ts";
 import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";
 import { tempDir } from "../tmp.ts";
@@ -54,7 +55,7 @@ async function run(keys: string[], script: HostsScript) {
   assertResultsValid(join(outDir, "results.json"));
   assertJunitValid(join(outDir, "junit.xml"));
   const results = JSON.parse(readFileSync(join(outDir, "results.json"), "utf8")) as ResultsFile;
-  return { plan, suite, outDir, results, junit: readFileSync(join(outDir, "junit.xml"), "utf8"), summary: renderSummary(results, { color: false }), launched, notes };
+  return { plan, suite, outDir, results, html: renderHtml(results), junit: readFileSync(join(outDir, "junit.xml"), "utf8"), summary: renderSummary(results, { color: false }), launched, notes };
 }
 
 const badNode =
@@ -77,6 +78,11 @@ describe("pattern: pairwise", () => {
     expect(r.junit).toContain('name="fabric [node h3]"');
     expect(r.junit).toMatch(/name="fabric \[node h3\]"[^>]*>\s*<failure message="bad: /);
     expect(r.junit).toMatch(/name="fabric \[node h1\]"[^>]*>\s*<system-out>/);
+    // report.html: the pair matrix with h3's failed pairs marked, and h3 in the table of nodes
+    expect(r.html).toContain('<svg class="pair-matrix" role="img" aria-label="pair matrix of 4 nodes"');
+    expect(r.html.match(/<title>h3\+h4 \(round 1, pairwise\): failed/g)).toHaveLength(2);
+    expect(r.html).toMatch(/<tr data-outcome="failed"><td>h3<\/td><td>bad<\/td>/);
+    if (process.env.DUMP) require("node:fs").writeFileSync(process.env.DUMP, r.html);
   });
 
   test("no fault: no node is named, the test passes", async () => {
