@@ -16,6 +16,10 @@ import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
 import { renderPlanText } from "../../lib/plan/text.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { renderHtml } from "../../lib/report/html.ts";
+import { certificateView } from "../../lib/sign/certificate-view.ts";
+import { renderCertificateHtml } from "../../lib/sign/certificate-html.ts";
+import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
+import { buildStatement } from "../../lib/sign/statement.ts";
 import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";
 import { tempDir } from "../tmp.ts";
@@ -23,6 +27,7 @@ import { fakeHostsPlatform, type HostsScript, type UnitEnd } from "./fake-hosts.
 import { PYTHON } from "./fake-platform.ts";
 
 const HOSTS = ["h1", "h2", "h3", "h4"];
+const SIGNER = { fingerprint: "SHA256:bbXpuKG6zhzdmnxq256TlqzFBzRl2f6OOg722cYNbU8", algorithm: "ed25519" as const };
 
 function quiet(notes: string[]): Progress {
   const none = () => {};
@@ -70,6 +75,8 @@ describe("pattern: pairwise", () => {
     expect(t.isolation?.bad).toEqual(["h3"]);
     expect(t.isolation?.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual(["h3"]);
     expect(t.outcome).toBe("failed");
+    // the run fails (exit 1: a finding), not errors: the crashed pairs are evidence, the bad node the verdict
+    expect(r.results.outcome).toBe("failed");
     // the three rounds of the circle method, then h3 against two nodes that passed every pair
     expect(r.launched.slice(0, 6).map((g) => g.join("+"))).toEqual(t.isolation!.groups.slice(0, 6).map((g) => g.group.nodes.join("+")));
     expect(r.launched.length).toBeGreaterThan(6);
@@ -82,7 +89,15 @@ describe("pattern: pairwise", () => {
     expect(r.html).toContain('<svg class="pair-matrix" role="img" aria-label="pair matrix of 4 nodes"');
     expect(r.html.match(/<title>h3\+h4 \(round 1, pairwise\): failed/g)).toHaveLength(2);
     expect(r.html).toMatch(/<tr data-outcome="failed"><td>h3<\/td><td>bad<\/td>/);
-    if (process.env.DUMP) require("node:fs").writeFileSync(process.env.DUMP, r.html);
+    // the certificate: the nodes accepted, and h3 rejected with why
+    const v = certificateView(buildStatement(r.results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }), SIGNER);
+    expect(v.nodeVerdicts).toEqual({
+      accepted: "h1, h2, h4",
+      rejected: [{ node: "h3", why: "3 of 3 pairs bad (3 failed); second pass confirmed: 2 of 2 pairs with healthy partners bad (h1, h2)" }],
+      unjudged: "",
+    });
+    expect(renderCertificateMd(v)).toContain("## Nodes\n\nAccepted: h1, h2, h4\n\n| Rejected node | Why |");
+    expect(renderCertificateHtml(v)).toContain('<tr><td class="bad mono">h3</td><td class="small">3 of 3 pairs bad (3 failed); second pass confirmed');
   });
 
   test("no fault: no node is named, the test passes", async () => {
@@ -93,6 +108,7 @@ describe("pattern: pairwise", () => {
     expect(t.outcome).toBe("passed");
     expect(r.launched).toHaveLength(6);
     expect(r.summary.trimEnd().split("\n").at(-1)).toBe("Bad nodes: none (fabric: 4 nodes judged)");
+    expect(r.results.outcome).toBe("passed");
   });
 
   test("the plan lists every round of the first pass and what is decided at run time", async () => {
