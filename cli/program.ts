@@ -121,6 +121,7 @@ program
   .option("-o, --out <dir>", "the new run directory (default <results-dir>-judged-<UTC timestamp>); the judged run is never changed")
   .option("--force", "with --out: move a run already in that directory aside instead of refusing")
   .option("--baseline <results.json>", "baseline for relative thresholds")
+  .option("--exclude-bad", "judge the cluster without the nodes its isolating tests found bad: their other units are skipped, with why")
   .option("--json", "print JSON: the new directory, the outcome and each test's")
   .action(lazy(withPlatforms(() => import("./commands/judge.ts"))));
 

@@ -7,6 +7,7 @@ import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, rea
 import { join, resolve } from "node:path";
 import { exitCodeFor } from "../../lib/assess/judge.ts";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
+import { excludeBad } from "../../lib/assess/exclude.ts";
 import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
 import { addTransportFromLogs } from "../../lib/parsers/nccl-transport.ts";
 import { loadSuite } from "../../lib/load/mod.ts";
@@ -19,7 +20,7 @@ import { JUDGED_WITH_FILE } from "../../lib/sign/predicate.ts";
 import { useColor } from "./color.ts";
 import { suiteText } from "./suite-source.ts";
 
-export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; json?: boolean }): Promise<number> {
+export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; json?: boolean; excludeBad?: boolean }): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
   // results from before the transport account: read it from the saved rank logs
   const saved = addTransportFromLogs(read, (path) => {
@@ -39,7 +40,10 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
   }
   // the saved rank logs are parsed again, so a parser fixed since the run applies to it
   const runs = readSavedRuns(sourceDir, saved);
-  const { results, notes } = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path, runs });
+  const judged = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path, runs });
+  const excluded = flags.excludeBad ? excludeBad(judged.results) : undefined;
+  const results = excluded?.results ?? judged.results;
+  const notes = [...judged.notes, ...(excluded?.notes ?? [])];
   results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
   const claim = claimRunDir(outDir, { force: flags.force });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);

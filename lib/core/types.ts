@@ -448,6 +448,8 @@ export interface ResultsFile {
   judgedWith?: { path: string; sha256: string; at: string };
   /** set by `gpucheck judge`: the run whose measurements these are (its directory and results.json's sha256) */
   judgedFrom?: { path: string; sha256: string };
+  /** set by `gpucheck judge --exclude-bad`: the nodes the run's isolating tests found bad, judged without (their other units skipped) */
+  excluded?: string[];
   /** set by `gpucheck suite --rerun-failed`: the run whose failed, errored and skipped tests this one reran */
   rerunOf?: { path: string; sha256: string };
   /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */

@@ -350,6 +350,10 @@ export const ResultsFileSchema = z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
       .optional()
       .describe("set by `gpucheck judge`: the run directory whose measurements were judged, and the sha256 of its results.json (that run is never changed)"),
+    excluded: z
+      .array(z.string())
+      .optional()
+      .describe("gpucheck judge --exclude-bad: the nodes the isolating tests found bad; every other unit that ran on one is skipped with the reason"),
     rerunOf: z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
       .optional()

@@ -89,7 +89,8 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     nodeVerdicts: p.nodeVerdicts
       ? {
           rejected: p.nodeVerdicts.rejected.map((r) => ({ node: r.node, why: clip(r.why.join("; "), 300) })),
-          accepted: p.nodeVerdicts.accepted.join(", ") || "none",
+          // a re-judged run without the rejected nodes says so where the accepted ones are named
+          accepted: `${p.nodeVerdicts.accepted.join(", ") || "none"}${p.nodeVerdicts.excluded ? " (the verdicts above are of the cluster without the rejected nodes: gpucheck judge --exclude-bad)" : ""}`,
           unjudged: p.nodeVerdicts.unjudged.join(", "),
         }
       : null,

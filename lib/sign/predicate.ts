@@ -114,6 +114,8 @@ const test = z.object({
 
 /** The nodes the run's isolating tests accepted and rejected: what goes back to the vendor (added within v1: optional). */
 const nodeVerdicts = z.object({
+  /** `gpucheck judge --exclude-bad`: the verdicts are of the cluster without the rejected nodes */
+  excluded: z.boolean().optional(),
   accepted: z.array(z.string()),
   rejected: z.array(z.object({ node: z.string(), why: z.array(z.string()) })),
   unjudged: z.array(z.string()),

@@ -35,7 +35,7 @@ export function buildStatement(results: ResultsFile, subjects: SubjectFile[], me
     nodes: nodesOf(results),
     tests: results.tests.map(testOf),
   };
-  if (results.tests.some((t) => t.isolation)) predicate.nodeVerdicts = nodeAcceptance(results);
+  if (results.tests.some((t) => t.isolation)) predicate.nodeVerdicts = { ...nodeAcceptance(results), ...(results.excluded?.length && { excluded: true }) };
   if (results.judgedWith) {
     predicate.judged = {
       suite: { file: JUDGED_WITH_FILE, path: results.judgedWith.path, sha256: results.judgedWith.sha256 },

@@ -13,6 +13,7 @@ import { executePlan } from "../../lib/pipeline/run-suite.ts";
 import { buildPlan } from "../../lib/plan/plan.ts";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
+import { excludeBad } from "../../lib/assess/exclude.ts";
 import { renderPlanText } from "../../lib/plan/text.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { renderHtml } from "../../lib/report/html.ts";
@@ -35,7 +36,7 @@ function quiet(notes: string[]): Progress {
 }
 
 /** One gloo collective with `keys` (pattern, onFailure, timeout) on the fake hosts. */
-async function run(keys: string[], script: HostsScript) {
+async function run(keys: string[], script: HostsScript, extra: string[] = []) {
   const dir = tempDir("gpucheck-isolate-");
   const launched: string[][] = [];
   const platform = fakeHostsPlatform(script, launched);
@@ -48,6 +49,7 @@ async function run(keys: string[], script: HostsScript) {
     "    kind: collective",
     ...keys.map((k) => `    ${k}`),
     "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
+    ...extra,
     "",
   ].join("\n");
   writeFileSync(join(dir, "suite.yaml"), yaml);
@@ -186,5 +188,33 @@ describe("gpucheck judge on an isolating test", () => {
     ]);
     expect(again.results.tests[0]!.isolation?.complete).toBe(false);
     expect(again.results.tests[0]!.outcome).toBe("error");
+  });
+});
+
+describe("gpucheck judge --exclude-bad", () => {
+  const RING = ["  - name: ring", "    kind: collective", "    nodes: 4", "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }"];
+
+  test("the cluster judged without the bad node: its other units skipped with why, the isolation keeps every verdict", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: badNode("h3") }, RING);
+    // the ring over every host crashed on h3's link: an error, which no verdict of the pairs can turn into a pass
+    expect(r.results.outcome).toBe("error");
+    expect(r.results.tests[1]!.outcome).toBe("error");
+    const { results, notes } = excludeBad(r.results);
+    expect(notes).toEqual(["--exclude-bad: judged without h3: 1 unit(s) that ran on them skipped"]);
+    expect(results.excluded).toEqual(["h3"]);
+    expect(results.tests[0]!.outcome).toBe("passed");
+    expect(results.tests[0]!.isolation!.nodes.find((n) => n.node === "h3")!.verdict).toBe("bad");
+    expect(results.tests[1]!.units[0]!.verdict).toMatchObject({ outcome: "skipped", reason: "excluded: h3 (found bad by fabric)" });
+    expect(results.outcome).toBe("passed");
+    const v = certificateView(buildStatement(results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }), SIGNER);
+    expect(v.nodeVerdicts?.accepted).toBe("h1, h2, h4 (the verdicts above are of the cluster without the rejected nodes: gpucheck judge --exclude-bad)");
+  });
+
+  test("nothing found bad: nothing is excluded, and it says why", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: () => "ok" });
+    expect(excludeBad(r.results).notes).toEqual(["--exclude-bad: nothing to exclude: its isolating tests (fabric) found no bad node"]);
+    expect(excludeBad({ ...r.results, tests: [] }).notes).toEqual([
+      "--exclude-bad: nothing to exclude: it has no isolating test (pattern: pairwise, bisect or adaptive, or onFailure: isolate)",
+    ]);
   });
 });
