@@ -14,6 +14,7 @@ import type { Check, Expectation, Kind, Measurement, Outcome, TestResult, UnitRe
 import { checkExpectation, implicitChecks, isUnjudged } from "./checks.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { componentChecks } from "./components.ts";
+import { fleetCheck } from "./fleet-check.ts";
 
 export { lookupMetric } from "./checks.ts";
 
@@ -42,6 +43,10 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
     for (const e of expect) {
       if (e.perComponent) {
         checks.push(...componentChecks(e, m, fleet.length ? fleet : [m]));
+        continue;
+      }
+      if (e.fleet) {
+        checks.push(fleetCheck(e, m, fleet.length ? fleet : [m]));
         continue;
       }
       const r = checkExpectation(e, m, baseline);

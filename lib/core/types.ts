@@ -30,6 +30,8 @@ export interface Expectation {
   perComponent?: true;
   /** per-component metrics only: each part against the median of its peers */
   outlier?: OutlierRule;
+  /** `outlier:` on a metric with one value per unit: each node of a per-node test against the median of every node of the test */
+  fleet?: FleetRule;
   /** the threshold as the user wrote it, for messages */
   text: string;
   /** metric "transport" only: the transports NCCL must have used, and those it must not have */
@@ -45,6 +47,17 @@ export interface OutlierRule {
   side: "below" | "above";
   ratio: number;
   over: "unit" | "fleet";
+}
+
+/**
+ * `busbw: { outlier: { over: fleet } }` in a per-node test: a node fails when its value lies more
+ * than `k` scaled MADs from the median of the test's nodes on the bad side (`mad: k`, 3 by default),
+ * or, with `below`/`above`, past that ratio to the median.
+ */
+export interface FleetRule {
+  side: "below" | "above";
+  k?: number;
+  ratio?: number;
 }
 
 /** `transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/core/metrics.ts) */

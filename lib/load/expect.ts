@@ -6,8 +6,9 @@ import { findComponentMetric, findMetric, KIND_NAMES, KINDS, type KindName, metr
 import { toCanonical, TRANSPORT_TOKENS } from "../core/metrics.ts";
 import type { PathKey, Problem, ThresholdInput } from "./schema.ts";
 import { suggest } from "../core/did-you-mean.ts";
-import type { Expectation, OutlierRule } from "../core/types.ts";
-import { notPerComponent, resolveOutlier } from "./outlier.ts";
+import type { Expectation, FleetRule, OutlierRule } from "../core/types.ts";
+import { resolveOutlier } from "./outlier.ts";
+import { resolveFleetRule } from "./fleet-rule.ts";
 import { parseSize } from "../core/units.ts";
 
 export function resolveExpect(
@@ -41,9 +42,10 @@ export function resolveExpect(
       continue;
     }
     let outlier: OutlierRule | undefined;
+    let fleet: FleetRule | undefined;
     if (th.outlier !== undefined) {
       if (perPart) outlier = resolveOutlier(th.outlier, metric, info, [...here, "outlier"], report);
-      else report([...here, "outlier"], notPerComponent(metric, kindName), "key");
+      else fleet = resolveFleetRule(th.outlier, metric, info, [...here, "outlier"], report);
     }
     if (perPart && th.baseline !== undefined)
       report([...here, "baseline"], `"baseline" does not apply to "${metric}": it is measured per component; compare the parts with "outlier"`, "key");
@@ -98,6 +100,7 @@ export function resolveExpect(
       ...(th.baseline !== undefined && { baselineRatio: th.baseline }),
       ...(perPart && { perComponent: true as const }),
       ...(outlier && { outlier }),
+      ...(fleet && { fleet }),
       text: `${key}: ${describe(th)}`,
     });
   }
@@ -174,6 +177,9 @@ function describe(th: ThresholdInput): string {
   if (th.max !== undefined) parts.push(`max ${th.max}`);
   if (th.baseline !== undefined) parts.push(`baseline ${Number((th.baseline * 100).toPrecision(6))}%`);
   const o = th.outlier;
-  if (o) parts.push(`outlier ${[o.below !== undefined && `below ${o.below}`, o.above !== undefined && `above ${o.above}`, o.over && `over ${o.over}`].filter(Boolean).join(" ")}`);
+  if (o)
+    parts.push(
+      `outlier ${[o.below !== undefined && `below ${o.below}`, o.above !== undefined && `above ${o.above}`, o.mad !== undefined && `mad ${o.mad}`, o.over && `over ${o.over}`].filter(Boolean).join(" ")}`,
+    );
   return parts.join(", ");
 }

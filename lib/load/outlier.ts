@@ -1,10 +1,8 @@
 // `outlier: { below: 0.93, over: fleet }` under a per-component metric's threshold → OutlierRule,
 // each wrong value reported at its key.
-import type { AnyKind } from "../core/kind.ts";
 import type { MetricInfo } from "../core/metrics.ts";
 import type { OutlierRule } from "../core/types.ts";
 import { suggest } from "../core/did-you-mean.ts";
-import { KINDS, type KindName } from "../kinds/mod.ts";
 import type { PathKey, Problem, ThresholdInput } from "./schema.ts";
 
 export type Report = (path: PathKey[], message: string, where?: Problem["at"], also?: PathKey[][]) => void;
@@ -25,6 +23,10 @@ export function resolveOutlier(o: NonNullable<ThresholdInput["outlier"]>, metric
     const dir = info.better === "higher" ? "higher is better: a bad part is below the median" : "lower is better: a bad part is above the median";
     report([...here, other], `"${other}" does not apply to "${metric}" (${dir}): write "${side}"`, "key");
   }
+  if (o.mad !== undefined) {
+    report([...here, "mad"], `"mad" applies to metrics with one value per unit (each node of a per-node test against the others); "${metric}" is per component: use "${side}"`, "key");
+    ok = false;
+  }
   const ratio = o[side];
   if (ratio === undefined) {
     if (ok) report(here, `"outlier" needs "${side}" (the ratio to the median that fails a part), e.g. { ${side}: ${side === "below" ? "0.93" : "1.1"} }`, "key");
@@ -42,10 +44,4 @@ export function resolveOutlier(o: NonNullable<ThresholdInput["outlier"]>, metric
     ok = false;
   }
   return ok ? { side, ratio, over: over as OutlierRule["over"] } : undefined;
-}
-
-export function notPerComponent(metric: string, kind: KindName): string {
-  const own = Object.keys((KINDS[kind] as AnyKind).componentMetrics ?? {});
-  const which = own.length ? `kind "${kind}" measures per component: ${own.join(", ")}` : `kind "${kind}" measures nothing per component`;
-  return `"outlier" applies to per-component metrics only: "${metric}" is one value per unit; ${which}`;
 }

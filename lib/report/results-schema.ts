@@ -59,6 +59,10 @@ const Expectation = z
     transport: TransportRule.optional().describe('metric "transport" only (unit ""): the rule instead of min/max'),
     perComponent: z.literal(true).optional().describe("a per-component metric: one check per part (GPU, NIC, link)"),
     outlier: OutlierRule.optional().describe("per-component metrics: each part against the median of its peers"),
+    fleet: z
+      .object({ side: z.enum(["below", "above"]), k: num.optional().describe("scaled MADs from the median"), ratio: num.optional().describe("ratio to the median") })
+      .optional()
+      .describe("per-node metrics in a per-node test: each node against the median of the test's nodes"),
   })
   .meta({ id: "Expectation" });
 

@@ -45,28 +45,100 @@ suite.yaml:7:56: unknown "over" "fleets" (unit: the other parts of the same unit
 `,
     ],
     [
-      "outlier on a metric that is one value per unit",
-      gemm("gemm_bf16_tflops_min: { outlier: { below: 0.9 } }"),
-      `
-suite.yaml:7:31: "outlier" applies to per-component metrics only: "gemm_bf16_tflops_min" is one value per unit; kind "gemm" measures per component: gemm_bf16_tflops, gemm_bf16_median, gemm_fp16_tflops, gemm_fp16_median, gemm_tf32_tflops, gemm_tf32_median, gemm_fp8_tflops, gemm_fp8_median, gemm_fp32_tflops, gemm_fp32_median
-        gemm_bf16_tflops_min: { outlier: { below: 0.9 } }
-                                ^
-`,
-    ],
-    [
-      "outlier on a kind that measures nothing per component",
+      "fleet rule: over unit on a metric that is one value per unit",
       `
 name: s
 tests:
   - name: a
     kind: train
     expect:
-      samples_per_s: { min: 100, outlier: { below: 0.9 } }
+      samples_per_s: { outlier: { over: unit } }
 `,
       `
-suite.yaml:6:34: "outlier" applies to per-component metrics only: "samples_per_s" is one value per unit; kind "train" measures nothing per component
-        samples_per_s: { min: 100, outlier: { below: 0.9 } }
-                                   ^
+suite.yaml:6:41: "over: unit" does not apply to "samples_per_s", one value per unit: each node of a per-node test is compared with the test's nodes ("over: fleet")
+        samples_per_s: { outlier: { over: unit } }
+                                          ^
+`,
+    ],
+    [
+      "fleet rule: the wrong side for the metric's direction",
+      `
+name: s
+tests:
+  - name: a
+    kind: train
+    expect:
+      samples_per_s: { outlier: { above: 1.1 } }
+`,
+      `
+suite.yaml:6:35: "above" does not apply to "samples_per_s" (higher is better: a bad node is below the median): write "below"
+        samples_per_s: { outlier: { above: 1.1 } }
+                                    ^
+`,
+    ],
+    [
+      "fleet rule: a ratio out of range",
+      `
+name: s
+tests:
+  - name: a
+    kind: train
+    expect:
+      samples_per_s: { outlier: { below: 1.5 } }
+`,
+      `
+suite.yaml:6:42: "below" must be between 0 and 1 (exclusive), such as 0.9, got 1.5
+        samples_per_s: { outlier: { below: 1.5 } }
+                                           ^
+`,
+    ],
+    [
+      "fleet rule: a MAD count out of range",
+      `
+name: s
+tests:
+  - name: a
+    kind: train
+    expect:
+      samples_per_s: { outlier: { mad: 0.5 } }
+`,
+      `
+suite.yaml:6:40: "mad" must be between 1 and 10 scaled MADs, such as 3, got 0.5
+        samples_per_s: { outlier: { mad: 0.5 } }
+                                         ^
+`,
+    ],
+    [
+      "fleet rule: a ratio and a MAD count at once",
+      `
+name: s
+tests:
+  - name: a
+    kind: train
+    expect:
+      samples_per_s: { outlier: { below: 0.9, mad: 3 } }
+`,
+      `
+suite.yaml:6:24: "below" and "mad" are two rules for one outlier: give one (below: a ratio to the median; mad: scaled MADs from it)
+        samples_per_s: { outlier: { below: 0.9, mad: 3 } }
+                         ^
+`,
+    ],
+    [
+      "a MAD count on a per-component metric",
+      `
+name: s
+tests:
+  - name: a
+    kind: gemm
+    gpusPerNode: 8
+    expect:
+      gemm_bf16_tflops: { outlier: { below: 0.9, mad: 3 } }
+`,
+      `
+suite.yaml:7:50: "mad" applies to metrics with one value per unit (each node of a per-node test against the others); "gemm_bf16_tflops" is per component: use "below"
+        gemm_bf16_tflops: { outlier: { below: 0.9, mad: 3 } }
+                                                   ^
 `,
     ],
     [

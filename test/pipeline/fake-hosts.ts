@@ -15,6 +15,8 @@ export interface HostsScript {
   hosts: string[];
   /** how a unit over these hosts ends */
   end: (hosts: string[]) => UnitEnd;
+  /** rank 0's output of a unit that ends "ok" (default: the real nccl-tests log NCCL_LOG) */
+  log?: (hosts: string[]) => string;
 }
 
 export function fakeHostsPlatform(script: HostsScript, launched: string[][] = []): Platform<unknown> {
@@ -30,18 +32,18 @@ export function fakeHostsPlatform(script: HostsScript, launched: string[][] = []
       const units = ctx.test.units ?? [];
       if (ctx.test.name === "preflight") return Promise.all(units.map((u) => preflightUnit(ctx, u.name)));
       launched.push(...units.map((u) => u.nodes));
-      return Promise.all(units.map((u) => runUnit(ctx, u.name, u.nodes, script.end(u.nodes))));
+      return Promise.all(units.map((u) => runUnit(ctx, u.name, u.nodes, script.end(u.nodes), script.log?.(u.nodes) ?? NCCL_LOG)));
     },
   };
 }
 
-async function runUnit(ctx: RunContext<unknown>, unit: string, hosts: string[], end: UnitEnd): Promise<UnitRun> {
+async function runUnit(ctx: RunContext<unknown>, unit: string, hosts: string[], end: UnitEnd, log: string): Promise<UnitRun> {
   const startedAt = new Date().toISOString();
   const dir = join(ctx.logDir, unit);
   mkdirSync(dir, { recursive: true });
   const ranks = hosts.map((host, rank) => {
     const path = join(dir, `rank-${rank}.log`);
-    writeFileSync(path, rank === 0 && end === "ok" ? NCCL_LOG : "");
+    writeFileSync(path, rank === 0 && end === "ok" ? log : "");
     return { rank, host, path, exitCode: end === "hang" ? null : end === "fail" && rank === 1 ? 1 : 0 };
   });
   if (end === "hang") {
@@ -53,7 +55,7 @@ async function runUnit(ctx: RunContext<unknown>, unit: string, hosts: string[], 
     const message = `rank 1 on ${hosts[1]} failed with exit code 1: all_reduce: connection reset by peer`;
     return { unit, hosts, status: "failed", message, startedAt, endedAt: new Date().toISOString(), ranks, output: "", tail: "" };
   }
-  return { unit, hosts, status: "completed", startedAt, endedAt: new Date().toISOString(), ranks, output: NCCL_LOG, tail: "" };
+  return { unit, hosts, status: "completed", startedAt, endedAt: new Date().toISOString(), ranks, output: log, tail: "" };
 }
 
 /** The preflight's answer for a node with python and torch and no GPU, as fake-platform.ts gives it. */

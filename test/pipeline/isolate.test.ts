@@ -25,7 +25,7 @@ import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";
 import { tempDir } from "../tmp.ts";
 import { fakeHostsPlatform, type HostsScript, type UnitEnd } from "./fake-hosts.ts";
-import { PYTHON } from "./fake-platform.ts";
+import { NCCL_LOG, PYTHON } from "./fake-platform.ts";
 
 const HOSTS = ["h1", "h2", "h3", "h4"];
 const SIGNER = { fingerprint: "SHA256:bbXpuKG6zhzdmnxq256TlqzFBzRl2f6OOg722cYNbU8", algorithm: "ed25519" as const };
@@ -216,5 +216,41 @@ describe("gpucheck judge --exclude-bad", () => {
     expect(excludeBad({ ...r.results, tests: [] }).notes).toEqual([
       "--exclude-bad: nothing to exclude: it has no isolating test (pattern: pairwise, bisect or adaptive, or onFailure: isolate)",
     ]);
+  });
+});
+
+describe("fleet-relative verdicts of a per-node metric", () => {
+  // the 128 MiB row of the real log with both its busbw (out of place, in place) made slower, as gpucheck judge's tests do
+  const ROW = NCCL_LOG.split("\n").find((l) => l.trim().startsWith("134217728 "))!;
+  const slower = (busbw: string) => NCCL_LOG.replace(ROW, ROW.replace(" 101.70 ", ` ${busbw} `).replace(" 107.63 ", ` ${busbw} `));
+
+  test("the node 20 % below the others is flagged with its value, the median and the ratio; the others pass", async () => {
+    const r = await run(["pattern: each-node", "expect:", "  busbw: { outlier: { over: fleet } }"], {
+      hosts: HOSTS,
+      end: () => "ok",
+      log: (h) => (h[0] === "h2" ? slower(" 86.10") : h[0] === "h4" ? slower("105.90") : NCCL_LOG),
+    });
+    const byNode = Object.fromEntries(r.results.tests[0]!.units.map((u) => [u.unit, u.verdict]));
+    expect(byNode.h2!.outcome).toBe("failed");
+    expect(byNode.h2!.checks[0]!.message).toBe(
+      "busbw 86.1 GB/s is 16.11 scaled MADs below the median 106.8 (0.8064 ×); an outlier: the cut is 3 below (median of the 4 nodes of the test, MAD 0.865 GB/s)",
+    );
+    expect(byNode.h1!.outcome).toBe("passed");
+    expect(byNode.h4!.outcome).toBe("passed");
+    expect(r.results.outcome).toBe("failed");
+  });
+
+  test("with a ratio instead of MADs: below 0.9 × the median of the nodes", async () => {
+    const r = await run(["pattern: each-node", "expect:", "  busbw: { outlier: { below: 0.9 } }"], { hosts: HOSTS, end: () => "ok", log: (h) => (h[0] === "h3" ? slower(" 86.10") : NCCL_LOG) });
+    const h3 = r.results.tests[0]!.units.find((u) => u.unit === "h3")!;
+    expect(h3.verdict.checks[0]!.message).toBe("busbw 86.1 GB/s is 0.800 × the median 107.6 GB/s of the 4 nodes of the test (< 0.9 expected)");
+    expect(r.results.tests[0]!.units.filter((u) => u.verdict.outcome === "passed").map((u) => u.unit)).toEqual(["h1", "h2", "h4"]);
+  });
+
+  test("fewer than 3 measured nodes: no fleet verdict, an error, never a pass", async () => {
+    const r = await run(["pattern: each-node", "expect:", "  busbw: { outlier: { over: fleet } }"], { hosts: ["h1", "h2"], end: () => "ok" });
+    const u = r.results.tests[0]!.units[0]!;
+    expect(u.verdict.outcome).toBe("error");
+    expect(u.verdict.checks[0]!.message).toBe("busbw fleet rule cannot be judged: no fleet verdict: 2 measured values, at least 3 needed for a median (2 nodes of the test)");
   });
 });

@@ -25,6 +25,7 @@ const outlierSchema = () =>
     {
       below: z.number({ error: (iss) => `must be a ratio such as 0.93, got ${show(iss.input)}` }).optional(),
       above: z.number({ error: (iss) => `must be a ratio such as 1.1, got ${show(iss.input)}` }).optional(),
+      mad: z.number({ error: (iss) => `must be a number of scaled MADs such as 3, got ${show(iss.input)}` }).optional(),
       over: text().optional(),
     },
     "a map such as { below: 0.93 }",
