@@ -12,6 +12,7 @@ import { dialFailure, probeScript } from "../../plugins/docker/remote.ts";
 import { settings } from "../../plugins/docker/spec.ts";
 import { sshSettings } from "../../plugins/_shared/ssh/settings.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
+import { ranksOn } from "../../lib/plan/units.ts";
 import { tempDir } from "../tmp.ts";
 
 const none = settings.parse({});
@@ -74,6 +75,29 @@ describe("docker engines", () => {
 describe("docker units", () => {
   const e = (...h: string[]) => h.map(parseEngine);
   const t = (nodes: number, perNode = false) => ({ name: "ar", nodes, perNode });
+
+  test("an isolating pattern's round: each unit on the engines the plan gave it, all of them at once", () => {
+    const units = [
+      { name: "2.n1+n3", nodes: ["n1", "n3"], ranks: ranksOn(2, 1) },
+      { name: "2.n4+n2", nodes: ["n4", "n2"], ranks: ranksOn(2, 1) },
+    ];
+    expect(unitsOf({ ...t(4), units }, e("n1", "n2", "n3", "n4")).map((u) => [u.unit, u.nodes.map((n) => [n.node, n.nodeRank, n.engine.url])])).toEqual([
+      [
+        "2.n1+n3",
+        [
+          ["n1", 0, "ssh://n1"],
+          ["n3", 1, "ssh://n3"],
+        ],
+      ],
+      [
+        "2.n4+n2",
+        [
+          ["n4", 0, "ssh://n4"],
+          ["n2", 1, "ssh://n2"],
+        ],
+      ],
+    ]);
+  });
 
   test("one unit on the first `nodes` engines; per-node: one unit per engine named for its host", () => {
     expect(unitsOf(t(2), e("n1", "n2", "n3")).map((u) => [u.unit, u.nodes.map((n) => [n.node, n.nodeRank, n.engine.url])])).toEqual([
