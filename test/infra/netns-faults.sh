@@ -43,9 +43,13 @@ loss_program() { # loss_program PERCENT
   awk -v p="$1" 'BEGIN { printf "4,32 0 0 4294963256,53 0 1 %d,6 0 0 0,6 0 0 2", p / 100 * 4294967296 }'
 }
 
-loss_percent() { # loss_percent NETNS DEV: the loss the dropper on DEV applies, or nothing
-  tcn "$1" filter show dev "$2" egress 2>/dev/null |
-    sed -n "s/.*bytecode '4,32 0 0 4294963256,53 0 1 \([0-9]*\),.*/\1/p" | awk '{ printf "%g%%", $1 / 4294967296 * 100 }'
+loss_percent() { # loss_percent NETNS DEV: the loss the dropper on DEV applies ("5%"), or nothing
+  local f t
+  f=$(tcn "$1" filter show dev "$2" egress 2>/dev/null)
+  [[ $f =~ bytecode\ \'4,32\ 0\ 0\ 4294963256,53\ 0\ 1\ ([0-9]+), ]] || return 0
+  t=$(((BASH_REMATCH[1] * 1000 + (1 << 31)) >> 32)) # tenths of a percent, rounded
+  t=$((t / 10)).$((t % 10))
+  echo "${t%.0}%"
 }
 
 netem() { # netem I "SPEC": loss P% through the dropper, every other netem option through netem itself
@@ -97,17 +101,15 @@ cut_link() { # cut_link I up|down
 }
 
 host_faults() { # host_faults I: the faults host I has now, read from the kernel: "cut; slow 10Mbit; ..."
-  local f=() root q
-  ip -o link show "gc-h$1" 2>/dev/null | grep -q '[<,]UP[,>]' || f+=("cut")
+  local f=() root q g=gpucheck-netns/h$1
+  [[ $(ip -o link show "gc-h$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("cut")
   root=$(tc qdisc show dev "gc-h$1" root)
-  case $root in
-    *" tbf "*) f+=("slow $(echo "$root" | sed -n 's/.* rate \([^ ]*\).*/\1/p')") ;;
-    *" netem "*) f+=("netem $(echo "$root" | sed -n 's/.* limit [0-9]* *//p')") ;;
-  esac
+  if [[ $root =~ \ tbf\ .*\ rate\ ([^ ]+) ]]; then f+=("slow ${BASH_REMATCH[1]}")
+  elif [[ $root =~ \ netem\ .*limit\ [0-9]+\ *(.*) ]]; then f+=("netem ${BASH_REMATCH[1]}"); fi
   q=$(loss_percent - "gc-h$1"); [ -z "$q" ] || f+=("loss $q")
-  q=$(cg_cap_percent "$(group_of "$1")"); [ -z "$q" ] || f+=("cpu-cap $q%")
-  ! cg_frozen "$(group_of "$1")" || f+=("frozen")
-  (IFS=';'; echo "${f[*]}" | sed 's/;/; /g')
+  q=$(cg_cap_percent "$g"); [ -z "$q" ] || f+=("cpu-cap $q%")
+  ! cg_frozen "$g" || f+=("frozen")
+  local IFS=';'; q="${f[*]}"; echo "${q//;/; }"
 }
 
 clear_host() { # clear_host I: every fault undone

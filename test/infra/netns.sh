@@ -107,10 +107,9 @@ start_host() { # start_host I: namespace, veth, address, sshd, cgroup (each step
 
 status_line() { # status_line I
   local i=$1 pid faults
-  pid=$(sshd_pid "$i")
   faults=$(host_faults "$i")
-  if alive "$BASE/h$i/sshd.pid"; then echo "ns$i $(addr_of "$i") sshd $pid: ${faults:-no fault}"
-  else echo "ns$i $(addr_of "$i") sshd down: ${faults:-no fault}"; return 1; fi
+  if alive "$BASE/h$i/sshd.pid"; then read -r pid <"$BASE/h$i/sshd.pid"; echo "ns$i $NET.$((10 + i)) sshd $pid: ${faults:-no fault}"
+  else echo "ns$i $NET.$((10 + i)) sshd down: ${faults:-no fault}"; return 1; fi
 }
 
 cmd=${1:-start}
@@ -127,8 +126,8 @@ stop)
   ;;
 status)
   [ "$(host_count)" -gt 0 ] || die "the lab is not running: bash test/infra/netns.sh start [N]"
-  rc=0
-  for i in $(seq 1 "$(host_count)"); do status_line "$i" || rc=1; done
+  rc=0 n=$(host_count)
+  for ((i = 1; i <= n; i++)); do status_line "$i" || rc=1; done
   exit $rc
   ;;
 slow | netem | cpu-cap)
