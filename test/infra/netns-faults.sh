@@ -101,7 +101,7 @@ cut_link() { # cut_link I up|down
 }
 
 host_faults() { # host_faults I: the faults host I has now, read from the kernel: "cut; slow 10Mbit; ..."
-  local f=() root q g=gpucheck-netns/h$1
+  local f=() root q g=$GROUP/h$1
   [[ $(ip -o link show "gc-h$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("cut")
   root=$(tc qdisc show dev "gc-h$1" root)
   if [[ $root =~ \ tbf\ .*\ rate\ ([^ ]+) ]]; then f+=("slow ${BASH_REMATCH[1]}")

@@ -38,6 +38,7 @@ USER_NAME=${GPUCHECK_SSH_USER:-gpucheck-ssh}
 CG_STATE=$BASE/cgroup
 BRIDGE=gc-br
 NET=10.88.0
+GROUP=gpucheck-netns # host I's cgroup is $GROUP/hI
 MAX_HOSTS=200
 HERE=$(dirname "$0")
 
@@ -53,7 +54,7 @@ usage() { echo "usage: netns.sh $*" >&2; exit 2; }
 . "$HERE/netns-faults.sh"
 
 addr_of() { echo "$NET.$((10 + $1))"; }
-group_of() { echo "gpucheck-netns/h$1"; }
+group_of() { echo "$GROUP/h$1"; }
 sshd_pid() { cat "$BASE/h$1/sshd.pid" 2>/dev/null || true; }
 host_count() { ls -d "$BASE"/h[0-9]* 2>/dev/null | wc -l || true; }
 

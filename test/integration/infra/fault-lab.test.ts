@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { NETNS_INFRA, netnsLab, SLURM_INFRA, slurmFaults } from "./fault-lab.ts";
+import { type CgroupFaults, NETNS_INFRA, netnsLab, SLURM_INFRA, slurmFaults } from "./fault-lab.ts";
 import { busyOnHost, busyOnNode, busyShare, CONNECT, cpuTicks, finish, firstLine, python, tcpMbit, udpDelivered } from "./probes.ts";
 
 const tn = NETNS_INFRA ? test : test.skip;
@@ -21,6 +21,39 @@ async function progress(pid: number, ms = 800): Promise<number> {
   const before = cpuTicks(pid);
   await Bun.sleep(ms);
   return cpuTicks(pid) - before;
+}
+
+type Busy = (host: string, seconds: number) => ChildProcess;
+const hostBusy: Busy = (host, seconds) => busyOnHost(netnsLab(), host, seconds);
+
+/** With `capped` at 10 % of a CPU, a busy loop there gets about that, and one on `free` far more. */
+async function expectCap(faults: CgroupFaults, busy: Busy, capped: string, free: string): Promise<void> {
+  const undo = await faults.cpuCap(capped, 10);
+  try {
+    const [share, freeShare] = await Promise.all([busyShare(busy(capped, 2)), busyShare(busy(free, 2))]);
+    expect(share).toBeLessThan(0.13);
+    expect(freeShare).toBeGreaterThan(2 * share);
+  } finally {
+    await undo();
+  }
+}
+
+/** With `frozen` frozen, a busy process there gets no CPU time while one on `other` does; thawed, it runs again. */
+async function expectFreeze(faults: CgroupFaults, busy: Busy, frozen: string, other: string): Promise<void> {
+  const [pid, otherPid] = await Promise.all([busyPid(busy(frozen, 15)), busyPid(busy(other, 15))]);
+  try {
+    const undo = await faults.freeze(frozen);
+    try {
+      const [f, o] = await Promise.all([progress(pid), progress(otherPid)]);
+      expect(f).toBe(0);
+      expect(o).toBeGreaterThan(0);
+    } finally {
+      await undo();
+    }
+    expect(await progress(pid)).toBeGreaterThan(0);
+  } finally {
+    for (const p of [pid, otherPid]) process.kill(p, "SIGKILL"); // its ssh session or srun step ends with it
+  }
 }
 
 describe("netns lab: network faults", () => {
@@ -115,83 +148,15 @@ describe("netns lab: network faults", () => {
 });
 
 describe("netns lab: CPU and freeze faults", () => {
-  tn(
-    "cpu-cap: a busy loop on the capped host gets its 10 % of a CPU, one on another host far more",
-    async () => {
-      const lab = netnsLab();
-      const undo = await lab.cpuCap("ns1", 10);
-      try {
-        const [capped, free] = await Promise.all([busyShare(busyOnHost(lab, "ns1", 2)), busyShare(busyOnHost(lab, "ns2", 2))]);
-        expect(capped).toBeLessThan(0.13);
-        expect(free).toBeGreaterThan(2 * capped);
-      } finally {
-        await undo();
-      }
-    },
-    30_000,
-  );
-
-  tn(
-    "freeze: a process on the frozen host makes no progress while one on another host does; thawed, it goes on",
-    async () => {
-      const lab = netnsLab();
-      const frozen = busyOnHost(lab, "ns3", 15);
-      const other = busyOnHost(lab, "ns4", 15);
-      const [pid, otherPid] = await Promise.all([busyPid(frozen), busyPid(other)]);
-      try {
-        const undo = await lab.freeze("ns3");
-        try {
-          const [f, o] = await Promise.all([progress(pid), progress(otherPid)]);
-          expect(f).toBe(0);
-          expect(o).toBeGreaterThan(0);
-        } finally {
-          await undo();
-        }
-        expect(await progress(pid)).toBeGreaterThan(0);
-      } finally {
-        for (const p of [pid, otherPid]) process.kill(p, "SIGKILL");
-      }
-    },
-    30_000,
-  );
+  tn("cpu-cap: a busy loop on the capped host gets its 10 % of a CPU, one on another host far more", () => expectCap(netnsLab(), hostBusy, "ns1", "ns2"), 30_000);
+  tn("freeze: a process on the frozen host makes no progress while one on another host does; thawed, it goes on", () => expectFreeze(netnsLab(), hostBusy, "ns3", "ns4"), 30_000);
 });
 
 describe("slurm: per-node faults act on that node's job steps", () => {
-  ts(
-    "cpu-cap: a step on the capped node gets its 10 % of a CPU, one on another node far more",
-    async () => {
-      const undo = await slurmFaults.cpuCap("node2", 10);
-      try {
-        const [capped, free] = await Promise.all([busyShare(busyOnNode("node2", 2)), busyShare(busyOnNode("node1", 2))]);
-        expect(capped).toBeLessThan(0.13);
-        expect(free).toBeGreaterThan(2 * capped);
-      } finally {
-        await undo();
-      }
-    },
-    30_000,
-  );
-
+  ts("cpu-cap: a step on the capped node gets its 10 % of a CPU, one on another node far more", () => expectCap(slurmFaults, busyOnNode, "node2", "node1"), 30_000);
   ts(
     "freeze: a step on the frozen node makes no progress while one on another node does; thawed, it goes on",
-    async () => {
-      const frozen = busyOnNode("node2", 15);
-      const other = busyOnNode("node1", 15);
-      const [pid, otherPid] = await Promise.all([busyPid(frozen), busyPid(other)]);
-      try {
-        const undo = await slurmFaults.freeze("node2");
-        try {
-          const [f, o] = await Promise.all([progress(pid), progress(otherPid)]);
-          expect(f).toBe(0);
-          expect(o).toBeGreaterThan(0);
-        } finally {
-          await undo();
-        }
-        expect(await progress(pid)).toBeGreaterThan(0);
-      } finally {
-        for (const p of [pid, otherPid]) process.kill(p, "SIGKILL"); // srun then ends the step
-      }
-    },
+    () => expectFreeze(slurmFaults, busyOnNode, "node2", "node1"),
     30_000,
   );
 });

@@ -4,8 +4,8 @@
 //   const undo = await netnsLab().slow("ns2", "10mbit");
 //   try { ... } finally { await undo(); }
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readInfraEnv } from "../infra-env.ts";
 
 const listed = (process.env.GPUCHECK_INFRA ?? "").split(",");
 export const NETNS_INFRA = listed.includes("netns");
@@ -83,13 +83,7 @@ export interface NetnsLab extends CgroupFaults {
 
 /** The running netns lab; throws (rather than skips) when GPUCHECK_INFRA lists netns but it never started. */
 export function netnsLab(): NetnsLab {
-  if (!existsSync(ENV_FILE)) throw new Error(`GPUCHECK_INFRA lists netns but ${ENV_FILE} is missing: run bash test/infra/netns.sh start`);
-  const env = Object.fromEntries(
-    readFileSync(ENV_FILE, "utf8")
-      .split("\n")
-      .filter((l) => l.includes("="))
-      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
+  const env = readInfraEnv(ENV_FILE, "netns");
   const sshConfig = env.GPUCHECK_NETNS_SSH_CONFIG!;
   return {
     hosts: env.GPUCHECK_NETNS_HOSTS!.split(","),
