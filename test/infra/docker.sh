@@ -20,12 +20,9 @@ IMAGE=${GPUCHECK_TEST_IMAGE:-gpucheck-test/torch-cpu:bookworm}
 IMAGE_TAR=/var/lib/gpucheck-test/torch-cpu-rootfs.tar
 log() { echo "[docker.sh] $*" >&2; }
 
-alive() { # alive PIDFILE NAME: a live, non-zombie process whose comm is NAME
-  [ -s "$1" ] || return 1
-  local p st; p=$(cat "$1"); [ -r "/proc/$p/stat" ] || return 1
-  st=$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f1)
-  [ "$st" != Z ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$2" ]
-}
+# shellcheck source=test/infra/proc-lib.sh
+. "$(dirname "$0")/proc-lib.sh"
+alive() { pid_alive "$1" "$2"; } # alive PIDFILE NAME: a live, non-zombie process whose comm is NAME
 wait_sock() { local i; for i in $(seq $(( $2 * 10 ))); do
   curl -sf --unix-socket "$1" http://localhost/_ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 stop_pid() {

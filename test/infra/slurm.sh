@@ -5,7 +5,13 @@
 #
 #   bash test/infra/slurm.sh start     install if needed, configure, start, wait until every node is idle
 #   bash test/infra/slurm.sh stop      stop the daemons this script started (by PID file)
-#   bash test/infra/slurm.sh status    sinfo per node
+#   bash test/infra/slurm.sh status    sinfo per node, and each node's faults
+# Faults on logical node I (a number or nodeI), each with its undo; they act on the node's slurmd and
+# every job step it starts (test/infra/cgroup-lib.sh: the slurmd joins cgroup gpucheck-slurm/nodeI
+# when it starts, and its slurmstepd's and their tasks inherit that):
+#   bash test/infra/slurm.sh cpu-cap I PERCENT / cpu-uncap I   PERCENT of one CPU for the whole node
+#   bash test/infra/slurm.sh freeze I / thaw I                  every process of the node stops
+#   bash test/infra/slurm.sh clear I / clear-all                undo both on node I / on every node
 #
 # Knobs: SLURM_NODES=4 (the benchmark uses 32)  SLURM_CPUS=4  SLURM_GPUS=8  SLURM_WAIT=60 (s)
 # Changing SLURM_NODES rewrites slurm.conf and restarts the daemons with fresh controller state.
@@ -20,9 +26,11 @@
 # - the default batch_sched_delay makes back-to-back jobs start ~3 s late; set to 0.
 # - the host has 2 cores; SlurmdParameters=config_overrides makes slurmd trust slurm.conf's CPUs.
 # - node names must resolve (MASTER_ADDR=node1): an /etc/hosts line maps them to 127.0.0.1.
-# - PID 1 in these sandboxes reaps orphans late: a killed daemon lingers as a zombie and passes
-#   `kill -0`, so liveness is read from /proc/<pid>/stat and comm.
 # - node state (DRAIN reasons) survives restarts in StateSaveLocation; a config change wipes it.
+# - the per-node faults rely on ProctrackType=proctrack/linuxproc and TaskPlugin=task/none: neither
+#   moves a step into cgroups of its own, so steps stay in their slurmd's cgroup (proctrack/cgroup
+#   or task/cgroup would move them out, and a cap on the node would miss its jobs). A node frozen for
+#   longer than SlurmdTimeout (30 s) is set DOWN by slurmctld; ReturnToService=2 brings it back.
 set -euo pipefail
 
 NODES=${SLURM_NODES:-4}
@@ -36,14 +44,26 @@ GRES=/etc/slurm/gres.conf
 FAKEGPU=/var/lib/slurm-fakegpu
 
 log() { echo "[test/infra/slurm] $*" >&2; }
+die() { echo "slurm.sh: $*" >&2; exit 2; }
+# shellcheck source=test/infra/proc-lib.sh
+. "$(dirname "$0")/proc-lib.sh"
+# shellcheck source=test/infra/cgroup-lib.sh
+. "$(dirname "$0")/cgroup-lib.sh"
+CG_STATE=$STATE/cgroup
+group_of() { echo "gpucheck-slurm/node$1"; }
+slurmd_pid() { cat "/run/slurmd-node$1.pid" 2>/dev/null || true; }
+node_count() { ls /run/slurmd-node*.pid 2>/dev/null | wc -l || true; }
 
-alive() { # alive PIDFILE: the pid in it is a live (not zombie) slurm/munge daemon
-  [ -s "$1" ] || return 1
-  local p st comm; p=$(cat "$1")
-  [ -r "/proc/$p/stat" ] || return 1
-  st=$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f1); comm=$(cat "/proc/$p/comm" 2>/dev/null || true)
-  [ "$st" != Z ] && case "$comm" in slurmd|slurmctld|munged) true;; *) false;; esac
+node_index() { # node_index ARG: ARG (2 or node2) as the number of a running node, or die
+  local n i=${1#node}; n=$(node_count)
+  [ "$n" -gt 0 ] || die "the cluster is not running: bash test/infra/slurm.sh start"
+  [[ $i =~ ^[0-9]+$ ]] && [ "$i" -ge 1 ] && [ "$i" -le "$n" ] || die "no node $1: the cluster has $n nodes (node1-node$n)"
+  echo "$i"
 }
+
+clear_node() { cg_uncap "$(group_of "$1")"; cg_thaw "$(group_of "$1")" "$(slurmd_pid "$1")"; }
+
+alive() { pid_alive "$1" slurmd slurmctld munged; } # alive PIDFILE: a live slurm/munge daemon
 
 slurm_pidfiles() { ls /run/slurmd-node*.pid /run/slurmctld.pid 2>/dev/null || true; }
 
@@ -72,11 +92,34 @@ stop_all() {
   rm -f $STATE/munged.started
 }
 
-case "${1:-start}" in
-  stop) stop_all; exit 0;;
-  status) sinfo -N -o '%N %T %c %G %E'; exit 0;;
+cmd=${1:-start}
+case "$cmd" in
+  stop)
+    for n in $(seq 1 "$(node_count)"); do clear_node "$n"; done
+    stop_all
+    for d in $CG/cpu/gpucheck-slurm/node* $CG/gpucheck-slurm/node*; do [ -d "$d" ] && cg_remove "$(group_of "${d##*/node}")" "" keep; done
+    exit 0;;
+  status)
+    sinfo -N -o '%N %T %c %G %E'
+    for n in $(seq 1 "$(node_count)"); do
+      f=$(cg_cap_percent "$(group_of "$n")"); f=${f:+cpu-cap $f%}
+      ! cg_frozen "$(group_of "$n")" || f="${f:+$f; }frozen"
+      echo "node$n slurmd $(slurmd_pid "$n"): ${f:-no fault}"
+    done
+    exit 0;;
+  cpu-cap)
+    [ $# -eq 3 ] || { echo "usage: slurm.sh cpu-cap I PERCENT" >&2; exit 2; }
+    n=$(node_index "$2")
+    is_percent "$3" || die "cpu-cap: \"$3\" is not a percentage of one CPU from 1 to $(max_percent)"
+    cg_fault "$(group_of "$n")" "$(slurmd_pid "$n")" cpu-cap "$3"; exit 0;;
+  cpu-uncap | freeze | thaw | clear)
+    [ $# -eq 2 ] || { echo "usage: slurm.sh $cmd I" >&2; exit 2; }
+    n=$(node_index "$2")
+    if [ "$cmd" = clear ]; then clear_node "$n"; else cg_fault "$(group_of "$n")" "$(slurmd_pid "$n")" "$cmd"; fi
+    exit 0;;
+  clear-all) for n in $(seq 1 "$(node_count)"); do clear_node "$n"; done; exit 0;;
   start) ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2;;
+  *) echo "usage: slurm.sh start | stop | status | cpu-cap I PERCENT | cpu-uncap I | freeze I | thaw I | clear I | clear-all" >&2; exit 2;;
 esac
 
 T0=$(date +%s%N)
@@ -196,4 +239,6 @@ while :; do
   if [ "$(date +%s)" -ge $deadline ]; then log "nodes not idle after $WAIT s:"; sinfo -N -o '%N %T %E' >&2; exit 1; fi
   sleep 0.2
 done
+# every slurmd in its node's cgroup before any job: the steps it starts from then on inherit it
+for n in $(seq 1 "$NODES"); do cg_make "$(group_of "$n")"; cg_join "$(group_of "$n")" "$(slurmd_pid "$n")"; done
 log "$NODES nodes idle in $(( ($(date +%s%N) - T0) / 1000000 )) ms"

@@ -24,15 +24,8 @@
 #   GPUCHECK_SSH_BENCH_HOSTS  hosts 5..N, comma-separated (empty unless N > 4)
 #   GPUCHECK_SSH_USER  GPUCHECK_SSH_PORT  GPUCHECK_SSH_BASE
 #
-# Things that bite (why it looks the way it does):
-# - useradd leaves the password "!" (locked) and with UsePAM=no sshd refuses locked accounts even for
-#   key logins ("Permission denied (publickey)"): the password field is set to "*".
-# - sshd reads AuthorizedKeysFile as the target user: $BASE must be traversable by that user.
-# - /run/sshd (privilege separation dir) is normally made by systemd.
-# - killing an sshd listener does not end the connections it accepted: a host "dies" only when its
-#   per-connection sshd's die too (kill-host kills the whole tree).
-# - PID 1 in these sandboxes reaps orphans late: a killed sshd lingers as a zombie and passes
-#   `kill -0`, so liveness is read from /proc/<pid>/stat.
+# The sshd setup it shares with test/infra/netns.sh (and why it looks the way it does) is in
+# test/infra/sshd-lib.sh.
 set -euo pipefail
 
 BASE=${GPUCHECK_SSH_BASE:-/run/gpucheck-test/ssh}
@@ -43,62 +36,13 @@ PER_SSHD=16
 
 log() { echo "[test/infra/ssh] $*" >&2; }
 
-alive() { # alive PIDFILE: a live, non-zombie sshd
-  [ -s "$1" ] || return 1
-  local p st; p=$(cat "$1"); [ -r "/proc/$p/stat" ] || return 1
-  st=$(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f1)
-  [ "$st" != Z ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = sshd ]
-}
-
-descendants() { # descendants PID: every process below PID, deepest first
-  local c
-  for c in $(pgrep -P "$1" || true); do descendants "$c"; echo "$c"; done
-}
-
-kill_tree() { # kill_tree PIDFILE: the listener and every connection it serves
-  [ -s "$1" ] || return 0
-  local p; p=$(cat "$1")
-  if alive "$1"; then
-    # stop the listener first so no new connection forks while the tree is being killed
-    kill -STOP "$p" 2>/dev/null || true
-    # shellcheck disable=SC2046
-    kill -KILL $(descendants "$p") "$p" 2>/dev/null || true
-  fi
-  rm -f "$1"
-}
+# shellcheck source=test/infra/sshd-lib.sh
+. "$(dirname "$0")/sshd-lib.sh"
 
 addr_of() { # addr_of I: the loopback address of host I
   local i=$1
   if [ "$i" -le $TEST_HOSTS ]; then echo "127.0.0.$((i + 1))"
   else local k=$((i - TEST_HOSTS - 1)); echo "127.0.$((1 + k / 250)).$((k % 250 + 1))"; fi
-}
-
-common_sshd_config() { # common_sshd_config HOSTKEY PIDFILE
-  cat <<EOF
-HostKey $1
-PidFile $2
-AuthorizedKeysFile $BASE/authorized_keys
-AllowUsers $USER_NAME
-PubkeyAuthentication yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-UseDNS no
-PrintMotd no
-PrintLastLog no
-# many multiplexed sessions per connection (8 ranks + control commands) and many parallel connects
-MaxSessions 64
-MaxStartups 512:30:1024
-Subsystem sftp /usr/lib/openssh/sftp-server
-EOF
-}
-
-start_sshd() { # start_sshd DIR: validate and start the sshd configured in DIR unless it runs
-  /usr/sbin/sshd -t -f "$1/sshd_config"
-  if ! alive "$1/sshd.pid"; then
-    log "starting sshd $(basename "$1") ($(grep -c ^ListenAddress "$1/sshd_config") address(es))"
-    /usr/sbin/sshd -f "$1/sshd_config" # daemonizes, writes the pid file
-  fi
 }
 
 cmd=${1:-start}
@@ -142,23 +86,8 @@ N=${2:-$((TEST_HOSTS + running_bench))}
 [ "$N" -ge $TEST_HOSTS ] || N=$TEST_HOSTS
 T0=$(date +%s%N)
 
-if [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then
-  log "installing openssh-server"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends openssh-server openssh-client >/dev/null 2>&1 || {
-    apt-get update >/dev/null; apt-get install -y --no-install-recommends openssh-server openssh-client >/dev/null; }
-fi
-mkdir -p /run/sshd && chmod 0755 /run/sshd
-id "$USER_NAME" >/dev/null 2>&1 || useradd -m -s /bin/bash "$USER_NAME"
-usermod -p '*' "$USER_NAME"
-# the docker platform reaches engines through these hosts (`ssh host docker system dial-stdio`), so
-# the test user may use the local dockerd's socket, which is group docker's (made here if dockerd
-# has not made it yet: dockerd gives its socket to an existing group docker when it starts)
-getent group docker >/dev/null || groupadd -r docker
-id -nG "$USER_NAME" | grep -qw docker || usermod -aG docker "$USER_NAME"
-mkdir -p "$BASE/client" && chmod 755 "$(dirname "$BASE")" "$BASE" && chmod 700 "$BASE/client"
-[ -s "$BASE/client/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C gpucheck-test-client -f "$BASE/client/id_ed25519"
-cp "$BASE/client/id_ed25519.pub" "$BASE/authorized_keys" && chmod 644 "$BASE/authorized_keys"
+install_openssh
+setup_user_and_key
 
 known="$BASE/known_hosts.new"; : >"$known"
 for i in $(seq 1 $TEST_HOSTS); do
@@ -211,29 +140,17 @@ Host node4
   HostName 127.0.0.5
 Host node* 127.0.*
   Port $PORT
-  User $USER_NAME
-  IdentityFile $BASE/client/id_ed25519
-  IdentitiesOnly yes
-  UserKnownHostsFile $BASE/known_hosts
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-  BatchMode yes
-  ConnectTimeout 5
+$(client_options)
 EOF
 chmod 644 "$BASE/config"
 
-# the hosts reach each other as the test user too, as an MPI cluster's do (mpirun starts its
-# daemons over ssh): same key, same known_hosts, same port
-home=$(getent passwd "$USER_NAME" | cut -d: -f6)
-install -d -m 700 -o "$USER_NAME" -g "$USER_NAME" "$home/.ssh"
-install -m 600 -o "$USER_NAME" -g "$USER_NAME" "$BASE/client/id_ed25519" "$home/.ssh/id_ed25519"
-sed -e "s|^# generated.*|# generated by test/infra/ssh.sh for intra-cluster ssh|" -e "s|IdentityFile .*|IdentityFile $home/.ssh/id_ed25519|" "$BASE/config" | grep -v '^  User ' >"$home/.ssh/config.new"
-install -m 600 -o "$USER_NAME" -g "$USER_NAME" "$home/.ssh/config.new" "$home/.ssh/config" && rm -f "$home/.ssh/config.new"
+install_user_config ssh
 
 # Open MPI 4.1's orted shares its hwloc topology through shared memory mapped at a "hole" it
 # guesses in its address space; with four hosts on one kernel the guess sometimes lands on a
 # mapping and orted segfaults in hwloc_shmem_topology_write (about 1 run in 5 here). The test
 # cluster's MPI is configured the way a site admin would: no shared topology.
+home=$(getent passwd "$USER_NAME" | cut -d: -f6)
 install -d -m 755 -o "$USER_NAME" -g "$USER_NAME" "$home/.openmpi"
 printf '# generated by test/infra/ssh.sh\nrtc_hwloc_vmhole = none\n' >"$home/.openmpi/mca-params.conf"
 chown "$USER_NAME:$USER_NAME" "$home/.openmpi/mca-params.conf"
@@ -252,13 +169,6 @@ EOF
 IFS=, read -r -a check <<<"$hosts"
 # of the benchmark hosts, the first and the last (the others share their sshd's)
 [ ${#bench_hosts[@]} -gt 0 ] && check+=("${bench_hosts[0]}" "${bench_hosts[${#bench_hosts[@]} - 1]}")
-for a in "${check[@]}"; do
-  ok=0
-  for _ in $(seq 50); do
-    if out=$(ssh -F "$BASE/config" "$a" 'echo $SSH_CONNECTION' 2>/dev/null) && [ "$(echo "$out" | cut -d' ' -f3)" = "$a" ]; then ok=1; break; fi
-    sleep 0.2
-  done
-  [ $ok = 1 ] || { log "$a: login failed"; ssh -v -F "$BASE/config" "$a" true || true; exit 1; }
-done
+for a in "${check[@]}"; do wait_login "$a" "$a" || exit 1; done
 log "ready: $N hosts ($hosts${bench_hosts[*]:+, ${bench_hosts[0]}..${bench_hosts[${#bench_hosts[@]} - 1]}}) port $PORT user $USER_NAME, config $BASE/config, in $((($(date +%s%N) - T0) / 1000000)) ms"
 echo "$BASE/env"

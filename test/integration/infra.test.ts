@@ -3,7 +3,7 @@
 // without this check `bun test test/integration` alone would pass having tested nothing.
 import { expect, test } from "bun:test";
 
-const REQUIRED = ["ssh", "slurm", "docker"];
+const REQUIRED = ["ssh", "slurm", "docker", "netns"];
 
 test(`GPUCHECK_INFRA lists ${REQUIRED.join(", ")} (run the tier with npm run test:integration)`, () => {
   const listed = (process.env.GPUCHECK_INFRA ?? "").split(",").filter(Boolean);

@@ -1,8 +1,8 @@
 // What the ssh integration tests share: whether the sshd's of test/infra/ssh.sh are expected,
 // what that script wrote about them, and a way to kill and revive one host.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readInfraEnv } from "../infra-env.ts";
 
 export const SSH_INFRA = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("ssh");
 export const INFRA_SCRIPT = join(import.meta.dir, "../../infra/ssh.sh");
@@ -18,13 +18,7 @@ export interface SshInfra {
 
 /** Fails (rather than skips) when GPUCHECK_INFRA lists ssh but the script never wrote its env file. */
 export function sshInfra(): SshInfra {
-  if (!existsSync(ENV_FILE)) throw new Error(`GPUCHECK_INFRA lists ssh but ${ENV_FILE} is missing: run bash test/infra/ssh.sh start`);
-  const env = Object.fromEntries(
-    readFileSync(ENV_FILE, "utf8")
-      .split("\n")
-      .filter((l) => l.includes("="))
-      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
+  const env = readInfraEnv(ENV_FILE, "ssh");
   const list = (v: string | undefined) => (v ?? "").split(",").filter(Boolean);
   return {
     config: env.GPUCHECK_SSH_CONFIG!,
