@@ -4,7 +4,8 @@
 // passed has its boundary probed for a pair fault. If every group failed and no node is known good,
 // the few nodes left are tested pairwise among themselves.
 import { Boundary } from "./boundary.ts";
-import { Engine, type Request, type Settings } from "./engine.ts";
+import { Engine, type Settings } from "./engine.ts";
+import type { Request } from "./request.ts";
 import { blame } from "./pairs.ts";
 import { suspectWhy } from "./pairwise.ts";
 import { describeRule } from "./rule.ts";

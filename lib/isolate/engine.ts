@@ -4,32 +4,9 @@
 import { Findings, nodeVerdicts } from "./findings.ts";
 import { comparable, Ledger, type Rules } from "./judge.ts";
 import { SecondPass } from "./confirm.ts";
+import type { Planned, Request } from "./request.ts";
 import { pairName } from "./schedule.ts";
 import type { Isolation, IsolationVerdict, JudgedGroup, Pattern, Phase, Round } from "./strategy.ts";
-
-export interface Request {
-  /** the group's name when it has more than two nodes (a pair is named by its nodes) */
-  label: string;
-  phase: Phase;
-  /** the nodes under test */
-  subjects: string[];
-  /** known-good nodes to add */
-  pads: number;
-  /** not these as pads (a suspect's earlier partners); read when the request is placed */
-  avoid?: ReadonlySet<string>;
-  /** when the known-good nodes are too few for `pads`: launch with those there are, or wait for more */
-  short: "launch" | "wait";
-  done(entry: JudgedGroup, pads: string[]): void;
-  /** the engine gives up on a request still waiting when nothing else can run */
-  abandon?(): void;
-  tries?: number;
-}
-
-export interface Planned {
-  label: string;
-  phase: Phase;
-  requests: Request[];
-}
 
 /** A launch that gave no evidence (an infrastructure error, no value) is run once more, then its nodes are untested. */
 const RETRIES = 1;
@@ -172,8 +149,9 @@ export abstract class Engine implements Isolation {
 
   private padsFor(req: Request, used: ReadonlySet<string>): string[] | undefined {
     if (req.pads === 0) return [];
+    const subjects = new Set(req.subjects);
     const fit = [...this.good]
-      .filter(([n]) => !req.subjects.includes(n) && !req.avoid?.has(n) && !this.findings.bad.has(n) && !this.second.suspects.has(n))
+      .filter(([n]) => !subjects.has(n) && !req.avoid?.has(n) && !this.findings.bad.has(n) && !this.second.suspects.has(n))
       .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
       .map(([n]) => n);
     const free = fit.filter((n) => !used.has(n));

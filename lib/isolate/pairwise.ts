@@ -1,6 +1,7 @@
 // pattern: pairwise. Every node meets every other (or k random matchings), the pairs are judged,
 // the nodes blamed from their pairs, and each suspect re-tested against healthy partners.
-import { type Settings, Engine, type Request } from "./engine.ts";
+import { Engine, type Settings } from "./engine.ts";
+import type { Request } from "./request.ts";
 import type { Findings } from "./findings.ts";
 import { blame } from "./pairs.ts";
 import { pairwiseRounds, randomMatchings } from "./schedule.ts";
@@ -76,13 +77,13 @@ export class Pairwise extends Engine {
   }
 }
 
-/** "7 of 7 pairs bad (5 failed, 2 slow: median 0.41 × the reference)" */
+/** "7 of 7 pairs bad (5 failed, 2 beyond the limit: median 0.41 × the reference)" */
 export function suspectWhy(node: string, groups: readonly JudgedGroup[]): string {
   const mine = groups.filter((g) => g.judged !== "unjudged" && g.group.nodes.includes(node));
   const bad = mine.filter((g) => g.judged === "bad");
   const failed = bad.filter((g) => g.status === "failed").length;
   const hung = bad.filter((g) => g.status === "timeout").length;
   const ratios = bad.flatMap((g) => (g.status === "passed" && g.ratio !== null ? [g.ratio] : [])).sort((a, b) => a - b);
-  const parts = [failed && `${failed} failed`, hung && `${hung} timed out`, ratios.length && `${ratios.length} beyond the limit (median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)} × the reference)`].filter(Boolean);
+  const parts = [failed && `${failed} failed`, hung && `${hung} timed out`, ratios.length && `${ratios.length} beyond the limit: median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)} × the reference`].filter(Boolean);
   return `${bad.length} of ${mine.length} pairs bad (${parts.join(", ")})`;
 }
