@@ -49,7 +49,16 @@ export function fleetOutliers(values: Array<{ node: string; value: number | null
   const measured = values.flatMap((v) => (v.value !== null && Number.isFinite(v.value) ? [v.value] : []));
   if (measured.length < MIN_VALUES) {
     const why = `no fleet verdict: ${measured.length} measured value${measured.length === 1 ? "" : "s"}, at least ${MIN_VALUES} needed for a median`;
-    return values.map(({ node, value }) => ({ node, value, median: null, mad: null, ratio: null, deviations: null, outlier: null, why: value === null ? `unmeasured; ${why}` : why }));
+    return values.map(({ node, value }) => ({
+      node,
+      value,
+      median: null,
+      mad: null,
+      ratio: null,
+      deviations: null,
+      outlier: null,
+      why: value === null ? `unmeasured; ${why}` : why,
+    }));
   }
   const med = median(measured);
   const mad = median(measured.map((v) => Math.abs(v - med)));

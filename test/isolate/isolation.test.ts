@@ -41,7 +41,9 @@ describe("pairwise", () => {
     const v = drive(isolation("pairwise", c.nodes), c);
     expect(v.bad).toEqual(["gpu002"]);
     const e = v.nodes.find((n) => n.node === "gpu002")!;
-    expect(e.reason).toMatch(/^5 of 5 pairs bad \(5 beyond the limit: median 0\.(49|5|51) × the reference\); second pass confirmed: 2 of 2 pairs with healthy partners bad \(gpu001, gpu003\)$/);
+    expect(e.reason).toMatch(
+      /^5 of 5 pairs bad \(5 beyond the limit: median 0\.(49|5|51) × the reference\); second pass confirmed: 2 of 2 pairs with healthy partners bad \(gpu001, gpu003\)$/,
+    );
     expect(e.evidence.every((x) => x.ratio !== null && x.ratio < 0.93 && x.reference !== null)).toBe(true);
   });
 
@@ -128,6 +130,26 @@ describe("the protocol", () => {
   });
 });
 
+test("pairwise: a pair whose launch failed for the infrastructure is re-run after the pass and counted once", () => {
+  const c = clusterOf(4, { gpu004: { kind: "failing" } });
+  const iso = isolation("pairwise", c.nodes);
+  let first = true;
+  for (let r = iso.next(); r; r = iso.next())
+    iso.feed(
+      r.groups.map((g) => {
+        if (first && g.name === "gpu003+gpu004") {
+          first = false;
+          return { group: g, status: "error", value: null, higher: true, message: "srun: error: Unable to create step" };
+        }
+        return runGroup(c, g);
+      }),
+    );
+  const v = iso.verdict();
+  expect(v.groups.filter((g) => g.group.name === "gpu003+gpu004").map((g) => `${g.round} ${g.phase} ${g.status}`)).toEqual(["1 pairwise error", "4 pairwise failed"]);
+  expect(v.bad).toEqual(["gpu004"]);
+  expect(v.nodes.find((n) => n.node === "gpu004")!.reason).toStartWith("3 of 3 pairs bad (3 failed); second pass confirmed");
+});
+
 describe("bisect and adaptive", () => {
   test("bisect: a hanging node among 8 found by halves, confirmed with healthy partners; 9 launches", () => {
     const c = clusterOf(8, { gpu006: { kind: "hanging" } });
@@ -201,7 +223,15 @@ test("screenGroups: about √N groups whose sizes differ by one at most, never o
   expect(sizes(3)).toEqual([3]);
   expect(sizes(8)).toEqual([4, 4]);
   expect(sizes(1000)).toEqual([...Array(8).fill(33), ...Array(23).fill(32)]);
-  expect(screenGroups(["a", "b", "c", "d"], [["a", "c"], ["b", "d"]])).toEqual([
+  expect(
+    screenGroups(
+      ["a", "b", "c", "d"],
+      [
+        ["a", "c"],
+        ["b", "d"],
+      ],
+    ),
+  ).toEqual([
     { name: "screen-1", nodes: ["a", "c"] },
     { name: "screen-2", nodes: ["b", "d"] },
   ]);

@@ -90,9 +90,27 @@ describe("the relative rule (no floor)", () => {
     expect(got.map((g) => g.judged)).toEqual(["good", "bad"]);
   });
 
+  test("comparable groups that measured 0 give no ratio: no evidence", () => {
+    const l = new Ledger(CLUSTERKIT);
+    const got = l.add(
+      round([
+        ["a", "b"],
+        ["c", "d"],
+      ]),
+      [result(["a", "b"], "passed", 0), result(["c", "d"], "passed", 0)],
+    );
+    expect(got.map((g) => [g.judged, g.why])).toEqual(Array(2).fill(["unjudged", "not evidence: the best comparable group measured 0, no ratio to judge 0 GB/s by"]));
+  });
+
   test("a pass judged again once later groups raise the best (the pairwise pass is judged when complete)", () => {
     const l = new Ledger(CLUSTERKIT);
-    const [first] = l.add(round([["a", "b"], ["c", "d"]]), [result(["a", "b"], "passed", 50), result(["c", "d"], "passed", 50)]);
+    const [first] = l.add(
+      round([
+        ["a", "b"],
+        ["c", "d"],
+      ]),
+      [result(["a", "b"], "passed", 50), result(["c", "d"], "passed", 50)],
+    );
     expect(first!.judged).toBe("good");
     l.add(round([["a", "c"]]), [result(["a", "c"], "passed", 100)]);
     l.rejudge([first!]);

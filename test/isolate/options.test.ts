@@ -38,8 +38,22 @@ test("the suite's groups for the adaptive screen", () => {
   expect(refused("pairwise", { groups: [NODES] })).toBe("groups applies to the adaptive pattern only, not pairwise");
   expect(refused("adaptive", { groups: [["gpu01", "gpu02", "gpu03"], ["gpu04"]] })).toBe("groups: group 2 has 1 node (gpu04): a multi-node test needs 2");
   expect(refused("adaptive", { groups: [["gpu01", "gpu02"], []] })).toBe("groups: group 2 has 0 nodes: a multi-node test needs 2");
-  expect(refused("adaptive", { groups: [["gpu01", "gpu02"], ["gpu03", "gpu09"]] })).toBe('groups: "gpu09" in group 2 is not one of the nodes');
-  expect(refused("adaptive", { groups: [["gpu01", "gpu02"], ["gpu02", "gpu03", "gpu04"]] })).toBe('groups: "gpu02" is in group 1 and group 2');
+  expect(
+    refused("adaptive", {
+      groups: [
+        ["gpu01", "gpu02"],
+        ["gpu03", "gpu09"],
+      ],
+    }),
+  ).toBe('groups: "gpu09" in group 2 is not one of the nodes');
+  expect(
+    refused("adaptive", {
+      groups: [
+        ["gpu01", "gpu02"],
+        ["gpu02", "gpu03", "gpu04"],
+      ],
+    }),
+  ).toBe('groups: "gpu02" is in group 1 and group 2');
   expect(refused("adaptive", { groups: [["gpu01", "gpu02"]] })).toBe("groups: gpu03, gpu04 are in no group");
   expect(refused("adaptive", { groups: [["gpu01", "gpu02", "gpu03"]] })).toBe("groups: gpu04 is in no group");
 });

@@ -26,7 +26,13 @@ function cases(): Case[] {
   const random = seeded(Number(process.env.ISOLATE_SEED ?? 16));
   const out: Case[] = [];
   const add = (pattern: Pattern, n: number, b: number, o: { slow: boolean; opts?: IsolationOptions; pairs?: number; higher?: boolean }) =>
-    out.push({ pattern, n, faults: { ...faultsOf(random, b, o.slow), pairs: o.pairs ?? 0, higher: o.higher ?? true }, opts: o.opts ?? {}, seed: out.length + 1 + Number(process.env.ISOLATE_SEED ?? 16) * 1000 });
+    out.push({
+      pattern,
+      n,
+      faults: { ...faultsOf(random, b, o.slow), pairs: o.pairs ?? 0, higher: o.higher ?? true },
+      opts: o.opts ?? {},
+      seed: out.length + 1 + Number(process.env.ISOLATE_SEED ?? 16) * 1000,
+    });
   // the largest clusters cost the most: 0, 1 and 5 bad nodes there, every count below
   const bads = (n: number, room: number) => (n >= 64 ? [0, 1, 5] : [0, 1, 2, 3, 5]).filter((b) => n - b >= room);
   // pairwise, every pair: up to 64 nodes (N−1 rounds); relative judging finds slow nodes while two good nodes remain

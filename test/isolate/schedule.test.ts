@@ -6,12 +6,14 @@ import { halves, pairwiseRounds, randomMatchings } from "../../lib/isolate/mod.t
 import { nodeNames } from "./sim.ts";
 
 function checkRounds(nodes: string[], rounds: string[][][]) {
+  const known = new Set(nodes);
   const met = new Map<string, number>();
   for (const round of rounds) {
     const seen = new Set<string>();
     for (const pair of round) {
       expect(pair).toHaveLength(2);
       for (const n of pair) {
+        expect(known.has(n)).toBe(true);
         expect(seen.has(n)).toBe(false);
         seen.add(n);
       }

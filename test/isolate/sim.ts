@@ -58,7 +58,16 @@ export function makeCluster(n: number, faults: Faults, seed: number): Cluster {
 export function clusterOf(n: number, health: Record<string, Health>, o: { pairs?: Array<[string, string]>; higher?: boolean; noise?: number; seed?: number } = {}): Cluster {
   const nodes = nodeNames(n);
   const h = new Map<string, Health>(nodes.map((x) => [x, health[x] ?? { kind: "good" }]));
-  return { nodes, health: h, badPairs: o.pairs ?? [], base: o.higher === false ? 20 : 40, higher: o.higher ?? true, noise: o.noise ?? 0, errorRate: 0, random: seeded(o.seed ?? 1) };
+  return {
+    nodes,
+    health: h,
+    badPairs: o.pairs ?? [],
+    base: o.higher === false ? 20 : 40,
+    higher: o.higher ?? true,
+    noise: o.noise ?? 0,
+    errorRate: 0,
+    random: seeded(o.seed ?? 1),
+  };
 }
 
 export const badNodes = (c: Cluster) => c.nodes.filter((n) => c.health.get(n)!.kind !== "good");
