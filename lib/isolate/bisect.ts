@@ -4,7 +4,8 @@
 // passed has its boundary probed for a pair fault. If every group failed and no node is known good,
 // the few nodes left are tested pairwise among themselves.
 import { Boundary } from "./boundary.ts";
-import { Engine, type Request, type Settings } from "./engine.ts";
+import { Engine, type Settings } from "./engine.ts";
+import type { Request } from "./request.ts";
 import { blame } from "./pairs.ts";
 import { suspectWhy } from "./pairwise.ts";
 import { describeRule } from "./rule.ts";
@@ -77,7 +78,7 @@ export class Bisection extends Engine {
     if (stalled) return this.unstall();
     if (this.fallback && !this.fallbackBlamed) {
       this.fallbackBlamed = true;
-      const among = this.ledger.groups.filter((g) => g.phase === "pairwise");
+      const among = this.pairwiseGroups();
       const b = blame(among);
       for (const n of b.healthy) this.vouch([n]);
       for (const n of b.suspects) this.second.suspect(n, `with no node known good, tested pairwise among the ${this.fallback.length} left: ${suspectWhy(n, among)}`);
@@ -95,14 +96,7 @@ export class Bisection extends Engine {
       this.fallback = left;
       this.queue.splice(0, this.queue.length);
       this.second.suspects.clear();
-      const rounds = pairwiseRounds(left);
-      rounds.forEach((groups, i) => {
-        this.planned.push({
-          label: `pairwise ${i + 1}/${rounds.length}`,
-          phase: "pairwise",
-          requests: groups.map((g) => ({ label: g.name, phase: "pairwise", subjects: g.nodes, pads: 0, short: "launch", done: () => {} })),
-        });
-      });
+      this.planPairs(pairwiseRounds(left));
       return true;
     }
     this.abandonWaiting();
@@ -162,9 +156,7 @@ export class Bisection extends Engine {
 
   protected rule(): string {
     const first =
-      this.pattern === "bisect"
-        ? "bisect: the whole set first"
-        : "adaptive (NVIDIA's Cluster Readiness Engine): a screen of groups of about √N nodes (or the suite's groups)";
+      this.pattern === "bisect" ? "bisect: the whole set first" : "adaptive (NVIDIA's Cluster Readiness Engine): a screen of groups of about √N nodes (or the suite's groups)";
     return `${first}; a bad group splits into halves (an odd half padded with known-good nodes once some are known), recursing into bad halves down to single nodes. ${describeRule(this.settings)} A single node is bad only when most of its pairs with ${this.settings.confirmPartners} healthy partners are bad (Google cluster-health-scanner's second pass). A group that failed while both halves passed has its boundary probed by binary search for a pair that fails only together, reported as a bad pair with neither node bad.`;
   }
 }

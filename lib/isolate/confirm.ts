@@ -3,7 +3,7 @@
 // Most pairs bad: the node is bad. None: cleared. A tie gets one more partner. A minority of bad
 // pairs points at those pairs, not the node: each is re-tested, and a pair failing again is a bad pair.
 import type { Findings } from "./findings.ts";
-import type { Request } from "./engine.ts";
+import type { Request } from "./request.ts";
 import type { JudgedGroup, Judgement, Phase } from "./strategy.ts";
 
 interface Trial {

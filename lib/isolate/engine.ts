@@ -4,32 +4,9 @@
 import { Findings, nodeVerdicts } from "./findings.ts";
 import { comparable, Ledger, type Rules } from "./judge.ts";
 import { SecondPass } from "./confirm.ts";
+import type { Planned, Request } from "./request.ts";
 import { pairName } from "./schedule.ts";
-import type { Isolation, IsolationVerdict, JudgedGroup, Pattern, Phase, Round } from "./strategy.ts";
-
-export interface Request {
-  /** the group's name when it has more than two nodes (a pair is named by its nodes) */
-  label: string;
-  phase: Phase;
-  /** the nodes under test */
-  subjects: string[];
-  /** known-good nodes to add */
-  pads: number;
-  /** not these as pads (a suspect's earlier partners); read when the request is placed */
-  avoid?: ReadonlySet<string>;
-  /** when the known-good nodes are too few for `pads`: launch with those there are, or wait for more */
-  short: "launch" | "wait";
-  done(entry: JudgedGroup, pads: string[]): void;
-  /** the engine gives up on a request still waiting when nothing else can run */
-  abandon?(): void;
-  tries?: number;
-}
-
-export interface Planned {
-  label: string;
-  phase: Phase;
-  requests: Request[];
-}
+import type { Group, Isolation, IsolationVerdict, JudgedGroup, Pattern, Phase, Round } from "./strategy.ts";
 
 /** A launch that gave no evidence (an infrastructure error, no value) is run once more, then its nodes are untested. */
 const RETRIES = 1;
@@ -144,6 +121,27 @@ export abstract class Engine implements Isolation {
     return f;
   }
 
+  /** Rounds of pairs fixed in advance (the circle, random matchings), run before anything queued. */
+  protected planPairs(rounds: Group[][]): void {
+    rounds.forEach((groups, i) => {
+      const requests = groups.map((g): Request => ({ label: g.name, phase: "pairwise", subjects: g.nodes, pads: 0, short: "launch", done: () => {} }));
+      this.planned.push({ label: `pairwise ${i + 1}/${rounds.length}`, phase: "pairwise", requests });
+    });
+  }
+
+  /** The pairs of the pairwise rounds, a launch that gave no evidence replaced by its re-run. */
+  protected pairwiseGroups(): JudgedGroup[] {
+    const all = this.ledger.groups.filter((g) => g.phase === "pairwise");
+    const later = new Set<string>();
+    const out: JudgedGroup[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const g = all[i]!;
+      if (g.judged !== "unjudged" || !later.has(g.group.name)) out.push(g);
+      later.add(g.group.name);
+    }
+    return out.reverse();
+  }
+
   protected vouch(nodes: readonly string[]): void {
     for (const n of nodes) if (!this.findings.bad.has(n) && !this.findings.unconfirmed.has(n) && !this.second.suspects.has(n)) this.good.set(n, (this.good.get(n) ?? 0) + 1);
   }
@@ -172,8 +170,9 @@ export abstract class Engine implements Isolation {
 
   private padsFor(req: Request, used: ReadonlySet<string>): string[] | undefined {
     if (req.pads === 0) return [];
+    const subjects = new Set(req.subjects);
     const fit = [...this.good]
-      .filter(([n]) => !req.subjects.includes(n) && !req.avoid?.has(n) && !this.findings.bad.has(n) && !this.second.suspects.has(n))
+      .filter(([n]) => !subjects.has(n) && !req.avoid?.has(n) && !this.findings.bad.has(n) && !this.second.suspects.has(n))
       .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
       .map(([n]) => n);
     const free = fit.filter((n) => !used.has(n));
@@ -196,7 +195,14 @@ export abstract class Engine implements Isolation {
     const clean = this.ledger.groups.filter((g) => g.judged === "good" && g.group.nodes.every((n) => this.good.has(n))).map((g) => g.group.nodes.length);
     for (const size of sizes) {
       if (size < 2 || clean.some((c) => comparable(c, size))) continue;
-      const req: Request = { label: `control-${++this.controls}`, phase: placed[0]!.req.phase, subjects: [], pads: size, short: "wait", done: (e) => e.judged === "good" && this.vouch(e.group.nodes) };
+      const req: Request = {
+        label: `control-${++this.controls}`,
+        phase: placed[0]!.req.phase,
+        subjects: [],
+        pads: size,
+        short: "wait",
+        done: (e) => e.judged === "good" && this.vouch(e.group.nodes),
+      };
       const pads = this.padsFor(req, used);
       if (!pads) continue;
       for (const n of pads) used.add(n);

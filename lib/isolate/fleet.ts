@@ -49,7 +49,16 @@ export function fleetOutliers(values: Array<{ node: string; value: number | null
   const measured = values.flatMap((v) => (v.value !== null && Number.isFinite(v.value) ? [v.value] : []));
   if (measured.length < MIN_VALUES) {
     const why = `no fleet verdict: ${measured.length} measured value${measured.length === 1 ? "" : "s"}, at least ${MIN_VALUES} needed for a median`;
-    return values.map(({ node, value }) => ({ node, value, median: null, mad: null, ratio: null, deviations: null, outlier: null, why: value === null ? `unmeasured; ${why}` : why }));
+    return values.map(({ node, value }) => ({
+      node,
+      value,
+      median: null,
+      mad: null,
+      ratio: null,
+      deviations: null,
+      outlier: null,
+      why: value === null ? `unmeasured; ${why}` : why,
+    }));
   }
   const med = median(measured);
   const mad = median(measured.map((v) => Math.abs(v - med)));
@@ -63,8 +72,9 @@ export function fleetOutliers(values: Array<{ node: string; value: number | null
     // only the bad side: a node faster than the fleet is not sent back
     const outlier = opts.higher ? deviations < -k : deviations > k;
     const side = opts.higher ? "below" : "above";
-    const unit = floored ? "× 1 % of the median (the MAD is too small to scale by)" : "scaled MADs";
-    const why = `${fmt(value)} is ${fmt(Math.abs(deviations))} ${unit} ${deviations < 0 ? "below" : "above"} the median ${fmt(med)}${ratio === null ? "" : ` (${fmt(ratio)} ×)`}; ${outlier ? "an outlier" : "not an outlier"}: the cut is ${k} ${side}`;
+    const unit = floored ? `× 1 % of the median (the scaled MAD, ${fmt(MAD_SCALE * mad)}, is smaller)` : "scaled MADs";
+    const where = deviations === 0 ? "at the median" : `${fmt(Math.abs(deviations))} ${unit} ${deviations < 0 ? "below" : "above"} the median`;
+    const why = `${fmt(value)} is ${where} ${fmt(med)}${ratio === null ? "" : ` (${fmt(ratio)} ×)`}; ${outlier ? "an outlier" : "not an outlier"}: the cut is ${k} ${side}`;
     return { node, value, median: med, mad, ratio, deviations, outlier, why };
   });
 }

@@ -1,5 +1,5 @@
 // How one launched group counts against its nodes, and the ledger of every group an isolation ran.
-import { formatNumber } from "../core/quantity.ts";
+import { formatNumber, withUnit } from "../core/quantity.ts";
 import type { GroupResult, Judgement, JudgedGroup, PairEvidence, Round } from "./strategy.ts";
 
 export interface Rules {
@@ -30,6 +30,8 @@ export const comparable = (a: number, b: number) => Math.max(a, b) / Math.min(a,
  * `groups`, under the same name.
  */
 export const PARTNERS_LISTED = 16;
+
+const what = (r: GroupResult) => (r.higher ? "the best" : "the lowest");
 
 interface Verdict {
   judged: Judgement;
@@ -97,7 +99,7 @@ export class Ledger {
   }
 
   judge(r: GroupResult): Verdict {
-    const unit = r.unit ? ` ${r.unit}` : "";
+    const u = (x: number) => withUnit(x, r.unit ?? "");
     const said = r.message ? `: ${r.message}` : "";
     // a failed or hung launch is evidence against its nodes (issue 16, item 4); an infrastructure error is not
     if (r.status === "failed") return { judged: "bad", reference: null, ratio: null, why: `failed${said}` };
@@ -110,28 +112,28 @@ export class Ledger {
       const ratio = floor === 0 ? null : v / floor;
       const beyond = r.higher ? v < floor : v > floor;
       const cmp = r.higher ? (beyond ? "below" : "at or above") : beyond ? "above" : "at or below";
-      return { judged: beyond ? "bad" : "good", reference: floor, ratio, why: `${formatNumber(v)}${unit} ${cmp} the floor ${formatNumber(floor)}${unit}` };
+      return { judged: beyond ? "bad" : "good", reference: floor, ratio, why: `${u(v)} ${cmp} the floor ${u(floor)}` };
     }
     const ref = this.reference(r.group.nodes.length, r.higher);
-    if (ref === null || ref === 0) return { judged: "good", reference: null, ratio: null, why: `passed; no comparable group to hold ${formatNumber(v)}${unit} against` };
+    if (ref === null) return { judged: "good", reference: null, ratio: null, why: `passed; no comparable group to hold ${u(v)} against` };
+    if (ref === 0) return { judged: "unjudged", reference: 0, ratio: null, why: `not evidence: ${what(r)} comparable group measured 0, no ratio to judge ${u(v)} by` };
     const ratio = v / ref;
     const limit = r.higher ? this.rules.outlierBelow : this.rules.latencyAbove;
     const beyond = r.higher ? ratio < limit : ratio > limit;
-    const what = r.higher ? "the best" : "the lowest";
     const cmp = r.higher ? (beyond ? "below" : "not below") : beyond ? "above" : "not above";
-    return { judged: beyond ? "bad" : "good", reference: ref, ratio, why: `${formatNumber(v)}${unit} = ${formatNumber(ratio)} × ${what} comparable group, ${cmp} ${limit}` };
+    return { judged: beyond ? "bad" : "good", reference: ref, ratio, why: `${u(v)} = ${formatNumber(ratio)} × ${what(r)} comparable group, ${cmp} ${limit}` };
   }
 
   /** Every group a node was in, as evidence (of `groups` when the caller has them by node already). */
   evidence(node: string, groups?: readonly JudgedGroup[]): PairEvidence[] {
     return (groups ?? this.groups.filter((g) => g.group.nodes.includes(node))).map((g) => ({
-        group: g.group.name,
-        partners: g.group.nodes.length <= PARTNERS_LISTED ? g.group.nodes.filter((n) => n !== node) : [],
-        status: g.status,
-        value: g.value,
-        reference: g.reference,
-        ratio: g.ratio,
-        phase: g.phase,
-      }));
+      group: g.group.name,
+      partners: g.group.nodes.length <= PARTNERS_LISTED ? g.group.nodes.filter((n) => n !== node) : [],
+      status: g.status,
+      value: g.value,
+      reference: g.reference,
+      ratio: g.ratio,
+      phase: g.phase,
+    }));
   }
 }

@@ -1,10 +1,10 @@
 // pattern: pairwise. Every node meets every other (or k random matchings), the pairs are judged,
 // the nodes blamed from their pairs, and each suspect re-tested against healthy partners.
-import { type Settings, Engine, type Request } from "./engine.ts";
+import { Engine, type Settings } from "./engine.ts";
 import type { Findings } from "./findings.ts";
 import { blame } from "./pairs.ts";
 import { pairwiseRounds, randomMatchings } from "./schedule.ts";
-import type { Group, JudgedGroup } from "./strategy.ts";
+import type { JudgedGroup } from "./strategy.ts";
 import { describeRule } from "./rule.ts";
 
 export class Pairwise extends Engine {
@@ -22,20 +22,7 @@ export class Pairwise extends Engine {
         : pairs < all
           ? `${pairs} rounds of random perfect matchings (seed ${seed})`
           : `pairs: ${pairs} asks for as many rounds as every pair once takes (${all}): every pair once (the circle method)`;
-    rounds.forEach((groups, i) => {
-      this.planned.push({ label: `pairwise ${i + 1}/${rounds.length}`, phase: "pairwise", requests: groups.map((g) => this.firstPass(g)) });
-    });
-  }
-
-  private firstPass(g: Group): Request {
-    return { label: g.name, phase: "pairwise", subjects: g.nodes, pads: 0, short: "launch", done: () => {} };
-  }
-
-  private firstPassGroups(): JudgedGroup[] {
-    // a pair re-run after an error counts once: its last result
-    const last = new Map<string, JudgedGroup>();
-    for (const g of this.ledger.groups) if (g.phase === "pairwise") last.set(g.group.name, g);
-    return [...last.values()];
+    this.planPairs(rounds);
   }
 
   protected advance(stalled: boolean): boolean {
@@ -45,7 +32,7 @@ export class Pairwise extends Engine {
     }
     if (this.firstPassDone) return this.leftovers();
     this.firstPassDone = true;
-    const first = this.firstPassGroups();
+    const first = this.pairwiseGroups();
     // judged once the pass is complete, so every pair is held against the best pair of the whole pass
     this.ledger.rejudge(first);
     const b = blame(first);
@@ -61,13 +48,13 @@ export class Pairwise extends Engine {
    */
   private leftovers(): boolean {
     let queued = false;
-    for (const g of this.firstPassGroups()) if (g.judged === "bad" && !this.findings.settled(g) && this.second.retestPair(g)) queued = true;
+    for (const g of this.pairwiseGroups()) if (g.judged === "bad" && !this.findings.settled(g) && this.second.retestPair(g)) queued = true;
     return queued;
   }
 
   protected provisional(f: Findings): void {
     if (this.firstPassDone) return;
-    const first = this.firstPassGroups().map((g) => ({ ...g, ...this.ledger.judge(g) }));
+    const first = this.pairwiseGroups().map((g) => ({ ...g, ...this.ledger.judge(g) }));
     for (const n of blame(first).suspects) f.unconfirmed.set(n, `${suspectWhy(n, first)}; the isolation stopped before the second pass`);
   }
 
@@ -76,13 +63,17 @@ export class Pairwise extends Engine {
   }
 }
 
-/** "7 of 7 pairs bad (5 failed, 2 slow: median 0.41 × the reference)" */
+/** "7 of 7 pairs bad (5 failed, 2 beyond the limit: median 0.41 × the reference)" */
 export function suspectWhy(node: string, groups: readonly JudgedGroup[]): string {
   const mine = groups.filter((g) => g.judged !== "unjudged" && g.group.nodes.includes(node));
   const bad = mine.filter((g) => g.judged === "bad");
   const failed = bad.filter((g) => g.status === "failed").length;
   const hung = bad.filter((g) => g.status === "timeout").length;
   const ratios = bad.flatMap((g) => (g.status === "passed" && g.ratio !== null ? [g.ratio] : [])).sort((a, b) => a - b);
-  const parts = [failed && `${failed} failed`, hung && `${hung} timed out`, ratios.length && `${ratios.length} beyond the limit (median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)} × the reference)`].filter(Boolean);
+  const parts = [
+    failed && `${failed} failed`,
+    hung && `${hung} timed out`,
+    ratios.length && `${ratios.length} beyond the limit: median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(2)} × the reference`,
+  ].filter(Boolean);
   return `${bad.length} of ${mine.length} pairs bad (${parts.join(", ")})`;
 }

@@ -54,6 +54,22 @@ export function makeCluster(n: number, faults: Faults, seed: number): Cluster {
   return { nodes, health, badPairs, base: faults.higher === false ? 20 : 40, higher: faults.higher ?? true, noise: faults.noise ?? 0.01, errorRate: faults.errorRate ?? 0, random };
 }
 
+/** A cluster written out by hand: the named nodes' health, every other node good, no noise unless asked. */
+export function clusterOf(n: number, health: Record<string, Health>, o: { pairs?: Array<[string, string]>; higher?: boolean; noise?: number; seed?: number } = {}): Cluster {
+  const nodes = nodeNames(n);
+  const h = new Map<string, Health>(nodes.map((x) => [x, health[x] ?? { kind: "good" }]));
+  return {
+    nodes,
+    health: h,
+    badPairs: o.pairs ?? [],
+    base: o.higher === false ? 20 : 40,
+    higher: o.higher ?? true,
+    noise: o.noise ?? 0,
+    errorRate: 0,
+    random: seeded(o.seed ?? 1),
+  };
+}
+
 export const badNodes = (c: Cluster) => c.nodes.filter((n) => c.health.get(n)!.kind !== "good");
 
 export function runGroup(c: Cluster, group: Group): GroupResult {

@@ -1,5 +1,5 @@
 // The layering rings (CONTRIBUTING.md, "Layering") as data, and the check a test keeps:
-//   lib/core ← lib/kinds, lib/parsers ← stages (load, plan, execute, preflight, assess, report,
+//   lib/core ← lib/kinds, lib/parsers, lib/isolate (which imports only lib/core) ← stages (load, plan, execute, preflight, assess, report,
 //   sign, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
 //   ← cli/ and mod.ts
 // Type-only imports count: a type pulled from a ring above is the same knot in the design.
@@ -18,6 +18,8 @@ export interface Ring {
 export function ringOf(file: string): Ring | undefined {
   if (file.startsWith("lib/core/")) return { level: 0, name: "lib/core" };
   if (file.startsWith("lib/kinds/") || file.startsWith("lib/parsers/")) return { level: 1, name: "kinds and parsers" };
+  // the isolation planner and judge (issue 16): pure, beside the kinds, knowing none of them
+  if (file.startsWith("lib/isolate/")) return { level: 1, name: "lib/isolate", within: "isolate" };
   const stage = STAGES.findIndex((s) => file.startsWith(`lib/${s}/`));
   if (stage >= 0) return { level: 2, name: `stage ${STAGES[stage]}`, within: stage };
   if (file.startsWith("lib/pipeline/")) return { level: 3, name: "lib/pipeline" };
@@ -34,6 +36,7 @@ export function ruleBroken(from: string, to: string): string | undefined {
   const b = ringOf(to);
   if (!a || !b) return undefined;
   if (b.level > a.level) return `${a.name} may not import from ${b.name}, a ring above it`;
+  if (a.within === "isolate" && b.level === 1 && b.within !== "isolate") return `${a.name} may not import from ${b.name}: it knows only lib/core`;
   if (a.level === b.level && a.level === 2 && (b.within as number) > (a.within as number)) return `${a.name} may not import from ${b.name}, a later stage`;
   if (a.level === b.level && a.level === 5 && a.within !== b.within) return `${a.name} may not import from ${b.name}: what two platforms share goes in plugins/_shared`;
   return undefined;
