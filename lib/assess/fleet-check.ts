@@ -32,5 +32,12 @@ export function fleetCheck(e: Expectation, m: Measurement, fleet: Array<Measurem
   }
   // row.why starts with the bare value: said once, with its unit
   const why = row.why.slice(row.why.indexOf(" is ") + 1);
-  return { ...base, measured: own, expected: rule.k!, ok: !row.outlier, message: `${e.metric} ${withUnit(own, e.unit)} ${why} (median of the ${nodes}, MAD ${withUnit(row.mad ?? 0, e.unit)})`, outlier };
+  return {
+    ...base,
+    measured: own,
+    expected: rule.k!,
+    ok: !row.outlier,
+    message: `${e.metric} ${withUnit(own, e.unit)} ${why} (median of the ${nodes}, MAD ${withUnit(row.mad ?? 0, e.unit)})`,
+    outlier,
+  };
 }

@@ -48,6 +48,7 @@ export type Judgement = "good" | "bad" | "unjudged";
 
 export interface PairEvidence {
   group: string;
+  /** the other nodes of the group; empty for a group of more than 16 (its nodes are in the verdict's `groups`) */
   partners: string[];
   status: GroupStatus;
   value: number | null;

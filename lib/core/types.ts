@@ -173,7 +173,7 @@ export interface PlannedIsolation {
   /** the first pass's rounds and launches (lib/isolate plannedCount) */
   planned?: { rounds: number; launches: number };
   /** what the run decides on its own, in words */
-  then: string;
+  later: string;
 }
 
 /** One rank of a unit: `node` indexes the unit's `nodes`. */

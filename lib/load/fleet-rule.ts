@@ -19,7 +19,11 @@ export function resolveFleetRule(o: NonNullable<ThresholdInput["outlier"]>, metr
     ok = false;
   }
   if (o[other] !== undefined) {
-    report([...here, other], `"${other}" does not apply to "${metric}" (${side === "below" ? "higher" : "lower"} is better: a bad node is ${side} the median): write "${side}"`, "key");
+    report(
+      [...here, other],
+      `"${other}" does not apply to "${metric}" (${side === "below" ? "higher" : "lower"} is better: a bad node is ${side} the median): write "${side}"`,
+      "key",
+    );
     ok = false;
   }
   const ratio = o[side];

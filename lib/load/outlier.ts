@@ -24,7 +24,11 @@ export function resolveOutlier(o: NonNullable<ThresholdInput["outlier"]>, metric
     report([...here, other], `"${other}" does not apply to "${metric}" (${dir}): write "${side}"`, "key");
   }
   if (o.mad !== undefined) {
-    report([...here, "mad"], `"mad" applies to metrics with one value per unit (each node of a per-node test against the others); "${metric}" is per component: use "${side}"`, "key");
+    report(
+      [...here, "mad"],
+      `"mad" applies to metrics with one value per unit (each node of a per-node test against the others); "${metric}" is per component: use "${side}"`,
+      "key",
+    );
     ok = false;
   }
   const ratio = o[side];

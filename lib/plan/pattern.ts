@@ -34,12 +34,16 @@ export function planIsolation(spec: TestSpec, platform: Pick<Platform, "name" | 
       hosts: names,
       seed: opts.seed,
       rounds: [],
-      then: `only if the whole-cluster run fails or hangs: ${chosen === "bisect" ? "bisection of its nodes" : `adaptive screening (groups of about √${names.length}), then bisection`}, each suspect confirmed against 2 healthy partners`,
+      later: `only if the whole-cluster run fails or hangs: ${chosen === "bisect" ? "bisection of its nodes" : `adaptive screening (groups of about √${names.length}), then bisection`}, each suspect confirmed against 2 healthy partners`,
     };
   }
   const known =
     chosen === "pairwise"
-      ? (spec.pairs !== undefined ? randomMatchings(names, spec.pairs, opts.seed) : pairwiseRounds(names)).map((groups, i) => ({ label: `round ${i + 1}`, phase: "pairwise", groups }))
+      ? (spec.pairs !== undefined ? randomMatchings(names, spec.pairs, opts.seed) : pairwiseRounds(names)).map((groups, i) => ({
+          label: `round ${i + 1}`,
+          phase: "pairwise",
+          groups,
+        }))
       : [isolation(chosen, names, opts).next()!];
   const count = plannedCount(chosen, names.length, opts);
   return {
@@ -49,7 +53,7 @@ export function planIsolation(spec: TestSpec, platform: Pick<Platform, "name" | 
     seed: opts.seed,
     rounds: known.map((r) => ({ label: r.label, phase: r.phase, units: r.groups.map((g) => g.name) })),
     planned: count,
-    then:
+    later:
       chosen === "pairwise"
         ? "then a second pass: each suspect against 2 nodes that passed every pair, decided at run time"
         : chosen === "bisect"

@@ -34,7 +34,7 @@ function isolationText(iso: PlannedIsolation): string[] {
   const count = iso.planned ? `: ${iso.planned.rounds} round(s), ${iso.planned.launches} launch(es) in the first pass` : "";
   const head = `   ${iso.onFailure ? "on failure: " : ""}pattern ${iso.pattern} over ${iso.hosts.length} hosts${iso.pairs !== undefined ? ` (${iso.pairs} rounds of random pairs, seed ${iso.seed})` : ""}${count}`;
   const rounds = iso.rounds.map((r) => `     ${r.label} (${r.phase}): ${r.units.join(", ")}`);
-  return [head, ...rounds, `     ${iso.then}`, ...(iso.rounds.length ? ["   the first round's units, as the platform renders them:"] : [])];
+  return [head, ...rounds, `     ${iso.later}`, ...(iso.rounds.length ? ["   the first round's units, as the platform renders them:"] : [])];
 }
 
 function renderedText(r: unknown): string {

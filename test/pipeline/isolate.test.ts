@@ -62,7 +62,17 @@ async function run(keys: string[], script: HostsScript, extra: string[] = []) {
   assertResultsValid(join(outDir, "results.json"));
   assertJunitValid(join(outDir, "junit.xml"));
   const results = JSON.parse(readFileSync(join(outDir, "results.json"), "utf8")) as ResultsFile;
-  return { plan, suite, outDir, results, html: renderHtml(results), junit: readFileSync(join(outDir, "junit.xml"), "utf8"), summary: renderSummary(results, { color: false }), launched, notes };
+  return {
+    plan,
+    suite,
+    outDir,
+    results,
+    html: renderHtml(results),
+    junit: readFileSync(join(outDir, "junit.xml"), "utf8"),
+    summary: renderSummary(results, { color: false }),
+    launched,
+    notes,
+  };
 }
 
 const badNode =
@@ -92,7 +102,10 @@ describe("pattern: pairwise", () => {
     expect(r.html.match(/<title>h3\+h4 \(round 1, pairwise\): failed/g)).toHaveLength(2);
     expect(r.html).toMatch(/<tr data-outcome="failed"><td>h3<\/td><td>bad<\/td>/);
     // the certificate: the nodes accepted, and h3 rejected with why
-    const v = certificateView(buildStatement(r.results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }), SIGNER);
+    const v = certificateView(
+      buildStatement(r.results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }),
+      SIGNER,
+    );
     expect(v.nodeVerdicts).toEqual({
       accepted: "h1, h2, h4",
       rejected: [{ node: "h3", why: "3 of 3 pairs bad (3 failed); second pass confirmed: 2 of 2 pairs with healthy partners bad (h1, h2)" }],
@@ -163,7 +176,9 @@ describe("plan refusals", () => {
     expect(() => buildPlan(suite, { platform: "docker", cli: {} })).toThrow(
       'gpucheck: test "f" has "pattern: pairwise", which needs hosts of their own, and platform "docker" runs every node on one host: give several with --hosts',
     );
-    expect(() => buildPlan(suite, { platform: "ssh", cli: { hosts: ["a"] } })).toThrow('gpucheck: test "f" has "pattern: pairwise", which needs at least 2 hosts; the run has 1: a');
+    expect(() => buildPlan(suite, { platform: "ssh", cli: { hosts: ["a"] } })).toThrow(
+      'gpucheck: test "f" has "pattern: pairwise", which needs at least 2 hosts; the run has 1: a',
+    );
   });
 });
 
@@ -206,7 +221,10 @@ describe("gpucheck judge --exclude-bad", () => {
     expect(results.tests[0]!.isolation!.nodes.find((n) => n.node === "h3")!.verdict).toBe("bad");
     expect(results.tests[1]!.units[0]!.verdict).toMatchObject({ outcome: "skipped", reason: "excluded: h3 (found bad by fabric)" });
     expect(results.outcome).toBe("passed");
-    const v = certificateView(buildStatement(results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }), SIGNER);
+    const v = certificateView(
+      buildStatement(results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }),
+      SIGNER,
+    );
     expect(v.nodeVerdicts?.accepted).toBe("h1, h2, h4 (the verdicts above are of the cluster without the rejected nodes: gpucheck judge --exclude-bad)");
   });
 
@@ -241,7 +259,11 @@ describe("fleet-relative verdicts of a per-node metric", () => {
   });
 
   test("with a ratio instead of MADs: below 0.9 × the median of the nodes", async () => {
-    const r = await run(["pattern: each-node", "expect:", "  busbw: { outlier: { below: 0.9 } }"], { hosts: HOSTS, end: () => "ok", log: (h) => (h[0] === "h3" ? slower(" 86.10") : NCCL_LOG) });
+    const r = await run(["pattern: each-node", "expect:", "  busbw: { outlier: { below: 0.9 } }"], {
+      hosts: HOSTS,
+      end: () => "ok",
+      log: (h) => (h[0] === "h3" ? slower(" 86.10") : NCCL_LOG),
+    });
     const h3 = r.results.tests[0]!.units.find((u) => u.unit === "h3")!;
     expect(h3.verdict.checks[0]!.message).toBe("busbw 86.1 GB/s is 0.800 × the median 107.6 GB/s of the 4 nodes of the test (< 0.9 expected)");
     expect(r.results.tests[0]!.units.filter((u) => u.verdict.outcome === "passed").map((u) => u.unit)).toEqual(["h1", "h2", "h4"]);
