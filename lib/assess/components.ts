@@ -35,9 +35,14 @@ export function componentChecks(e: Expectation, m: Measurement, fleet: Array<Mea
 /** min / max on one part: the unit-level check on the part's own values, its message led by the part's name. */
 function boundChecks(e: Expectation, c: ComponentValues): MetricCheck[] {
   if (e.min === undefined && e.max === undefined) return [];
-  const own: Measurement = { metrics: c.metrics, ...(c.unmeasured && { unmeasured: c.unmeasured }) };
+  const own: Measurement = { metrics: c.metrics, ...(c.unmeasured && { unmeasured: c.unmeasured }), ...(c.details && { details: c.details }) };
   const { outlier: _o, perComponent: _p, ...plain } = e;
-  return (checkExpectation(plain, own, undefined).checks as MetricCheck[]).map((k) => ({ ...k, message: `${partName(c.part)}: ${k.message}`, part: c.part }));
+  return (checkExpectation(plain, own, undefined).checks as MetricCheck[]).map((k) => ({ ...k, message: `${componentName(c)}: ${k.message}`, part: c.part }));
+}
+
+/** The part's name, and the tool that measured it where the kind has more than one ("… NIC 0 (mlx5_0) [nccl-p2p]"). */
+function componentName(c: ComponentValues): string {
+  return c.source ? `${partName(c.part)} [${c.source}]` : partName(c.part);
 }
 
 function fleetParts(metric: string, fleet: Array<Measurement | null>): ComponentValues[] {
@@ -61,7 +66,7 @@ function median(xs: number[]): number {
  */
 function outlierCheck(e: Expectation, c: ComponentValues, pool: ComponentValues[]): MetricCheck {
   const rule = e.outlier!;
-  const name = partName(c.part);
+  const name = componentName(c);
   const fleet = rule.over === "fleet";
   const base = { metric: e.metric, expectation: e.text, unit: e.unit, part: c.part };
   const want = `${rule.side} ${formatNumber(rule.ratio)} × the median of ${peersText(c.part, fleet)}`;

@@ -38,21 +38,22 @@ import w30 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "
 import w31 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
 import w32 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
 import w33 from "../../workload/gpucheck_workload/nic.py" with { type: "text" };
-import w34 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
-import w35 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
-import w36 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w37 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w38 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w39 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w40 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
-import w41 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
-import w42 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
-import w43 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w44 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w45 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w46 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w47 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
-import w48 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w34 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
+import w35 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
+import w36 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
+import w37 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w38 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w39 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w40 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w41 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
+import w42 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
+import w43 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w44 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w45 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w46 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w47 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w48 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
+import w49 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "cpu-smoke.yaml": s0,
@@ -97,19 +98,20 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/nccl_math.py": w31,
   "gpucheck_workload/nccl_tests.py": w32,
   "gpucheck_workload/nic.py": w33,
-  "gpucheck_workload/nic_topo.py": w34,
-  "gpucheck_workload/nvlink.py": w35,
-  "gpucheck_workload/nvml.py": w36,
-  "gpucheck_workload/nvsmi.py": w37,
-  "gpucheck_workload/ops.py": w38,
-  "gpucheck_workload/patterns.py": w39,
-  "gpucheck_workload/pcie.py": w40,
-  "gpucheck_workload/pcie_link.py": w41,
-  "gpucheck_workload/preflight.py": w42,
-  "gpucheck_workload/probe.py": w43,
-  "gpucheck_workload/ranks.py": w44,
-  "gpucheck_workload/stats.py": w45,
-  "gpucheck_workload/telemetry.py": w46,
-  "gpucheck_workload/train.py": w47,
-  "gpucheck_workload/xid.py": w48,
+  "gpucheck_workload/nic_p2p.py": w34,
+  "gpucheck_workload/nic_topo.py": w35,
+  "gpucheck_workload/nvlink.py": w36,
+  "gpucheck_workload/nvml.py": w37,
+  "gpucheck_workload/nvsmi.py": w38,
+  "gpucheck_workload/ops.py": w39,
+  "gpucheck_workload/patterns.py": w40,
+  "gpucheck_workload/pcie.py": w41,
+  "gpucheck_workload/pcie_link.py": w42,
+  "gpucheck_workload/preflight.py": w43,
+  "gpucheck_workload/probe.py": w44,
+  "gpucheck_workload/ranks.py": w45,
+  "gpucheck_workload/stats.py": w46,
+  "gpucheck_workload/telemetry.py": w47,
+  "gpucheck_workload/train.py": w48,
+  "gpucheck_workload/xid.py": w49,
 };

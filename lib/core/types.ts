@@ -217,6 +217,10 @@ export interface ComponentValues {
   metrics: Record<string, number | null>;
   /** metrics of this component whose source could not be read → why (their value is null) */
   unmeasured?: Record<string, string>;
+  /** what lies behind a metric's value on this part (DCGM's failure text, how a NIC figure was taken), quoted when its check fails */
+  details?: Record<string, string>;
+  /** the tool that measured this part where a kind has more than one (nic: "perftest" or "nccl-p2p"), named in every check of it */
+  source?: string;
 }
 
 export interface SeriesPoint {

@@ -148,6 +148,8 @@ const Measurement = z
             part: PartId,
             metrics: z.record(z.string(), numOrNull).describe("the part's own values, by per-component metric name"),
             unmeasured: z.record(z.string(), z.string()).optional().describe("per-component metrics this part could not measure → why"),
+            details: z.record(z.string(), z.string()).optional().describe("what lies behind a metric's value on this part, quoted in its check's message when the check fails"),
+            source: z.string().optional().describe('the tool that measured this part where the kind has more than one (nic: "perftest" or "nccl-p2p")'),
           })
           .meta({ id: "ComponentValues" }),
       )
