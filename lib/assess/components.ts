@@ -2,10 +2,10 @@
 // judges every GPU on its own, so a verdict names the part to replace. An absolute bound is the
 // ordinary check on that part's value; `outlier:` compares the part with the median of its peers:
 // the other parts of its type in the unit, or every part of the test (`over: fleet`, with the MAD).
-import type { ComponentValues, Expectation, Measurement, MetricCheck, PartId } from "../core/types.ts";
+import type { ComponentValues, Expectation, Measurement, MetricCheck, PartId, TransportCheck } from "../core/types.ts";
 import { partName } from "../core/parts.ts";
 import { formatNumber, withUnit } from "../core/quantity.ts";
-import { checkExpectation } from "./checks.ts";
+import { checkExpectation, checkTransport } from "./checks.ts";
 
 /** The checks of one per-component expectation on one unit; `fleet` is every unit's measurement of the test. */
 export function componentChecks(e: Expectation, m: Measurement, fleet: Array<Measurement | null>): MetricCheck[] {
@@ -30,6 +30,21 @@ export function componentChecks(e: Expectation, m: Measurement, fleet: Array<Mea
     if (e.outlier) checks.push(outlierCheck(e, c, e.outlier.over === "fleet" ? fleetParts(e.metric, fleet) : parts));
   }
   return checks;
+}
+
+/**
+ * `transport:` on a measurement whose parts carry their own NCCL account (a collective's rails): one
+ * check per part, so the rail that lost GPUDirect or fell back to sockets is named; null when no part
+ * has an account or a reason for its absence (the unit-level check applies).
+ */
+export function componentTransportChecks(e: Expectation, m: Measurement): TransportCheck[] | null {
+  const parts = (m.components ?? []).filter((c) => c.transport || c.unmeasured?.transport);
+  if (!e.transport || parts.length === 0) return null;
+  return parts.map((c) => {
+    const own: Measurement = { metrics: {}, ...(c.transport && { transport: c.transport }), ...(c.unmeasured?.transport && { unmeasured: { transport: c.unmeasured.transport } }) };
+    const k = checkTransport(e.text, e.transport!, own);
+    return { ...k, message: `${componentName(c)}: ${k.message}`, part: c.part };
+  });
 }
 
 /** min / max on one part: the unit-level check on the part's own values, its message led by the part's name. */
