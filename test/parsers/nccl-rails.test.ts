@@ -6,24 +6,16 @@
 // lines in its own log); where a second HCA's account is needed, that capture with mlx5_0 renamed,
 // marked where it is done.
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { judgeUnit } from "../../lib/assess/judge.ts";
 import type { Expectation } from "../../lib/core/types.ts";
 import { KINDS } from "../../lib/kinds/mod.ts";
 import { railsMeasurement } from "../../lib/parsers/nccl-rails.ts";
+import { fixtureText, infoLines } from "./nccl-info-lines.ts";
 
-const read = (dir: string, name: string) => readFileSync(join(import.meta.dir, "../fixtures", dir, name), "utf8");
-const table = read("nccl", "gh200-2node-allreduce-complete-v2.18.3.txt");
-const gdr = read("nccl-info", "a100pcie-2node-ibext-gdrdma-v2.21.5.txt");
-const noGdr = read("nccl-info", "a100pcie-2node-ibext-no-gdr-v2.21.5.txt");
-const sockets = read("nccl-info", "8gpu-2node-p2p-ipc-socket-fallback.txt");
-const infoOf = (text: string, host?: string) =>
-  text
-    .split("\n")
-    .filter((l) => l && (host === undefined || l.startsWith(`${host}:`)))
-    .map((l) => `GPUCHECK_NCCL_INFO ${l}`)
-    .join("\n");
+const table = fixtureText("nccl", "gh200-2node-allreduce-complete-v2.18.3.txt");
+const gdr = fixtureText("nccl-info", "a100pcie-2node-ibext-gdrdma-v2.21.5.txt");
+const noGdr = fixtureText("nccl-info", "a100pcie-2node-ibext-no-gdr-v2.21.5.txt");
+const sockets = fixtureText("nccl-info", "8gpu-2node-p2p-ipc-socket-fallback.txt");
 const tag = (v: object) => `GPUCHECK_RAIL ${JSON.stringify(v)}`;
 
 interface RailRun {
@@ -53,7 +45,7 @@ function logs(runs: RailRun[], done = true): [string, string] {
 const onHca = (text: string, hca: string): [string, string] => {
   // written for the test: the real capture with its HCA renamed, as a run pinned to that HCA prints it
   const renamed = text.replaceAll("mlx5_0:1", `${hca}:1`);
-  return [infoOf(renamed, "test1"), infoOf(renamed, "test2")];
+  return [infoLines(renamed, "test1"), infoLines(renamed, "test2")];
 };
 const measure = (ls: [string, string]) => railsMeasurement(ls[0], ls);
 
@@ -89,8 +81,8 @@ test("each rail is a nic part named by its HCA on every host, with its busbw and
 test("a rail whose NCCL INFO shows sockets or another HCA is unmeasured naming the host and both, and the worst-rail metrics say why", () => {
   const m = measure(
     logs([
-      { rail: "mlx5_0", info: [infoOf(gdr, "test1"), infoOf(sockets)] },
-      { rail: "mlx5_3", info: [infoOf(gdr, "test1"), infoOf(gdr, "test2")] },
+      { rail: "mlx5_0", info: [infoLines(gdr, "test1"), infoLines(sockets)] },
+      { rail: "mlx5_3", info: [infoLines(gdr, "test1"), infoLines(gdr, "test2")] },
     ]),
   );
   expect(m.components!.map((c) => [c.metrics.rail_busbw, c.unmeasured!.rail_busbw])).toEqual([

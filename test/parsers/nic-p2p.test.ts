@@ -4,22 +4,14 @@
 // test/fixtures/nccl-info/a100pcie-2node-ibext-gdrdma-v2.21.5.txt (each node's own lines, as its
 // child would print them) and the sockets fallback capture beside it.
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { componentChecks } from "../../lib/assess/components.ts";
 import type { Expectation } from "../../lib/core/types.ts";
 import { nicMeasurement } from "../../lib/parsers/nic.ts";
+import { fixtureText, infoLines } from "./nccl-info-lines.ts";
 
-const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/nccl-info", name), "utf8");
+const fixture = (name: string) => fixtureText("nccl-info", name);
 const gdr = fixture("a100pcie-2node-ibext-gdrdma-v2.21.5.txt");
 const socketRun = fixture("8gpu-2node-p2p-ipc-socket-fallback.txt");
-// a child prints NCCL's lines behind the capture's tag (nccl_debug.py)
-const info = (text: string, host?: string) =>
-  text
-    .split("\n")
-    .filter((l) => l && (host === undefined || l.startsWith(`${host}:`)))
-    .map((l) => `GPUCHECK_NCCL_INFO ${l}`)
-    .join("\n");
 const timings = (gbit: number) => `GPUCHECK_P2P ${JSON.stringify({ gbit_s: gbit, best_gbit_s: gbit + 4, lat_us: 9.8125, lat_bytes: 8, lat_iters: 200, gpu: 0, bytes: 268435456 })}`;
 const env = (dev: string) => ({ NCCL_IB_HCA: `=${dev}:1`, NCCL_NET: "IB" });
 const child = (output: string, rc = 0) => ({ command: "python3 -m gpucheck_workload.nic_p2p …", rc, output });
@@ -38,7 +30,7 @@ const hca = (device: string, p2p: object, gpu: number | null = 0) => ({
 const TCP = { interface: "eth0", local_addr: "10.0.0.2", peer_addr: "10.0.0.1", bytes: 268435456, seconds: 0.25, gbyte_s: 1.07, rtt_us: 31.5, pings: 200 };
 const result = (hcas: object[]) =>
   `GPUCHECK_RESULT ${JSON.stringify({ world_size: 2, torch: "2.4.0", server: { host: "node0", addr: "10.0.0.1" }, client: { host: "node1" }, no_ib: null, size: 1048576, iters: 5000, hcas, tcp: TCP })}\n`;
-const onIb = (gbit: number) => ({ server: child(`${info(gdr, "test1")}\n${timings(gbit)}\n`), client: child(`${info(gdr, "test2")}\n`) });
+const onIb = (gbit: number) => ({ server: child(`${infoLines(gdr, "test1")}\n${timings(gbit)}\n`), client: child(`${infoLines(gdr, "test2")}\n`) });
 
 test("an HCA measured by NCCL send/recv is the same nic part, marked nccl-p2p, with how the bytes crossed", () => {
   const m = nicMeasurement(result([hca("mlx5_0", onIb(371.5))]));
@@ -69,8 +61,8 @@ test("the verdict on each part names the tool, and a failing floor quotes how th
 });
 
 test("NCCL INFO showing NET/Socket or another HCA is an error naming both, never a figure for the pinned HCA", () => {
-  const sockets = { server: child(`${info(socketRun)}\n${timings(9.1)}\n`), client: child(`${info(gdr, "test2")}\n`) };
-  const other = { server: child(`${info(gdr, "test1")}\n${timings(371.5)}\n`), client: child(`${info(gdr, "test2")}\n`) };
+  const sockets = { server: child(`${infoLines(socketRun)}\n${timings(9.1)}\n`), client: child(`${infoLines(gdr, "test2")}\n`) };
+  const other = { server: child(`${infoLines(gdr, "test1")}\n${timings(371.5)}\n`), client: child(`${infoLines(gdr, "test2")}\n`) };
   const m = nicMeasurement(result([hca("mlx5_0", sockets), hca("mlx5_3", other, 3)]));
   expect(m.components!.map((c) => [c.metrics.nic_bw_gbps, c.unmeasured!.nic_bw_gbps])).toEqual([
     [null, "node0: NCCL INFO: the bytes crossed NET/Socket, not NET/IB on mlx5_0:1 (connections: 14 × P2P/IPC, 2 × NET/Socket)"],
@@ -86,17 +78,17 @@ test("NCCL INFO showing NET/Socket or another HCA is an error naming both, never
 
 test("a child that failed, timed out or printed no INFO or timings, and a pair that never started, are null with the reason", () => {
   const why = (p2p: object) => nicMeasurement(result([hca("mlx5_0", p2p)])).components![0]!.unmeasured!.nic_bw_gbps;
-  const client = child(info(gdr, "test2"));
-  expect(why({ server: child(`${info(gdr, "test1")}\ngpucheck-workload: error: NCCL send/recv failed: NCCL error: remote process exited\n`, 1), client })).toBe(
+  const client = child(infoLines(gdr, "test2"));
+  expect(why({ server: child(`${infoLines(gdr, "test1")}\ngpucheck-workload: error: NCCL send/recv failed: NCCL error: remote process exited\n`, 1), client })).toBe(
     "the NCCL send/recv child on node0 exited with code 1: gpucheck-workload: error: NCCL send/recv failed: NCCL error: remote process exited",
   );
   expect(why({ server: { why: "the NCCL send/recv child on node0 for mlx5_0 did not finish within 60 s", command: "…", output: "" }, client })).toBe(
     "the NCCL send/recv child on node0 for mlx5_0 did not finish within 60 s",
   );
   expect(why({ server: child(`${timings(371.5)}\n`), client })).toBe("node0: no NCCL INFO lines in the output, so the HCA the bytes crossed is unknown");
-  expect(why({ server: child(info(gdr, "test1")), client })).toBe("the NCCL send/recv child on node0 printed no GPUCHECK_P2P timings");
+  expect(why({ server: child(infoLines(gdr, "test1")), client })).toBe("the NCCL send/recv child on node0 printed no GPUCHECK_P2P timings");
   expect(why({ why: "the client node node1 has no mlx5_0 (its HCAs: mlx5_3)" })).toBe("the client node node1 has no mlx5_0 (its HCAs: mlx5_3)");
-  const m = nicMeasurement(result([hca("mlx5_0", { server: child(info(gdr, "test1")), client })]));
+  const m = nicMeasurement(result([hca("mlx5_0", { server: child(infoLines(gdr, "test1")), client })]));
   expect(m.unmeasured!.nic_bw_gbps_min).toBe(
     "node0 mlx5_0 port 1 (400 Gb/s, nearest GPU 0) → node1 mlx5_0 (nearest GPU 0): the NCCL send/recv child on node0 printed no GPUCHECK_P2P timings",
   );

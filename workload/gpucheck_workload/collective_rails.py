@@ -29,11 +29,10 @@ import subprocess
 import sys
 from datetime import timedelta
 
-from . import dist as pg, emit, ib
+from . import child, dist as pg, emit, ib
 from .errors import require_torch
 
 AUTO = "auto"
-WORKLOAD_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def add_arguments(p):
@@ -71,14 +70,10 @@ def child_argv(args):
 
 
 def child_env(rail, index, ranks, base=None):
-    env = dict(os.environ if base is None else base)
-    env.update({
-        "RANK": str(ranks.rank), "WORLD_SIZE": str(ranks.world_size), "LOCAL_RANK": str(ranks.local_rank),
-        "LOCAL_WORLD_SIZE": str(ranks.local_world_size), "MASTER_ADDR": ranks.master_addr,
-        "MASTER_PORT": str(ranks.master_port + 1 + index), "GPUCHECK_NODE": ranks.node,
-        "NCCL_IB_HCA": "=" + rail,
-        "PYTHONPATH": os.pathsep.join(p for p in (WORKLOAD_ROOT, env.get("PYTHONPATH")) if p),
-    })
+    env = child.env_with_package(
+        os.environ if base is None else base, RANK=str(ranks.rank), WORLD_SIZE=str(ranks.world_size), LOCAL_RANK=str(ranks.local_rank),
+        LOCAL_WORLD_SIZE=str(ranks.local_world_size), MASTER_ADDR=ranks.master_addr, MASTER_PORT=str(ranks.master_port + 1 + index),
+        GPUCHECK_NODE=ranks.node, NCCL_IB_HCA="=" + rail)
     # IB or nothing; a suite that names an IB plugin (NCCL_NET: IBext_v8) keeps it
     env.setdefault("NCCL_NET", "IB")
     return env

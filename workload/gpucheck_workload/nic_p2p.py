@@ -26,14 +26,13 @@ import socket
 import subprocess
 import sys
 
-from . import bandwidth, emit, nccl_debug
+from . import bandwidth, child, emit, nccl_debug
 from .errors import WorkloadError, require_torch
 
 SOURCE = "nccl-p2p"
 # 8 bytes: the smallest message every dtype moves whole; its round trip is NCCL's latency floor
 LAT_BYTES = 8
 LAT_ITERS = 200
-WORKLOAD_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the child's command before its arguments: a test replaces it with a stand-in
 CHILD = [sys.executable, "-m", "gpucheck_workload.nic_p2p"]
 
@@ -65,15 +64,9 @@ def unusable(sides):
 
 def hca_env(hca, base=None):
     """The environment of one HCA's child: NCCL pinned to that port alone, over IB or not at all."""
-    env = dict(os.environ if base is None else base)
-    env.update({
-        "NCCL_IB_HCA": "=%s:%s" % (hca["device"], hca["port"]),
-        "NCCL_NET": "IB",
-        # the GPU index from `nvidia-smi topo -m` is nvidia-smi's, which orders by PCI bus
-        "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
-        "PYTHONPATH": os.pathsep.join(p for p in (WORKLOAD_ROOT, env.get("PYTHONPATH")) if p),
-    })
-    return env
+    # the GPU index from `nvidia-smi topo -m` is nvidia-smi's, which orders by PCI bus
+    return child.env_with_package(os.environ if base is None else base, NCCL_IB_HCA="=%s:%s" % (hca["device"], hca["port"]),
+                                  NCCL_NET="IB", CUDA_DEVICE_ORDER="PCI_BUS_ID")
 
 
 def pinned(env):
@@ -152,7 +145,7 @@ def _arguments(argv):
     return p.parse_args(argv)
 
 
-def child(argv=None):
+def run_child_main(argv=None):
     """Rank 0 receives and times; rank 1 sends. Prints NCCL's INFO lines, then GPUCHECK_P2P on rank 0."""
     from datetime import timedelta
     args = _arguments(argv)
@@ -211,7 +204,7 @@ def _measure(torch, dist, device, args):
 def main():
     from .errors import report
     try:
-        return child()
+        return run_child_main()
     except WorkloadError as e:
         return report(e)
     except RuntimeError as e:  # NCCL's own failure (no such HCA, no route): its first line says which

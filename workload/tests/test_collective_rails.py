@@ -10,7 +10,7 @@ import os
 import socket
 
 from conftest import run_ranks
-from gpucheck_workload import collective_rails as cr
+from gpucheck_workload import child, collective_rails as cr
 from gpucheck_workload.ranks import Ranks
 
 HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers", "fake_ib_ports.py")
@@ -69,7 +69,7 @@ def test_the_child_environment_pins_the_rail_and_moves_the_rendezvous():
         "RANK": "3", "WORLD_SIZE": "16", "LOCAL_RANK": "3", "LOCAL_WORLD_SIZE": "8", "MASTER_ADDR": "10.0.0.1",
         "MASTER_PORT": "29503", "GPUCHECK_NODE": "node0"}
     assert (env["NCCL_IB_HCA"], env["NCCL_NET"], env["NCCL_ALGO"]) == ("=mlx5_3", "IB", "Ring")
-    assert env["PYTHONPATH"].split(os.pathsep)[0] == cr.WORKLOAD_ROOT
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == child.WORKLOAD_ROOT
     # a suite that names its IB plugin keeps it
     assert cr.child_env("mlx5_3", 0, ranks, {"NCCL_NET": "IBext_v8"})["NCCL_NET"] == "IBext_v8"
 

@@ -16,7 +16,7 @@ import types
 import pytest
 
 from conftest import run_ranks
-from gpucheck_workload import nic, nic_p2p
+from gpucheck_workload import child, nic, nic_p2p
 from gpucheck_workload.errors import WorkloadError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -93,16 +93,16 @@ def test_each_child_is_pinned_to_its_hca_with_the_nearest_gpu_and_the_suite_env_
     r = both_ranks({"device": "mlx5_3", "port": 1}, server, client, monkeypatch, tmp_path)
     assert (r["source"], r["env"]) == ("nccl-p2p", {"NCCL_IB_HCA": "=mlx5_3:1", "NCCL_NET": "IB"})
     for who, gpu, rank in (("server", "3", "0"), ("client", "2", "1")):
-        child = r[who]
-        assert child["rc"] == 0
-        env = lines(child["output"], "ENV")[0]
+        run = r[who]
+        assert run["rc"] == 0
+        env = lines(run["output"], "ENV")[0]
         assert env["NCCL_IB_HCA"] == "=mlx5_3:1" and env["NCCL_NET"] == "IB" and env["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID"
         assert env["SUITE_VAR"] == "kept"
-        assert env["PYTHONPATH"].split(os.pathsep)[0] == os.path.join(ROOT, "workload")
-        argv = lines(child["output"], "ARGV")[0]
+        assert env["PYTHONPATH"].split(os.pathsep)[0] == child.WORKLOAD_ROOT
+        argv = lines(run["output"], "ARGV")[0]
         assert argv[argv.index("--rank") + 1] == rank and argv[argv.index("--gpu") + 1] == gpu
         assert argv[argv.index("--addr") + 1] == "127.0.0.1" and argv[argv.index("--size") + 1] == "1024"
-        assert "NET/IB : Using [0]mlx5_0:1/IB/SHARP" in child["output"]
+        assert "NET/IB : Using [0]mlx5_0:1/IB/SHARP" in run["output"]
     # both children rendezvous on the one port rank 0 chose
     ports = {lines(r[w]["output"], "ARGV")[0][lines(r[w]["output"], "ARGV")[0].index("--port") + 1] for w in ("server", "client")}
     assert len(ports) == 1
