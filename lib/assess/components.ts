@@ -2,10 +2,10 @@
 // judges every GPU on its own, so a verdict names the part to replace. An absolute bound is the
 // ordinary check on that part's value; `outlier:` compares the part with the median of its peers:
 // the other parts of its type in the unit, or every part of the test (`over: fleet`, with the MAD).
-import type { ComponentValues, Expectation, Measurement, MetricCheck, PartId } from "../core/types.ts";
+import type { ComponentValues, Expectation, Measurement, MetricCheck, PartId, TransportCheck } from "../core/types.ts";
 import { partName } from "../core/parts.ts";
 import { formatNumber, withUnit } from "../core/quantity.ts";
-import { checkExpectation } from "./checks.ts";
+import { checkExpectation, checkTransport } from "./checks.ts";
 
 /** The checks of one per-component expectation on one unit; `fleet` is every unit's measurement of the test. */
 export function componentChecks(e: Expectation, m: Measurement, fleet: Array<Measurement | null>): MetricCheck[] {
@@ -32,12 +32,32 @@ export function componentChecks(e: Expectation, m: Measurement, fleet: Array<Mea
   return checks;
 }
 
+/**
+ * `transport:` on a measurement whose parts carry their own NCCL account (a collective's rails): one
+ * check per part, so the rail that lost GPUDirect or fell back to sockets is named; null when no part
+ * has an account or a reason for its absence (the unit-level check applies).
+ */
+export function componentTransportChecks(e: Expectation, m: Measurement): TransportCheck[] | null {
+  const parts = (m.components ?? []).filter((c) => c.transport || c.unmeasured?.transport);
+  if (!e.transport || parts.length === 0) return null;
+  return parts.map((c) => {
+    const own: Measurement = { metrics: {}, ...(c.transport && { transport: c.transport }), ...(c.unmeasured?.transport && { unmeasured: { transport: c.unmeasured.transport } }) };
+    const k = checkTransport(e.text, e.transport!, own);
+    return { ...k, message: `${componentName(c)}: ${k.message}`, part: c.part };
+  });
+}
+
 /** min / max on one part: the unit-level check on the part's own values, its message led by the part's name. */
 function boundChecks(e: Expectation, c: ComponentValues): MetricCheck[] {
   if (e.min === undefined && e.max === undefined) return [];
-  const own: Measurement = { metrics: c.metrics, ...(c.unmeasured && { unmeasured: c.unmeasured }) };
+  const own: Measurement = { metrics: c.metrics, ...(c.unmeasured && { unmeasured: c.unmeasured }), ...(c.details && { details: c.details }) };
   const { outlier: _o, perComponent: _p, ...plain } = e;
-  return (checkExpectation(plain, own, undefined).checks as MetricCheck[]).map((k) => ({ ...k, message: `${partName(c.part)}: ${k.message}`, part: c.part }));
+  return (checkExpectation(plain, own, undefined).checks as MetricCheck[]).map((k) => ({ ...k, message: `${componentName(c)}: ${k.message}`, part: c.part }));
+}
+
+/** The part's name, and the tool that measured it where the kind has more than one ("… NIC 0 (mlx5_0) [nccl-p2p]"). */
+function componentName(c: ComponentValues): string {
+  return c.source ? `${partName(c.part)} [${c.source}]` : partName(c.part);
 }
 
 function fleetParts(metric: string, fleet: Array<Measurement | null>): ComponentValues[] {
@@ -61,7 +81,7 @@ function median(xs: number[]): number {
  */
 function outlierCheck(e: Expectation, c: ComponentValues, pool: ComponentValues[]): MetricCheck {
   const rule = e.outlier!;
-  const name = partName(c.part);
+  const name = componentName(c);
   const fleet = rule.over === "fleet";
   const base = { metric: e.metric, expectation: e.text, unit: e.unit, part: c.part };
   const want = `${rule.side} ${formatNumber(rule.ratio)} × the median of ${peersText(c.part, fleet)}`;

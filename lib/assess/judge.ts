@@ -13,7 +13,7 @@ import type { AnyKind } from "../core/kind.ts";
 import type { Check, Expectation, Kind, Measurement, Outcome, TestResult, UnitResult, UnitStatus, Verdict } from "../core/types.ts";
 import { checkExpectation, implicitChecks, isUnjudged } from "./checks.ts";
 import { KINDS } from "../kinds/mod.ts";
-import { componentChecks } from "./components.ts";
+import { componentChecks, componentTransportChecks } from "./components.ts";
 import { fleetCheck } from "./fleet-check.ts";
 
 export { lookupMetric } from "./checks.ts";
@@ -47,6 +47,11 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
       }
       if (e.fleet) {
         checks.push(fleetCheck(e, m, fleet.length ? fleet : [m]));
+        continue;
+      }
+      const perPart = componentTransportChecks(e, m);
+      if (perPart) {
+        checks.push(...perPart);
         continue;
       }
       const r = checkExpectation(e, m, baseline);

@@ -266,6 +266,12 @@ export interface ComponentValues {
   metrics: Record<string, number | null>;
   /** metrics of this component whose source could not be read → why (their value is null) */
   unmeasured?: Record<string, string>;
+  /** what lies behind a metric's value on this part (DCGM's failure text, how a NIC figure was taken), quoted when its check fails */
+  details?: Record<string, string>;
+  /** the tool that measured this part where a kind has more than one (nic: "perftest" or "nccl-p2p"), named in every check of it */
+  source?: string;
+  /** NCCL's account of this part's own run (a collective's rail): a `transport:` threshold is judged on each part that has one */
+  transport?: TransportSummary;
 }
 
 export interface SeriesPoint {
@@ -325,6 +331,8 @@ export interface TransportCheck {
   ok: boolean;
   /** e.g. "transport: NET/Socket used, NET/IB required (connections: 16 × NET/Socket, 24 × P2P/IPC)" */
   message: string;
+  /** a per-component check (one rail of a collective): the part it judged */
+  part?: PartId;
 }
 
 export type Check = MetricCheck | TransportCheck;

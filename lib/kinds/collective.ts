@@ -1,5 +1,6 @@
 // kind: collective: an nccl-tests style sweep of one collective over message sizes, by gpucheck's
-// own benchmark or the official binaries, judged on bus bandwidth and #wrong.
+// own benchmark or the official binaries, judged on bus bandwidth and #wrong; with `rails:` once per
+// HCA, each rail a nic part judged by name.
 import { z } from "zod";
 import { ParseError } from "../core/errors.ts";
 import { higher, lower } from "../core/metrics.ts";
@@ -8,6 +9,8 @@ import { transportFromLogs } from "../parsers/nccl-transport.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { type CollectiveParams, collectiveBlock, notInSweep, resolveCollective, sweep } from "./collective/params.ts";
 import { ncclResult } from "./collective/result.ts";
+import { railsArg } from "./collective/rails.ts";
+import { railsMeasurement } from "../parsers/nccl-rails.ts";
 import type { TestKind } from "../core/kind.ts";
 
 export type { CollectiveOp, CollectiveParams } from "./collective/params.ts";
@@ -34,6 +37,10 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     { key: "backend", default: "auto", doc: "nccl with GPUs, gloo without; or nccl | gloo" },
     { key: "impl", default: "workload", doc: "gpucheck's benchmark, or nccl-tests (the official binaries; needs GPUs)" },
     { key: "ncclTestsDir", doc: "with impl nccl-tests: the directory holding all_reduce_perf & co (default: PATH)" },
+    {
+      key: "rails",
+      doc: 'HCAs ([mlx5_0, mlx5_3] or "mlx5_0,mlx5_3"): the sweep once per HCA, each run a child process per rank with NCCL_IB_HCA==<hca> (and NCCL_NET=IB unless the test names another IB network), one nic part per rail; "auto": every InfiniBand port of node 0 (a storage HCA on InfiniBand too: list the compute ones where that matters). Needs NCCL',
+    },
   ],
   perNode: false,
   resolve: (block, ctx) => ({ collective: resolveCollective(block ?? {}, ctx) }),
@@ -47,7 +54,18 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     wrong: lower("count", "values that failed the data check (#wrong), summed over sizes"),
     out_of_bounds: lower("count", 'nccl-tests "Out of bounds values"'),
   },
+  // with `rails:`, each rail's own run (Measurement.components, part type "nic", name = the HCA)
+  componentMetrics: {
+    rail_busbw: higher(
+      "GB/s",
+      "with rails: busbw at the largest size of the run through this HCA alone, counted only when every rank's NCCL INFO shows its connections on NET/IB through that HCA and no other; a transport threshold is judged per rail",
+    ),
+  },
   headline: "busbw",
+  metricProblem: (metric, _info, p, sound) =>
+    metric === "rail_busbw" && p && p.rails === undefined && sound("collective.rails")
+      ? { message: `metric "rail_busbw" needs "rails" in the collective block`, key: "rails" }
+      : undefined,
   sizeProblem: (bytes, sizeText, key, p, sound) =>
     p && !sweep(p).includes(bytes) && sound("collective.minBytes", "collective.maxBytes", "collective.factor", "gpusPerNode") ? notInSweep(bytes, sizeText, key, p) : undefined,
   transport: (p, ctx) => {
@@ -84,9 +102,11 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
           c.impl,
           ...(c.check ? [] : ["--no-check"]),
           ...(c.ncclTestsDir ? ["--nccl-tests-dir", c.ncclTestsDir] : []),
+          ...(c.rails ? ["--rails", railsArg(c.rails)] : []),
         ]
       : ["collective"],
-  measure: (output, { logs }) => {
+  measure: (output, { logs, params }) => {
+    if (params?.rails) return railsMeasurement(output, logs);
     const report = parseNccl(output);
     if (report.rows.length === 0) {
       throw new ParseError(report.failure ? `no results: ${report.failure}` : "no nccl-tests result rows in the output");

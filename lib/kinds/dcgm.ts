@@ -42,7 +42,10 @@ export const dcgm: TestKind<"dcgm", DcgmParams, KindBlocks["dcgm"]> = {
     dcgm_skipped: lower("count", "plugin results DCGM skipped (never counted as passes), each named with DCGM's reason when it gives one"),
   },
   componentMetrics: {
-    dcgm_gpu_failures: lower("count", "this GPU's failed DCGM plugin results (dcgm_failures' details name them); unmeasured when DCGM gave it no result or only skips"),
+    dcgm_gpu_failures: lower(
+      "count",
+      "this GPU's failed DCGM plugin results; a failing check on it quotes each one's test, DCGM_FR code and DCGM's text (in the summary, its JUnit testcase, report.html and the certificate); unmeasured when DCGM gave it no result or only skips",
+    ),
   },
   headline: "dcgm_failures",
   // dcgmi loads the GPUs itself and reads them through DCGM: nvidia-smi sampling beside it adds nothing

@@ -1,9 +1,10 @@
 // kind: nvlink: GPU↔GPU bandwidth inside a node as a matrix: send/recv between every ordered pair of
-// GPUs alone, then every pair at once, each link named by its two GPUs. NVLink error counters are not
+// GPUs alone, then every pair at once, then the same with the copy engines (dst.copy_(src) from local
+// rank 0), each link named by its two GPUs. NVLink error counters are not
 // read here: the telemetry every kind gets already gives `nvlink_errors` (lib/core/metrics.ts).
 import { z } from "zod";
 import { higher, type MetricInfo } from "../core/metrics.ts";
-import { linkEnd, NVLINK_PHASES, nvlinkMeasurement } from "../parsers/nvlink.ts";
+import { linkEnd, NVLINK_CE, NVLINK_PHASES, nvlinkMeasurement } from "../parsers/nvlink.ts";
 import { num, obj, rankDevice } from "../parsers/part.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestResult, TestSpec } from "../core/types.ts";
@@ -15,18 +16,24 @@ import { renderMatrix } from "./nvlink/matrix-svg.ts";
 
 export type { NvlinkParams } from "./nvlink/params.ts";
 
+const CE = "local rank 0 of each host: dst.copy_(src, non_blocking=True) between two GPUs that can reach each other as peers, timed with CUDA events on the source GPU's stream";
 const HOW = "torch.distributed send/recv (NCCL on GPUs; on CPU gloo over TCP loopback, which the details say), GB/s = bytes × messages / time, 1 GB = 1e9 bytes";
 
 const metrics: Record<string, MetricInfo> = {
   nvlink_pair_gbps_min: higher("GB/s", `the slowest ordered pair of GPUs, each pair timed alone, both GPUs named (every link in the details, worst first); ${HOW}`),
   nvlink_pair_gbps_median: higher("GB/s", "the median ordered pair of GPUs, each pair timed alone"),
   nvlink_all_gbps_min: higher("GB/s", "the slowest link while every GPU sends to another at once (each shift k: GPU i → GPU i+k), so the links share the switch"),
+  nvlink_ce_gbps_min: higher("GB/s", `the slowest ordered pair copied alone by the copy engines (${CE}); null with the reason on CPUs (no copy engine)`),
+  nvlink_ce_gbps_median: higher("GB/s", "the median ordered pair copied alone by the copy engines"),
+  nvlink_ce_all_gbps_min: higher("GB/s", "the slowest pair while every ordered pair of the host's GPUs copies at once, each on its own stream"),
 };
 
 // each link's own values (Measurement.components), for thresholds and the outlier rule per link
 const componentMetrics: Record<string, MetricInfo> = {
   [NVLINK_PHASES.pairs]: higher("GB/s", "this link (sending GPU → receiving GPU) timed alone"),
   [NVLINK_PHASES.all]: higher("GB/s", "this link while every GPU of the node sends at once"),
+  [NVLINK_CE.pairs]: higher("GB/s", "this link (source GPU → destination GPU) copied alone by the copy engines; null with why when the GPUs cannot reach each other as peers"),
+  [NVLINK_CE.all]: higher("GB/s", "this link's copies while every pair of the node copies at once"),
 };
 
 declare module "../core/types.ts" {
@@ -37,7 +44,8 @@ declare module "../core/types.ts" {
 
 export const nvlink: TestKind<"nvlink", NvlinkParams, KindBlocks["nvlink"]> = {
   name: "nvlink",
-  summary: "GPU↔GPU GB/s inside a node as a matrix: send/recv between every ordered pair alone, then all pairs at once; each link named by its two GPUs",
+  summary:
+    "GPU↔GPU GB/s inside a node as a matrix: send/recv between every ordered pair alone, then all pairs at once, then copy-engine copies alike; each link named by its two GPUs",
   block: z.lazy(copyBlock),
   keys: copyKeys("256MiB (4MiB when gpusPerNode is 0)", "bytes per message", "messages per ordered pair and per shift"),
   perNode: true,

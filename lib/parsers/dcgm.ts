@@ -1,6 +1,7 @@
 // The dcgm command's GPUCHECK_RESULT → metrics: DCGM's failed, warned and skipped results counted over
 // the node's GPUs, each named by host, index, UUID and PCI bus (nvidia-smi -q of the same run) with the
-// test, DCGM's text and its DCGM_FR code; each GPU's own failure count as a component. When dcgmi
+// test, DCGM's text and its DCGM_FR code; each GPU's own failure count as a component, with DCGM's
+// text and codes for its failures beside it (quoted by the GPU's own failing check). When dcgmi
 // could not be run or read, every metric is null with that reason: an absent DCGM is never a pass.
 import { ParseError } from "../core/errors.ts";
 import { partName } from "../core/parts.ts";
@@ -82,7 +83,12 @@ function components(results: DcgmResult[], known: Set<number>, gpuPart: (id: num
       else if (unknown.length)
         c.unmeasured = { [DCGM_GPU_METRIC]: `DCGM result status ${unknown.map((r) => `"${r.rawStatus}" (${r.test})`).join(", ")} not known: not counted as a pass` };
       else if (judged.length === 0) c.unmeasured = { [DCGM_GPU_METRIC]: `every DCGM test on this GPU was skipped: ${own.map((r) => r.test).join(", ")}` };
-      else c.metrics[DCGM_GPU_METRIC] = own.filter((r) => r.status === "fail").length;
+      else {
+        const fails = own.filter((r) => r.status === "fail");
+        c.metrics[DCGM_GPU_METRIC] = fails.length;
+        // DCGM's own words on this GPU, so its verdict names the code and the cause, not only a count
+        if (fails.length) c.details = { [DCGM_GPU_METRIC]: fails.map((r) => `${r.test} ${r.rawStatus}${r.messages.length ? ` — ${r.messages.join(" | ")}` : ""}`).join("; ") };
+      }
       return c;
     });
 }

@@ -3,7 +3,7 @@
 // with a `GPUCHECK_NCCL {json}` record (backend, lines, capped, or the reason nothing was captured);
 // raw NCCL INFO lines (a suite that sent NCCL_DEBUG=INFO to the console) are read the same way.
 import type { ResultsFile } from "../core/types.ts";
-import { type TransportSummary, parseNcclInfo } from "./nccl-info.ts";
+import { type TransportSummary, connectionCounts, parseNcclInfo, usedTransport } from "./nccl-info.ts";
 import { taggedLines } from "./protocol.ts";
 
 export interface TransportReading {
@@ -53,4 +53,38 @@ export function addTransportFromLogs(results: ResultsFile, readLog: (path: strin
     return { ...t, units };
   });
   return { ...results, tests };
+}
+
+/**
+ * Whether NCCL's account of one process shows the bytes crossed NET/IB on `hca` and on no other
+ * (what NCCL_IB_HCA==<hca> asked for): null when it did, else why, naming what it used instead.
+ * `hca` is "mlx5_0:1", or "mlx5_0" for any port of it. A connection's NIC index ("via NET/IB/2")
+ * is the position in NCCL's "NET/IB : Using [0]mlx5_0:1/IB …" list, so the list must be there.
+ */
+export function hcaRoute(s: TransportSummary, hca: string): string | null {
+  const [device, port] = hca.split(":");
+  const same = (opened: string) => {
+    const [d, p] = opened.split("/")[0]!.split(":");
+    return d === device && (port === undefined || p === port);
+  };
+  const listed = s.hcas.map((h, i) => `[${i}]${h}`).join(" ");
+  if (usedTransport(s, "NET/Socket")) return `the bytes crossed NET/Socket, not NET/IB on ${hca} (connections: ${connectionCounts(s)})`;
+  const others = s.hcas.filter((h) => !same(h));
+  if (others.length) {
+    const opened = s.hcas.map((h) => h.split("/")[0]).join(", ");
+    return `NCCL opened ${opened} (NET/IB : Using ${listed}), not ${hca} alone: the NCCL_IB_HCA pin did not hold`;
+  }
+  if (!usedTransport(s, "NET/IB")) return `no connection crossed NET/IB, so nothing crossed ${hca} (connections: ${connectionCounts(s)})`;
+  if (s.hcas.length === 0) return `NCCL named no HCA it opened (no "NET/IB : Using" line), so which HCA its NET/IB connections crossed is unknown`;
+  const stray = s.netDevices.filter((d) => d.startsWith("IB/") && s.hcas[Number(d.slice(3))] === undefined);
+  if (stray.length) return `connections via NET/${stray.join(", NET/")}, a NIC index NCCL did not list (NET/IB : Using ${listed}), not ${hca}`;
+  return null;
+}
+
+/** "8 × NET/IB, all GDRDMA" / "8 × NET/IB, no GDRDMA: staged through host memory": how the bytes crossed. */
+export function ibAccount(s: TransportSummary): string {
+  const n = s.transports["NET/IB"] ?? 0;
+  const gdr = s.transports.GDRDMA ?? 0;
+  const how = gdr === 0 ? "no GDRDMA: staged through host memory" : gdr >= n ? "all GDRDMA" : `${gdr} of them GDRDMA`;
+  return `${n} × NET/IB, ${how}`;
 }

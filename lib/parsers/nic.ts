@@ -1,12 +1,14 @@
 // The nic command's GPUCHECK_RESULT → metrics: each HCA pair's ib_write_bw Gb/s and ib_read_lat µs
-// (lib/parsers/perftest.ts reads the clients' output) as a component named by host, device, port,
-// rate and nearest GPU; the worst of them; and the TCP stream between the two ranks, labelled with
-// the interface it crossed. Every HCA whose run left no figure is null with the reason.
+// (lib/parsers/perftest.ts reads the clients' output), or without perftest NCCL send/recv pinned to
+// the HCA (lib/parsers/nic-p2p.ts), as a component named by host, device, port, rate and nearest GPU
+// with the tool as its source; the worst of them; and the TCP stream between the two ranks, labelled
+// with the interface it crossed. Every HCA whose run left no figure is null with the reason.
 import { ParseError } from "../core/errors.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { type PartValue, setLowest } from "./lowest.ts";
 import { num, obj } from "./part.ts";
 import { parsePerftestBw, parsePerftestLat } from "./perftest.ts";
+import { p2pFigures } from "./nic-p2p.ts";
 import { taggedLines } from "./protocol.ts";
 
 type Obj = Record<string, unknown>;
@@ -43,6 +45,21 @@ function figure(run: Obj, kind: "bw" | "lat", gpu: number | null): Figure {
   }
 }
 
+/** One HCA's two figures from the tool its record names: perftest's clients, NCCL send/recv, or neither (why). */
+function figures(h: Obj, server: string, client: string): { b: Figure; l: Figure; source: string | null } {
+  const source = str(h.source);
+  if (source === "nccl-p2p") {
+    const f = p2pFigures(obj(h.p2p), `${str(h.device)}:${String(h.port)}`, server, client, num(h.gpu_server));
+    return { b: f.bw, l: f.lat, source };
+  }
+  if (h.source === null) {
+    const why = str(h.why) ?? "neither perftest nor NCCL point-to-point could run";
+    return { b: { value: null, why, text: why }, l: { value: null, why, text: why }, source: null };
+  }
+  // results written before the NCCL path have no source: they are perftest's
+  return { b: figure(obj(h.bw), "bw", num(h.gpu_server)), l: figure(obj(h.lat), "lat", num(h.gpu_server)), source: "perftest" };
+}
+
 /** "node0 mlx5_0 port 1 (400 Gb/s, nearest GPU 0) → node1 mlx5_0 (nearest GPU 0)" */
 function pairName(h: Obj, server: string, client: string): string {
   const rate = num(h.rate_gbps);
@@ -77,15 +94,17 @@ export function nicMeasurement(output: string): Measurement {
     const lat: PartValue[] = [];
     for (const h of hcas) {
       const part = pairName(h, server, client);
-      const b = figure(obj(h.bw), "bw", num(h.gpu_server));
-      const l = figure(obj(h.lat), "lat", num(h.gpu_server));
+      const { b, l, source } = figures(h, server, client);
       const component: ComponentValues = {
         part: { type: "nic", host: server, name: str(h.device) ?? "unknown HCA", ...(num(h.gpu_server) !== null && { index: num(h.gpu_server)! }) },
         metrics: { nic_bw_gbps: b.value, nic_lat_us: l.value },
         unmeasured: {},
+        ...(source && { source }),
       };
       if (b.why) component.unmeasured!.nic_bw_gbps = b.why;
       if (l.why) component.unmeasured!.nic_lat_us = l.why;
+      if (b.value !== null) component.details = { nic_bw_gbps: b.text, ...(l.value !== null && { nic_lat_us: l.text }) };
+      else if (l.value !== null) component.details = { nic_lat_us: l.text };
       m.components!.push(component);
       bw.push({ part, value: b.value, why: b.why, text: b.text });
       lat.push({ part, value: l.value, why: l.why, text: l.text });

@@ -15,6 +15,7 @@ th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line
 th { background: #f6f8fa; font-weight: 600; } table.verdicts td:nth-child(-n+3) { white-space: nowrap; } td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; color: #fff; font-size: 12px; font-weight: 600; letter-spacing: .03em; }
 .badge.passed { background: var(--pass); } .badge.failed { background: var(--fail); } .badge.error { background: var(--error); } .badge.skipped { background: var(--skip); }
+.part-why { font-size: 12px; margin-top: 2px; }
 ul.checks { list-style: none; padding-left: 0; margin: 4px 0; font-family: ui-monospace, monospace; font-size: 13px; }
 ul.checks li.ok::before { content: "✓ "; color: var(--pass); } ul.checks li.missed::before { content: "✗ "; color: var(--fail); } ul.checks li.unjudged::before { content: "? "; color: var(--error); }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; font-size: 12px; max-height: 360px; }

@@ -3,7 +3,7 @@
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
 import { startedCount } from "../execute/not-started.ts";
 import { preflightLines } from "./preflight-text.ts";
-import type { MetricCheck, Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import type { Check, Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partLabel } from "../core/parts.ts";
 import { attrs, cdata, escapeText } from "../core/xml.ts";
@@ -16,7 +16,7 @@ interface Case {
   name: string;
   outcome: Outcome;
   /** a per-component testcase: the part's checks within the unit */
-  part?: { checks: MetricCheck[] };
+  part?: { checks: Check[] };
   /** a node an isolating pattern judged */
   node?: NodeVerdict;
 }
@@ -123,7 +123,7 @@ function renderCase(results: ResultsFile, c: Case): string[] {
 }
 
 /** One part's checks: failing with every missed check's message, an error when one could not be judged. */
-function renderPartCase(c: Case, checks: MetricCheck[], classname: string): string[] {
+function renderPartCase(c: Case, checks: Check[], classname: string): string[] {
   // the unit's case carries the time: a part's time would count the unit's run twice
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(0) })}>`;
   const bad = checks.filter((k) => !k.ok).map((k) => k.message);

@@ -97,6 +97,7 @@ const TransportCheck = z
     unit: z.literal(""),
     ok: z.boolean(),
     message: z.string().describe('e.g. "transport: P2P/IPC, NET/Socket used, NET/IB required (connections: 14 × P2P/IPC, 2 × NET/Socket)"'),
+    part: PartId.optional().describe("a per-component check (one rail of a collective): the part it judged"),
   })
   .meta({ id: "TransportCheck" });
 
@@ -152,6 +153,9 @@ const Measurement = z
             part: PartId,
             metrics: z.record(z.string(), numOrNull).describe("the part's own values, by per-component metric name"),
             unmeasured: z.record(z.string(), z.string()).optional().describe("per-component metrics this part could not measure → why"),
+            details: z.record(z.string(), z.string()).optional().describe("what lies behind a metric's value on this part, quoted in its check's message when the check fails"),
+            source: z.string().optional().describe('the tool that measured this part where the kind has more than one (nic: "perftest" or "nccl-p2p")'),
+            transport: TransportSummary.optional().describe("NCCL's account of this part's own run (a collective's rail); a transport threshold is judged on each such part"),
           })
           .meta({ id: "ComponentValues" }),
       )

@@ -192,7 +192,7 @@ test("pcie: two CPU ranks copy host memory, the links unmeasured with the reason
   expect(m.unmeasured!.pcie_replays).toBe(m.unmeasured!.pcie_link_degraded!);
 }, 120_000);
 
-test("nvlink: two CPU ranks time both ordered pairs alone and at once into one GPUCHECK_RESULT in the contract", async () => {
+test("nvlink: two CPU ranks time both ordered pairs alone and at once into one GPUCHECK_RESULT in the contract; the copy engines skipped with the reason", async () => {
   const out = await runs.nvlink;
   const [result] = taggedLines(out, "RESULT");
   expectValid(KINDS.nvlink, result, "nvlink");
@@ -201,10 +201,16 @@ test("nvlink: two CPU ranks time both ordered pairs alone and at once into one G
     expect(m.metrics[metric]).toBeGreaterThan(0);
     expect(m.details![metric]).toStartWith("device: cpu — gloo between processes over TCP loopback (host memory), no NVLink crossed; ");
   }
+  const every = ["nvlink_link_gbps", "nvlink_link_all_gbps", "nvlink_ce_gbps", "nvlink_ce_all_gbps"];
   expect(m.components!.map((c) => [c.part.type, c.part.rank, c.part.name?.replace(/CPU: [^)]*/g, "CPU"), Object.keys(c.metrics)])).toEqual([
-    ["link", 0, "rank 0 (CPU)→rank 1 (CPU)", ["nvlink_link_gbps", "nvlink_link_all_gbps"]],
-    ["link", 1, "rank 1 (CPU)→rank 0 (CPU)", ["nvlink_link_gbps", "nvlink_link_all_gbps"]],
+    ["link", 0, "rank 0 (CPU)→rank 1 (CPU)", every],
+    ["link", 1, "rank 1 (CPU)→rank 0 (CPU)", every],
   ]);
+  // no copy engine on a CPU: the phase is null with the reason, said once per host, never a pass
+  for (const metric of ["nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"]) {
+    expect(m.metrics[metric]).toBeNull();
+    expect(m.unmeasured![metric]).toMatch(/^\S+: device: cpu — no GPU, so no copy engine: the copy-engine phase did not run$/);
+  }
 }, 120_000);
 
 test("nic: two CPU ranks, no InfiniBand: perftest metrics null with the reason, a TCP stream over lo, in the contract", async () => {

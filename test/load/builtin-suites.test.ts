@@ -94,15 +94,22 @@ test("h100-multinode: 2 nodes by default, Ring forced, per-GPU training floor", 
   expect(test_("h100-multinode", "fabric-allreduce").env).toMatchObject({ NCCL_ALGO: "Ring", NCCL_NET: "IB" });
   expect(threshold("h100-multinode", "fabric-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB", "GDRDMA"], forbid: ["NET/Socket"] });
   expect(threshold("h100-multinode", "resnet50-synthetic", "samples_per_s_per_gpu")?.min).toBe(1950);
-  // each compute NIC pair by perftest, and one all-reduce per rail through that HCA only
+  // each compute NIC pair by perftest (else NCCL send/recv), and one all-reduce per rail through that HCA only
   expect(test_("h100-multinode", "nic-pairs")).toMatchObject({
     ranksPerNode: 1,
     nic: { hcas: ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"] },
   });
   expect(threshold("h100-multinode", "nic-pairs", "nic_bw_gbps_min")?.min).toBe(380);
-  const rails = s.tests.filter((t) => t.name.startsWith("rail-"));
-  expect(rails.map((t) => t.env.NCCL_IB_HCA)).toEqual(["=mlx5_0", "=mlx5_3", "=mlx5_4", "=mlx5_5", "=mlx5_6", "=mlx5_9", "=mlx5_10", "=mlx5_11"]);
-  for (const r of rails) expect(threshold("h100-multinode", r.name, "busbw")?.min).toBe(46);
+  // the 8 rails are one test: the sweep once per HCA, each rail a part judged by name
+  expect(s.tests.map((t) => t.name)).toEqual(["inventory", "fabric-allreduce", "nic-pairs", "rails-allreduce", "resnet50-synthetic"]);
+  expect(test_("h100-multinode", "rails-allreduce")).toMatchObject({
+    env: { NCCL_ALGO: "Ring", NCCL_NET: "IB" },
+    collective: { minBytes: 1024 ** 3, maxBytes: 4 * 1024 ** 3, rails: ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"] },
+  });
+  expect(test_("h100-multinode", "rails-allreduce").env.NCCL_IB_HCA).toBeUndefined();
+  expect(threshold("h100-multinode", "rails-allreduce", "rail_busbw")).toMatchObject({ min: 46, perComponent: true, outlier: { side: "below", ratio: 0.93, over: "unit" } });
+  expect(threshold("h100-multinode", "rails-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB", "GDRDMA"], forbid: ["NET/Socket"] });
+  for (const m of ["wrong", "ib_link_downed"]) expect(threshold("h100-multinode", "rails-allreduce", m)?.max).toBe(0);
 });
 
 test("gpu-1x: every CUDA path on one GPU, with per-GPU floors from per-GPU sources", () => {

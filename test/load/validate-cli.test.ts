@@ -27,7 +27,7 @@ test(
       'test/fixtures/suites/bad-many.yaml:11:29: invalid size "8 GiBs": expected a number of bytes or a number with B, KiB, MiB, GiB, TiB (binary, also K, M, G, T) or KB, MB, GB, TB (decimal)',
       'test/fixtures/suites/bad-many.yaml:11:57: invalid op "allreduce": did you mean "all_reduce"?',
       'test/fixtures/suites/bad-many.yaml:13:21: invalid value "400 GBs" for metric "busbw": expected a number in GB/s, B/s, KB/s, MB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, Mb/s, Gb/s, Tb/s, Gbit/s, Gbps',
-      'test/fixtures/suites/bad-many.yaml:14:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_hardware, xid_application, xid_events, throttle_hw, throttle_sw_thermal, throttle_sw_power_cap, throttle_events, sm_clock_min_mhz, ib_link_downed, ib_port_errors, nvlink_errors, transport',
+      'test/fixtures/suites/bad-many.yaml:14:7: metric "samples_per_s" is not produced by kind "collective": expected one of busbw, algbw, time_us, busbw_peak, busbw_avg, wrong, out_of_bounds, gpu_temp_max, gpu_power_max, gpu_util_mean, xid_hardware, xid_application, xid_events, throttle_hw, throttle_sw_thermal, throttle_sw_power_cap, throttle_events, sm_clock_min_mhz, ib_link_downed, ib_port_errors, nvlink_errors, rail_busbw, transport',
       'test/fixtures/suites/bad-many.yaml:15:11: duplicate test name "nvlink": first defined at line 8',
       'test/fixtures/suites/bad-many.yaml:16:11: invalid kind "colective": did you mean "collective"?',
       'test/fixtures/suites/bad-many.yaml:19:12: data "fashionmnist" needs "dataDir": the directory holding the data set on the nodes, or "@generated" for a small generated set',

@@ -35,7 +35,10 @@ describe("dcgmMeasurement on real captures", () => {
     expect(m.metrics).toEqual({ dcgm_skipped: 0, dcgm_failures: 1, dcgm_warnings: 0 });
     expect(m.details?.dcgm_failures).toBe(PERSISTENCE);
     expect(m.details?.dcgm_warnings).toBe("none in 1 results (DCGM 4.2.3 (4.x format), level 2)");
-    expect(m.components).toEqual([{ part: { type: "gpu", host: "gpu01", index: 0 }, metrics: { dcgm_gpu_failures: 1 } }]);
+    // the GPU's own part carries DCGM's code and text, for its verdict
+    expect(m.components).toEqual([
+      { part: { type: "gpu", host: "gpu01", index: 0 }, metrics: { dcgm_gpu_failures: 1 }, details: { dcgm_gpu_failures: PERSISTENCE.slice("gpu01 GPU 0: ".length) } },
+    ]);
     expect(m.unmeasured).toBeUndefined();
   });
 

@@ -53,19 +53,22 @@ function result(gbps = 370, slow: Record<string, number> = {}, drop = "") {
     ranks: [gpu(0), gpu(1), gpu(2)],
     pairs: EVERY.filter(([s, d]) => `${s}>${d}` !== drop).map(([s, d]) => timed(s, d, rate(s, d))),
     all: EVERY.map(([s, d]) => timed(s, d, rate(s, d) - 20, (d - s + 3) % 3)),
+    // the copy engines of local rank 0: 380 GB/s a pair alone, 300 all at once
+    ce: [{ host: "gpu01", leader: 0, pairs: EVERY.map(([s, d]) => timed(s, d, 380)), all: EVERY.map(([s, d]) => timed(s, d, 300)) }] as object[],
   };
 }
+const CE = { nvlink_ce_gbps_min: 380, nvlink_ce_gbps_median: 380, nvlink_ce_all_gbps_min: 300 };
 const line = (o: unknown) => `[gpu01 rank 0] GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
 
 describe("nvlinkMeasurement", () => {
   test("every ordered pair is a link part named by both GPUs; the slowest pair leads the details", () => {
     const m = nvlinkMeasurement(line(result(370, { "2>0": 185 })));
-    expect(m.metrics).toEqual({ nvlink_pair_gbps_min: 185, nvlink_all_gbps_min: 165, nvlink_pair_gbps_median: 370 });
+    expect(m.metrics).toEqual({ nvlink_pair_gbps_min: 185, nvlink_all_gbps_min: 165, nvlink_pair_gbps_median: 370, ...CE });
     expect(m.unmeasured).toEqual({});
     expect(m.components!.map((c) => [c.part, c.metrics] as unknown[])).toEqual(
       EVERY.map(([s, d]) => [
         { type: "link", host: "gpu01", rank: s, name: `${END[s]}→${END[d]}` },
-        { nvlink_link_gbps: s === 2 && d === 0 ? 185 : 370, nvlink_link_all_gbps: s === 2 && d === 0 ? 165 : 350 },
+        { nvlink_link_gbps: s === 2 && d === 0 ? 185 : 370, nvlink_link_all_gbps: s === 2 && d === 0 ? 165 : 350, nvlink_ce_gbps: 380, nvlink_ce_all_gbps: 300 },
       ]),
     );
     const prefix = "NCCL send/recv between GPUs of one node (NVLink/NVSwitch where NCCL uses P2P); ";
@@ -94,10 +97,10 @@ describe("nvlinkMeasurement", () => {
   test("a pair missing from the result is unmeasured on its link and in every test metric it feeds, never left out", () => {
     const m = nvlinkMeasurement(line(result(370, {}, "1>2")));
     const why = `gpu01 link ${END[1]}→${END[2]}: rank 1 → rank 2 missing from the result's "pairs"`;
-    expect(m.metrics).toEqual({ nvlink_pair_gbps_min: null, nvlink_all_gbps_min: 350, nvlink_pair_gbps_median: null });
+    expect(m.metrics).toEqual({ nvlink_pair_gbps_min: null, nvlink_all_gbps_min: 350, nvlink_pair_gbps_median: null, ...CE });
     expect(m.unmeasured).toEqual({ nvlink_pair_gbps_min: why, nvlink_pair_gbps_median: why });
     const link = m.components!.find((c) => c.part.name === `${END[1]}→${END[2]}`)!;
-    expect(link.metrics).toEqual({ nvlink_link_gbps: null, nvlink_link_all_gbps: 350 });
+    expect(link.metrics).toEqual({ nvlink_link_gbps: null, nvlink_link_all_gbps: 350, nvlink_ce_gbps: 380, nvlink_ce_all_gbps: 300 });
     expect(link.unmeasured).toEqual({ nvlink_link_gbps: `rank 1 → rank 2 missing from the result's "pairs"` });
   });
 
@@ -105,9 +108,45 @@ describe("nvlinkMeasurement", () => {
     const r = { ...result(), world_size: 2, ranks: [gpu(0, "gpu01"), gpu(1, "gpu02")], pairs: [], all: [] };
     const m = nvlinkMeasurement(line(r));
     const why = "no two ranks share a host (rank 0 on gpu01, rank 1 on gpu02): a link joins two GPUs of one node";
-    expect(m.metrics).toEqual({ nvlink_pair_gbps_min: null, nvlink_pair_gbps_median: null, nvlink_all_gbps_min: null });
-    expect(m.unmeasured).toEqual({ nvlink_pair_gbps_min: why, nvlink_pair_gbps_median: why, nvlink_all_gbps_min: why });
+    const every = ["nvlink_pair_gbps_min", "nvlink_pair_gbps_median", "nvlink_all_gbps_min", "nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"];
+    expect(m.metrics).toEqual(Object.fromEntries(every.map((k) => [k, null])));
+    expect(m.unmeasured).toEqual(Object.fromEntries(every.map((k) => [k, why])));
     expect(m.components).toEqual([]);
+  });
+
+  test("copy engines: each link's copies alone and at once, a pair without peer access null with why", () => {
+    const r = result();
+    const refused = { src: 1, dst: 2, why: "GPU 1 cannot reach GPU 2 as a peer (torch.cuda.can_device_access_peer is False): a copy would be staged through host memory" };
+    r.ce = [
+      {
+        host: "gpu01",
+        leader: 0,
+        pairs: EVERY.map(([s, d]) => (s === 1 && d === 2 ? refused : timed(s, d, s === 0 && d === 2 ? 190 : 380))),
+        all: EVERY.map(([s, d]) => (s === 1 && d === 2 ? refused : timed(s, d, 300))),
+      },
+    ];
+    const m = nvlinkMeasurement(line(r));
+    const link = m.components!.find((c) => c.part.name === `${END[1]}→${END[2]}`)!;
+    expect([link.metrics.nvlink_ce_gbps, link.unmeasured!.nvlink_ce_gbps]).toEqual([null, refused.why]);
+    expect(m.metrics.nvlink_ce_gbps_min).toBeNull();
+    expect(m.unmeasured!.nvlink_ce_gbps_min).toBe(`gpu01 link ${END[1]}→${END[2]}: ${refused.why}`);
+    const ok = nvlinkMeasurement(line({ ...r, ce: [{ ...r.ce[0], pairs: EVERY.map(([s, d]) => timed(s, d, s === 0 && d === 2 ? 190 : 380)) }] }));
+    expect(ok.metrics.nvlink_ce_gbps_min).toBe(190);
+    expect(ok.details!.nvlink_ce_gbps_min).toStartWith(
+      `copy engines: dst.copy_(src) from local rank 0 between GPUs of one node (peer-to-peer cudaMemcpyAsync over NVLink/NVSwitch, no NCCL); gpu01 link ${END[0]}→${END[2]}: 190.0 GB/s (best 192.0 GB/s, median 191.0 GB/s); `,
+    );
+  });
+
+  test("copy engines skipped (CPU ranks), or a result from before the phase: null with the reason, said once", () => {
+    const why = "device: cpu — no GPU, so no copy engine: the copy-engine phase did not run";
+    const m = nvlinkMeasurement(line({ ...result(), ce: [{ host: "gpu01", leader: 0, why }] }));
+    for (const k of ["nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"]) {
+      expect(m.metrics[k]).toBeNull();
+      expect(m.unmeasured![k]).toBe(`gpu01: ${why}`);
+    }
+    expect(m.components![0]!.unmeasured).toEqual({ nvlink_ce_gbps: why, nvlink_ce_all_gbps: why });
+    const { ce: _ce, ...old } = result();
+    expect(nvlinkMeasurement(line(old)).components![0]!.unmeasured!.nvlink_ce_gbps).toBe("the result has no copy-engine phase (written by a workload without it)");
   });
 
   test("output without a result, or a result without ranks, is a parse error saying so", () => {

@@ -12,7 +12,7 @@ import os
 import socket
 import time
 
-from . import cpu, dist as pg, emit, nccl_debug, nccl_layout, nccl_math, __version__
+from . import collective_rails, cpu, dist as pg, emit, nccl_debug, nccl_layout, nccl_math, __version__
 from .errors import WorkloadError, require_torch
 from .ops import Collective
 
@@ -38,11 +38,15 @@ def add_arguments(p):
     p.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto")
     p.add_argument("--impl", choices=("workload", "nccl-tests"), default="workload")
     p.add_argument("--nccl-tests-dir", help="directory holding <op>_perf (default: PATH)")
+    collective_rails.add_arguments(p)
 
 
 def main(args):
     from . import ranks as ranks_mod
     ranks = ranks_mod.detect()
+    if args.rails:
+        validate(args)
+        return collective_rails.run(args, ranks)  # a child per rail, each binding itself
     if args.impl == "nccl-tests":
         from . import nccl_tests
         return nccl_tests.run(args, ranks)  # unbound: in node mode one process drives every GPU

@@ -10,8 +10,12 @@ so perftest's CUDA ordinal is nvidia-smi's index.
 
 The ranks take turns through gloo: rank 0 says whether its server listens (its TCP port shows in
 /proc/net/tcp), rank 1 runs the client only then, and rank 0 collects its server after the client.
-The clients' raw output goes into the result; lib/parsers/perftest.ts reads it. A missing perftest,
-no InfiniBand device, a server that never listened and a timeout are each a reason, never a figure.
+The clients' raw output goes into the result; lib/parsers/perftest.ts reads it. No InfiniBand
+device, a server that never listened and a timeout are each a reason, never a figure.
+
+Where perftest is missing on either node but both have torch with NCCL and a GPU, each HCA is
+measured by NCCL send/recv pinned to it instead (nic_p2p.py: a child process per HCA), its record
+marked "source": "nccl-p2p"; where neither can run, every HCA's reason says why both could not.
 
 The TCP stream (Python sockets, a bounded transfer and 1-byte round trips) runs on every node pair,
 GPU or not: it measures the interface the two ranks' rendezvous address routes over, says which,
@@ -24,7 +28,7 @@ import statistics
 import subprocess
 import time
 
-from . import affinity, dist as pg, emit, ib, nic_topo
+from . import affinity, dist as pg, emit, ib, nic_p2p, nic_topo
 from .errors import WorkloadError, require_torch
 
 HELP = "per-NIC RDMA bandwidth and latency between two nodes (perftest ib_write_bw/ib_read_lat, GPUDirect from the nearest GPU) and a TCP stream between the ranks"
@@ -45,6 +49,8 @@ def add_arguments(p):
     p.add_argument("--timeout", type=float, default=60.0, help="seconds each perftest client may run")
     p.add_argument("--tcp-bytes", type=int, default=256 * 1024 ** 2, help="bytes of the TCP stream")
     p.add_argument("--tcp-pings", type=int, default=200, help="1-byte TCP round trips")
+    p.add_argument("--p2p-size", type=int, default=256 * 1024 ** 2, help="bytes per NCCL send/recv message when perftest is missing")
+    p.add_argument("--p2p-iters", type=int, default=20, help="timed NCCL send/recv messages per HCA when perftest is missing")
 
 
 def main(args):
@@ -55,7 +61,7 @@ def main(args):
 def run(args, ranks):
     if ranks.world_size != 2:
         raise WorkloadError("nic pairs two ranks (one per node, rank 0 the server): this run has %d" % ranks.world_size)
-    for name in ("size", "iters", "tcp_bytes", "tcp_pings"):
+    for name in ("size", "iters", "tcp_bytes", "tcp_pings", "p2p_size", "p2p_iters"):
         if getattr(args, name) < 1:
             raise WorkloadError("--%s must be at least 1, got %d" % (name.replace("_", "-"), getattr(args, name)))
     torch = require_torch()
@@ -65,16 +71,29 @@ def run(args, ranks):
     try:
         share = lambda mine: _gather(dist, mine)
         me = {"host": socket.gethostname(), "hcas": _hcas(args.hcas), "near": _near(),
-              "tools": {k: shutil.which(t) for k, t in TOOLS.items()}}
+              "tools": {k: shutil.which(t) for k, t in TOOLS.items()}, "nccl": nic_p2p.capability(torch, dist)}
         pair = share(me)
         server, client = pair
         addr = ranks.master_addr  # rank 0 is the rendezvous host: the client reaches it there
         tcp = _tcp(ranks.rank, addr, args, share)
+        # perftest where both nodes have it, else NCCL point-to-point: one tool for every HCA, so the
+        # outlier rule never compares one tool's figure with the other's
+        missing = nic_p2p.missing_tools(pair, TOOLS)
+        no_nccl = nic_p2p.unusable(pair) if missing else None
         records = []
         for i, hca in enumerate(server["hcas"]):
             rec = dict(hca, gpu_server=_gpu(server, hca), gpu_client=_gpu(client, hca))
-            for j, kind in enumerate(("bw", "lat")):
-                rec[kind] = _pair(kind, ranks.rank, addr, BASE_PORT + 2 * i + j, hca, rec, server, client, args, share)
+            if not missing:
+                rec["source"] = "perftest"
+                for j, kind in enumerate(("bw", "lat")):
+                    rec[kind] = _pair(kind, ranks.rank, addr, BASE_PORT + 2 * i + j, hca, rec, server, client, args, share)
+            elif no_nccl:
+                rec["source"] = None
+                rec["why"] = "%s, and NCCL point-to-point cannot stand in: %s" % (missing, no_nccl)
+            else:
+                rec["source"] = nic_p2p.SOURCE
+                rec["perftest"] = missing
+                rec["p2p"] = nic_p2p.pair(ranks.rank, addr, hca, rec, server, client, args, share)
             records.append(rec)
         if ranks.rank == 0:
             emit.tagged("RESULT", {"world_size": 2, "torch": torch.__version__, "server": {"host": server["host"], "addr": addr},
@@ -133,19 +152,14 @@ def _pair(kind, rank, addr, port, hca, rec, server, client, args, share):
     tool, dev = TOOLS[kind], hca["device"]
     proc, up = None, {}
     if rank == 0:
-        if not server["tools"][kind]:
-            up = {"why": "%s not found on %s (install perftest)" % (tool, server["host"])}
-        else:
-            proc = subprocess.Popen(_command(kind, hca, port, rec["gpu_server"], args), stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, universal_newlines=True, env=_env())
-            up = _listening(proc, port, "the %s server on %s for %s" % (tool, server["host"], dev))
+        proc = subprocess.Popen(_command(kind, hca, port, rec["gpu_server"], args), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, universal_newlines=True, env=_env())
+        up = _listening(proc, port, "the %s server on %s for %s" % (tool, server["host"], dev))
     up = share(up)[0]
     got = {}
     if rank == 1:
         if up.get("why"):
             got = {"why": up["why"]}
-        elif not client["tools"][kind]:
-            got = {"why": "%s not found on %s (install perftest)" % (tool, client["host"])}
         elif dev not in {h["device"] for h in client["hcas"]}:
             got = {"why": "the client node %s has no %s (its HCAs: %s)" % (client["host"], dev, ", ".join(sorted({h["device"] for h in client["hcas"]})) or "none")}
         else:

@@ -1,6 +1,6 @@
 """GPU↔GPU bandwidth inside a node, as a matrix of every ordered pair of ranks on one host.
 
-Two phases, each timed on the receiving rank over `iters` messages after `warmup` untimed ones:
+Three phases, the first two timed on the receiving rank over `iters` messages after `warmup` untimed ones:
 - pairs: one ordered pair (i→j) at a time, the rest of the node idle: rank i sends a `size`-byte
   buffer to rank j with torch.distributed send/recv. On GPUs that is NCCL's point-to-point path
   between the two GPUs (NVLink/NVSwitch on an HGX node); on CPUs it is gloo between two processes
@@ -8,12 +8,16 @@ Two phases, each timed on the receiving rank over `iters` messages after `warmup
 - all: every rank at once, for each shift k = 1 … n-1 rank i sends to i+k (mod n) and receives from
   i-k, so the links share the switch, and contention shows.
 
+- copy engines (nvlink_ce.py): local rank 0 of each host copies between every ordered pair of its
+  GPUs with dst.copy_(src, non_blocking=True), alone and then all pairs at once, while the host's
+  other ranks wait; skipped with the reason on CPUs.
+
 GB/s is decimal (1 GB = 1e9 bytes): bytes × iters / the timed calls' total time; each call's own
 rate is kept too. A link's figure belongs to the receiving rank, which timed it.
 """
 import socket
 
-from . import bandwidth, dist as pg, emit
+from . import bandwidth, dist as pg, emit, nvlink_ce
 from .device_id import identity
 from .errors import WorkloadError, require_torch
 
@@ -71,13 +75,19 @@ def run(args, ranks):
             to, frm = mine[(i + k) % len(mine)], mine[(i - k) % len(mine)]
             times = bandwidth.seconds_per_call(torch, ctx.device, lambda: exchange(dist, send, recv, to, frm), args.iters, args.warmup)
             timed["all"].append(dict(shift=k, src=frm, dst=ranks.rank, **rate(size, times)))
+        # the copy engines: local rank 0 copies between every pair of its host's GPUs, the others idle
+        pg.barrier(ctx)
+        if ranks.rank == mine[0]:
+            timed["ce"] = nvlink_ce.leader_phase(torch, ctx, [everyone[r] for r in mine], size, args.iters, args.warmup)
+        pg.barrier(ctx)
         gathered = [None] * ranks.world_size
         dist.all_gather_object(gathered, timed)
         if ranks.rank == 0:
             emit.tagged("RESULT", {"world_size": ranks.world_size, "backend": ctx.backend, "torch": torch.__version__,
                                    "size": size, "iters": args.iters, "warmup": args.warmup, "ranks": everyone,
                                    "pairs": sorted((p for t in gathered for p in t["pairs"]), key=lambda p: (p["src"], p["dst"])),
-                                   "all": sorted((p for t in gathered for p in t["all"]), key=lambda p: (p["shift"], p["dst"]))})
+                                   "all": sorted((p for t in gathered for p in t["all"]), key=lambda p: (p["shift"], p["dst"])),
+                                   "ce": [t["ce"] for t in gathered if "ce" in t]})
         return 0
     finally:
         pg.close()

@@ -1,7 +1,7 @@
 """nic: two real ranks on CPU (no InfiniBand here: the perftest metrics' reason, a TCP stream over
 lo); the whole server/client sequence against a fake perftest (named as such: a script that listens
-like the real server and prints a real captured client table); the GPU nearest each NIC from a real
-`nvidia-smi topo -m`; and the exact reasons for a server that never listens or dies first."""
+like the real server and prints a real captured client table; without perftest: test_nic_p2p.py);
+the GPU nearest each NIC from a real `nvidia-smi topo -m`; and the exact reasons for a server that never listens or dies first."""
 import json
 import os
 import subprocess
@@ -54,19 +54,12 @@ def test_each_hca_runs_server_then_client_and_the_client_output_comes_back(tmp_p
             f.write(FAKE % (sys.executable, CAPTURES))
         os.chmod(path, 0o755)
     r = _result(run_ranks(2, SMALL + ["--hcas", "mlx5_0,mlx5_3:2", "--iters", "10"]))
-    assert [(h["device"], h["port"], h["gpu_server"]) for h in r["hcas"]] == [("mlx5_0", 1, None), ("mlx5_3", 2, None)]
+    assert [(h["device"], h["port"], h["gpu_server"], h["source"]) for h in r["hcas"]] == [("mlx5_0", 1, None, "perftest"), ("mlx5_3", 2, None, "perftest")]
     first = r["hcas"][0]
     assert first["bw"]["command"] == "ib_write_bw -d mlx5_0 -i 1 -p 18515 -F -n 10 --report_gbits -s 1048576 127.0.0.1"
     assert first["lat"]["command"] == "ib_read_lat -d mlx5_0 -i 1 -p 18516 -F -n 10 127.0.0.1"
     assert first["bw"]["rc"] == 0 and "353.53" in first["bw"]["output"]
     assert r["hcas"][1]["lat"]["rc"] == 0 and "6.74" in r["hcas"][1]["lat"]["output"]
-
-
-def test_perftest_missing_is_the_reason_on_every_hca(tmp_path, monkeypatch):
-    r = _result(run_ranks(2, SMALL + ["--hcas", "mlx5_0"]))
-    host = r["server"]["host"]
-    assert r["hcas"][0]["bw"] == {"why": "ib_write_bw not found on %s (install perftest)" % host}
-    assert r["hcas"][0]["lat"] == {"why": "ib_read_lat not found on %s (install perftest)" % host}
 
 
 def test_a_server_that_never_listens_or_dies_first_is_named(monkeypatch):

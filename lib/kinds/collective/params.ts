@@ -4,6 +4,8 @@ import { bool, intAtLeast, nonEmptyText, nonNegativeInt, oneOf, positiveInt, siz
 import { formatSize } from "../../core/units.ts";
 import { given } from "../given.ts";
 import type { ResolveContext } from "../../core/kind.ts";
+import type { PathKey } from "../../core/issues.ts";
+import { type Rails, railList } from "./rails.ts";
 
 export const COLLECTIVE_OPS = ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"] as const;
 export const DTYPES = ["float", "half", "bfloat16", "double", "int32"] as const;
@@ -25,9 +27,11 @@ export interface CollectiveParams {
   impl: "workload" | "nccl-tests";
   /** directory holding all_reduce_perf & co; PATH when absent */
   ncclTestsDir?: string;
+  /** the sweep once per HCA, each run through that HCA alone (NCCL_IB_HCA==<hca>); "auto": every InfiniBand port of node 0 */
+  rails?: Rails;
 }
 
-export const COLLECTIVE_DEFAULTS: Omit<CollectiveParams, "ncclTestsDir"> = {
+export const COLLECTIVE_DEFAULTS: Omit<CollectiveParams, "ncclTestsDir" | "rails"> = {
   op: "all_reduce",
   minBytes: 8,
   maxBytes: 8 * 1024 ** 3,
@@ -56,6 +60,7 @@ export const collectiveBlock = () =>
     backend: oneOf("backend", ["auto", "nccl", "gloo"]).optional(),
     impl: oneOf("impl", ["workload", "nccl-tests"]).optional(),
     ncclTestsDir: nonEmptyText().optional(),
+    rails: railList().optional(),
   });
 
 export function resolveCollective(c: Partial<CollectiveParams>, ctx: ResolveContext): CollectiveParams {
@@ -81,7 +86,19 @@ export function resolveCollective(c: Partial<CollectiveParams>, ctx: ResolveCont
     report([...at, "backend"], `backend "gloo" cannot be used with impl "nccl-tests": nccl-tests always uses NCCL`, "value", set("impl"));
   if (p.ncclTestsDir !== undefined && p.impl !== "nccl-tests" && sound("collective.impl"))
     report([...at, "ncclTestsDir"], `"ncclTestsDir" applies to impl "nccl-tests" only`, "key", set("impl"));
+  if (p.rails !== undefined && sound("collective.rails")) railsProblems(p, ctx, at, set);
   return p;
+}
+
+/** A rail is an HCA NCCL is pinned to: it needs NCCL, which only gpucheck's own benchmark runs once per rail. */
+function railsProblems(p: CollectiveParams, ctx: ResolveContext, at: PathKey[], set: (...keys: Array<keyof CollectiveParams>) => PathKey[][]): void {
+  const here = [...at, "rails"];
+  const why = "NCCL_IB_HCA pins only NCCL's traffic, so no rail would be crossed";
+  if (p.backend === "gloo" && ctx.sound("collective.backend")) ctx.report(here, `"rails" needs NCCL, but backend is "gloo": ${why}`, "key", set("backend"));
+  else if (p.backend === "auto" && ctx.gpusPerNode === 0 && ctx.sound("gpusPerNode"))
+    ctx.report(here, `"rails" needs NCCL, but "gpusPerNode" is 0: the collective runs on gloo, and ${why}`, "key", ctx.gpusAt);
+  if (p.impl === "nccl-tests" && ctx.sound("collective.impl"))
+    ctx.report(here, `"rails" applies to impl "workload" only: it runs gpucheck's benchmark once per rail`, "key", set("impl"));
 }
 
 /** The sizes nccl-tests measures: minBytes × factor^k up to maxBytes. */

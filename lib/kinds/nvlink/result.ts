@@ -15,6 +15,10 @@ export const nvlinkResult = z.lazy(() => {
     bytes: z.number().int().positive().describe("bytes per message"),
     calls: z.array(z.number().positive()).min(1).describe("every timed message's GB/s, in order"),
   };
+  const copy = z.union([
+    z.object({ src: rank, dst: rank, why: z.string().describe("the pair was not copied: the GPUs cannot reach each other as peers") }),
+    z.object({ ...timed, src: rank.describe("the rank whose GPU was copied from"), dst: rank.describe("the rank whose GPU was copied to") }),
+  ]);
   return z.object({
     world_size: z.number().int().min(2),
     backend: z.enum(["nccl", "gloo"]).describe("nccl: GPU to GPU (NVLink/NVSwitch where NCCL uses P2P); gloo: CPU processes over TCP loopback"),
@@ -27,5 +31,17 @@ export const nvlinkResult = z.lazy(() => {
     all: z
       .array(z.object({ shift: z.number().int().positive().describe("every rank sent to rank + shift on its host at once"), ...timed }))
       .describe("every pair at once, by shift"),
+    ce: z
+      .array(
+        z.object({
+          host: z.string(),
+          leader: rank.describe("the host's local rank 0, which made every copy"),
+          why: z.string().optional().describe("why the host's copy-engine phase did not run (no GPU, a GPU not visible to the leader, a failure)"),
+          pairs: z.array(copy).optional().describe("each ordered pair of the host's GPUs copied alone"),
+          all: z.array(copy).optional().describe("every pair copying at once, each on its own stream"),
+        }),
+      )
+      .optional()
+      .describe("the copy-engine phase of each host (workload/gpucheck_workload/nvlink_ce.py): dst.copy_(src) between GPUs, timed with CUDA events on the source GPU's stream"),
   });
 });
