@@ -62,7 +62,17 @@ async function run(keys: string[], script: HostsScript, extra: string[] = []) {
   assertResultsValid(join(outDir, "results.json"));
   assertJunitValid(join(outDir, "junit.xml"));
   const results = JSON.parse(readFileSync(join(outDir, "results.json"), "utf8")) as ResultsFile;
-  return { plan, suite, outDir, results, html: renderHtml(results), junit: readFileSync(join(outDir, "junit.xml"), "utf8"), summary: renderSummary(results, { color: false }), launched, notes };
+  return {
+    plan,
+    suite,
+    outDir,
+    results,
+    html: renderHtml(results),
+    junit: readFileSync(join(outDir, "junit.xml"), "utf8"),
+    summary: renderSummary(results, { color: false }),
+    launched,
+    notes,
+  };
 }
 
 const badNode =
@@ -92,7 +102,10 @@ describe("pattern: pairwise", () => {
     expect(r.html.match(/<title>h3\+h4 \(round 1, pairwise\): failed/g)).toHaveLength(2);
     expect(r.html).toMatch(/<tr data-outcome="failed"><td>h3<\/td><td>bad<\/td>/);
     // the certificate: the nodes accepted, and h3 rejected with why
-    const v = certificateView(buildStatement(r.results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }), SIGNER);
+    const v = certificateView(
+      buildStatement(r.results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }),
+      SIGNER,
+    );
     expect(v.nodeVerdicts).toEqual({
       accepted: "h1, h2, h4",
       rejected: [{ node: "h3", why: "3 of 3 pairs bad (3 failed); second pass confirmed: 2 of 2 pairs with healthy partners bad (h1, h2)" }],
@@ -158,12 +171,14 @@ describe("plan refusals", () => {
     writeFileSync(join(dir, "s.yaml"), "name: s\ntests:\n  - { name: f, kind: collective, pattern: pairwise }\n");
     const suite = await loadSuite(join(dir, "s.yaml"));
     expect(() => buildPlan(suite, { platform: "local", cli: {} })).toThrow(
-      'gpucheck: test "f" has "pattern: pairwise", which runs groups of hosts side by side, and platform "local" runs a test only as one whole-cluster unit or one unit per node: use platform ssh or docker',
+      'gpucheck: test "f" has "pattern: pairwise", which runs groups of hosts side by side, and platform "local" runs a test only as one whole-cluster unit or one unit per node: use platform ssh, slurm or docker',
     );
     expect(() => buildPlan(suite, { platform: "docker", cli: {} })).toThrow(
       'gpucheck: test "f" has "pattern: pairwise", which needs hosts of their own, and platform "docker" runs every node on one host: give several with --hosts',
     );
-    expect(() => buildPlan(suite, { platform: "ssh", cli: { hosts: ["a"] } })).toThrow('gpucheck: test "f" has "pattern: pairwise", which needs at least 2 hosts; the run has 1: a');
+    expect(() => buildPlan(suite, { platform: "ssh", cli: { hosts: ["a"] } })).toThrow(
+      'gpucheck: test "f" has "pattern: pairwise", which needs at least 2 hosts; the run has 1: a',
+    );
   });
 });
 
@@ -206,7 +221,10 @@ describe("gpucheck judge --exclude-bad", () => {
     expect(results.tests[0]!.isolation!.nodes.find((n) => n.node === "h3")!.verdict).toBe("bad");
     expect(results.tests[1]!.units[0]!.verdict).toMatchObject({ outcome: "skipped", reason: "excluded: h3 (found bad by fabric)" });
     expect(results.outcome).toBe("passed");
-    const v = certificateView(buildStatement(results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }), SIGNER);
+    const v = certificateView(
+      buildStatement(results, [{ name: "results.json", sha256: "0".repeat(64) }], { certifiedAt: "2026-11-26T00:00:00.000Z", gpucheckVersion: "0.1.0" }),
+      SIGNER,
+    );
     expect(v.nodeVerdicts?.accepted).toBe("h1, h2, h4 (the verdicts above are of the cluster without the rejected nodes: gpucheck judge --exclude-bad)");
   });
 
