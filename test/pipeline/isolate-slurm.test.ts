@@ -5,17 +5,14 @@
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Platform, RunContext } from "../../lib/core/platform.ts";
 import type { Progress } from "../../lib/core/progress.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { loadSuite } from "../../lib/load/mod.ts";
 import { executePlan } from "../../lib/pipeline/run-suite.ts";
 import { buildPlan } from "../../lib/plan/plan.ts";
-import { slurm } from "../../plugins/slurm.ts";
-import { runSlurm } from "../../plugins/slurm/run.ts";
-import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import "../../cli/platforms.ts";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
+import { onFakeSlurm } from "../platforms/fake-slurm-platform.ts";
 import { assertResultsValid } from "../report/json-schema.ts";
 import { tempDir } from "../tmp.ts";
 import { PYTHON } from "./fake-platform.ts";
@@ -23,7 +20,7 @@ import { PYTHON } from "./fake-platform.ts";
 test("pairwise over 4 slurm nodes: one job per round, a step per pair, the node whose link is cut named bad and no other", async () => {
   const dir = tempDir("gpucheck-isolate-slurm-");
   const fake = new FakeSlurm(["node1", "node2", "node3", "node4"], ["node3"]);
-  const platform: Platform<unknown> = { ...(slurm as Platform<unknown>), run: (ctx) => runSlurm(ctx as RunContext<SlurmSettings>, fake) };
+  const platform = onFakeSlurm(fake);
   const yaml = [
     "name: isolate-slurm",
     `platform: { type: slurm, slurm: { nodelist: "node[1-4]", stageDir: ${JSON.stringify(tempDir("gpucheck-isolate-slurm-stage-"))}, pollMaxS: 0.5 } }`,

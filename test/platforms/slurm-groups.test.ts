@@ -5,27 +5,17 @@
 // test/integration/platforms/slurm.test.ts.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { Platform, RunContext, TestToRender } from "../../lib/core/platform.ts";
+import type { TestToRender } from "../../lib/core/platform.ts";
 import { groupUnit } from "../../lib/plan/pattern.ts";
-import { slurm } from "../../plugins/slurm.ts";
-import { runSlurm } from "../../plugins/slurm/run.ts";
-import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
 import { tempDir } from "../tmp.ts";
-import { expectCompleted, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
-import { localLeftovers } from "./leftovers.ts";
+import { expectCompleted, runScript, scriptTest } from "./conformance.ts";
+import { fakeSlurmTarget, onFakeSlurm, PY } from "./fake-slurm-platform.ts";
+import { meetingCode } from "./slurm-context.ts";
 
-const PY = "/usr/bin/python3";
 const fake = new FakeSlurm();
-const platform: Platform<unknown> = { ...(slurm as Platform<unknown>), run: (ctx) => runSlurm(ctx as RunContext<SlurmSettings>, fake) };
-
-function target(): ConformanceTarget {
-  return {
-    python: PY,
-    settings: slurm.settings.parse({ pollMaxS: 0.5, stageDir: tempDir("gpucheck-fakeslurm-stage-") }),
-    leftovers: async (marker) => [...(await localLeftovers(marker)), ...fake.live()],
-  };
-}
+const platform = onFakeSlurm(fake);
+const target = () => fakeSlurmTarget(fake);
 
 /** A round of `groups` (each a list of nodes), 2 ranks per node, running `code` on every rank. */
 function round(name: string, code: string, groups: string[][], opts: { timeoutMs?: number; args?: string[] } = {}): TestToRender {
@@ -37,29 +27,16 @@ const sbatches = () => fake.calls.filter((c) => c[0] === "sbatch").length;
 
 describe("slurm (fake scheduler): a round of groups in one job", () => {
   test("each group is a step on its own nodes, all at once, each named and with its own rendezvous", async () => {
-    // every rank waits until all 8 of the round have started: steps run one after another never get there
-    const met = tempDir("gpucheck-fakeslurm-met-");
-    const code = [
-      "import os, sys, time",
-      "e = os.environ",
-      `open(os.path.join(${JSON.stringify(met)}, e['GPUCHECK_NODE'] + '-' + e['LOCAL_RANK']), 'w').close()`,
-      `while len(os.listdir(${JSON.stringify(met)})) < 8 and time.time() < ${Date.now() / 1000 + 30}: time.sleep(0.05)`,
-      "print('ME', e['GPUCHECK_NODE'], e['RANK'], e['WORLD_SIZE'], e['MASTER_ADDR'], e['MASTER_PORT'], len(os.listdir(sys.argv[1])), flush=True)",
-    ].join("\n");
+    const code = meetingCode(tempDir("gpucheck-fakeslurm-met-"), 8, 30);
     const before = sbatches();
     // the second group named out of Slurm's order: its rank 0, and so its rendezvous, is node2
     const { units, lines } = await runScript(
       platform,
       target(),
-      round(
-        "pairs",
-        code,
-        [
-          ["node1", "node3"],
-          ["node4", "node2"],
-        ],
-        { args: [met] },
-      ),
+      round("pairs", code, [
+        ["node1", "node3"],
+        ["node4", "node2"],
+      ]),
     );
     expect(sbatches() - before).toBe(1);
     expect(units.map((u) => [u.unit, u.status, u.hosts])).toEqual([

@@ -14,7 +14,7 @@ import { groupUnit } from "../../../lib/plan/pattern.ts";
 import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 import { conformance, expectCompleted, scriptTest } from "../../platforms/conformance.ts";
 import { localLeftovers, processesWithEnv } from "../../platforms/leftovers.ts";
-import { removeSlurmContexts, slurmContext } from "../../platforms/slurm-context.ts";
+import { meetingCode, removeSlurmContexts, slurmContext } from "../../platforms/slurm-context.ts";
 
 const enabled = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("slurm");
 const it = enabled ? test : test.skip;
@@ -69,16 +69,9 @@ describe("slurm on a real Slurm", () => {
   }, 60_000);
 
   it("an isolating round: two 2-node groups side by side in one job, each a unit with its own logs and rendezvous", async () => {
-    // every rank waits until all 8 of the round have started (the nodes share this host's /tmp): steps
-    // run one after another never get there
+    // the nodes share this host's /tmp
     const met = tempDir("round-met");
-    const code = [
-      "import os, time",
-      "e = os.environ",
-      `open(os.path.join(${JSON.stringify(met)}, e['GPUCHECK_NODE'] + '-' + e['LOCAL_RANK']), 'w').close()`,
-      `while len(os.listdir(${JSON.stringify(met)})) < 8 and time.time() < ${Date.now() / 1000 + 40}: time.sleep(0.05)`,
-      "print('ME', e['GPUCHECK_NODE'], e['RANK'], e['WORLD_SIZE'], e['MASTER_ADDR'], e['MASTER_PORT'], len(os.listdir(" + JSON.stringify(met) + ")), flush=True)",
-    ].join("\n");
+    const code = meetingCode(met, 8, 40);
     const units = [groupUnit({ name: "1.node1+node3", nodes: ["node1", "node3"] }, 2), groupUnit({ name: "1.node2+node4", nodes: ["node2", "node4"] }, 2)];
     const io = counting();
     const ctx = slurmContext({ ...scriptTest("round", PY, code, { nodes: 4, ranksPerNode: 2 }), worldSize: 4, units });
