@@ -11,7 +11,9 @@ export function excludeBad(results: ResultsFile): { results: ResultsFile; notes:
   for (const t of results.tests) for (const n of t.isolation?.bad ?? []) finders.set(n, [...(finders.get(n) ?? []), t.name]);
   if (!finders.size) {
     const isolating = results.tests.filter((t) => t.isolation).map((t) => t.name);
-    const why = isolating.length ? `its isolating tests (${isolating.join(", ")}) found no bad node` : "it has no isolating test (pattern: pairwise, bisect or adaptive, or onFailure: isolate)";
+    const why = isolating.length
+      ? `its isolating tests (${isolating.join(", ")}) found no bad node`
+      : "it has no isolating test (pattern: pairwise, bisect or adaptive, or onFailure: isolate)";
     return { results, notes: [`--exclude-bad: nothing to exclude: ${why}`] };
   }
   const bad = [...finders.keys()];

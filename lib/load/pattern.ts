@@ -37,7 +37,11 @@ export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], repor
   }
   if (t.onFailure !== undefined) {
     if (pattern !== "ring") {
-      report([...at, "onFailure"], `"onFailure: isolate" applies only to "pattern: ring": ${named} ${pattern === "each-node" ? "judges every node on its own" : "isolates by itself"}`, "key");
+      report(
+        [...at, "onFailure"],
+        `"onFailure: isolate" applies only to "pattern: ring": ${named} ${pattern === "each-node" ? "judges every node on its own" : "isolates by itself"}`,
+        "key",
+      );
     } else if (kind.perNode || t.perNode === true) {
       report([...at, "onFailure"], `"onFailure: isolate" needs a test over several nodes: kind "${kind.name}" runs on every node separately`, "key");
     } else if (kind.nodesPerRun === 2) {

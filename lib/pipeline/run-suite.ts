@@ -125,7 +125,9 @@ async function runTest(test: PlannedTest, env: RunEnv, baseline?: ResultsFile): 
   const result = assessTest(test, records, baseline);
   const whole = result.units[0];
   if (!test.isolation?.onFailure || env.signal.aborted || !whole || !isolationWanted(whole)) return { result, records };
-  env.progress.note(`${test.name}: the run over ${test.nodes} nodes ${whole.status === "timeout" ? "hung" : "failed"}: isolating the node(s) behind it by ${test.isolation.pattern}`);
+  env.progress.note(
+    `${test.name}: the run over ${test.nodes} nodes ${whole.status === "timeout" ? "hung" : "failed"}: isolating the node(s) behind it by ${test.isolation.pattern}`,
+  );
   const run = await runIsolation(test, test.isolation, env, env.render, baseline, { units: result.units, records });
   const all = [...records, ...run.records];
   saveRecords(logDir, all);

@@ -20,7 +20,13 @@ export function isolationSection(v: IsolationVerdict, unit: string): string {
     `<div class="isolation"><h3>Isolation: ${h(v.pattern)}, ${v.rounds} round(s), ${v.launches} launch(es)${v.complete ? "" : " (stopped before it finished)"}</h3>`,
     `<p class="muted">${h(v.rule)}</p>`,
     nodeStrip(v.nodes),
-    pairs.length ? heatmap(v.nodes.map((n) => n.node), pairs, unit) : "",
+    pairs.length
+      ? heatmap(
+          v.nodes.map((n) => n.node),
+          pairs,
+          unit,
+        )
+      : "",
     nodeTable(v),
     "</div>",
   ].join("\n");

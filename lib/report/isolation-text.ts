@@ -35,7 +35,11 @@ export function badNodesLine(r: ResultsFile): string | undefined {
 }
 
 /** The nodes every isolating test judged good, and those any of them found bad, for the certificate. */
-export function nodeAcceptance(r: { tests: Array<Pick<TestResult, "name" | "isolation">> }): { accepted: string[]; rejected: Array<{ node: string; why: string[] }>; unjudged: string[] } {
+export function nodeAcceptance(r: { tests: Array<Pick<TestResult, "name" | "isolation">> }): {
+  accepted: string[];
+  rejected: Array<{ node: string; why: string[] }>;
+  unjudged: string[];
+} {
   const all = new Map<string, NodeVerdict[]>();
   for (const t of r.tests) for (const n of t.isolation?.nodes ?? []) all.set(n.node, [...(all.get(n.node) ?? []), n]);
   const rejected: Array<{ node: string; why: string[] }> = [];

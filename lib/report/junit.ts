@@ -74,13 +74,13 @@ function properties(r: ResultsFile): Array<[string, string]> {
 function casesOf(test: TestResult): Case[] {
   if (test.units.length === 0) return [{ test, unit: null, name: test.name, outcome: test.outcome }];
   const single = test.units.length === 1 && !test.perNode;
-  return test.units.flatMap((u): Case[] => [
-    { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
-    // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace
-    ...partChecks(u).map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } })),
-  ]).concat(
-    (test.isolation?.nodes ?? []).map((n) => ({ test, unit: null, name: `${test.name} [node ${n.node}]`, outcome: NODE_OUTCOME[n.verdict], node: n })),
-  );
+  return test.units
+    .flatMap((u): Case[] => [
+      { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
+      // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace
+      ...partChecks(u).map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } })),
+    ])
+    .concat((test.isolation?.nodes ?? []).map((n) => ({ test, unit: null, name: `${test.name} [node ${n.node}]`, outcome: NODE_OUTCOME[n.verdict], node: n })));
 }
 
 /** A node an isolation only suspected is not a finding: its testcase passes and says so in its output. */

@@ -47,7 +47,17 @@ async function runUnit(ctx: RunContext<unknown>, unit: string, hosts: string[], 
   if (end === "hang") {
     if (!ctx.signal.aborted) await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
     const status = ctx.signal.reason === "timeout" ? "timeout" : "cancelled";
-    return { unit, hosts, status, message: `${status === "timeout" ? "timed out" : "cancelled"}: killed ${hosts.length} ranks`, startedAt, endedAt: new Date().toISOString(), ranks, output: "", tail: "" };
+    return {
+      unit,
+      hosts,
+      status,
+      message: `${status === "timeout" ? "timed out" : "cancelled"}: killed ${hosts.length} ranks`,
+      startedAt,
+      endedAt: new Date().toISOString(),
+      ranks,
+      output: "",
+      tail: "",
+    };
   }
   if (end === "fail") {
     const message = `rank 1 on ${hosts[1]} failed with exit code 1: all_reduce: connection reset by peer`;
