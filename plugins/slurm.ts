@@ -1,5 +1,6 @@
 // The slurm platform: each test is one batch job (sbatch), one srun task per rank; per-node mode
-// is one job too, with one step per node. See plugins/slurm/ for the pieces:
+// is one job too, with one step per node, and so is each round of an isolating pattern, with one
+// step per group of nodes. See plugins/slurm/ for the pieces:
 // settings.ts (the suite's platform.slurm block), sbatch.ts (the script, pure), run.ts (submit,
 // follow, cancel), follow.ts (polling), outcome.ts (verdict per unit), stage.ts (workload).
 import type { Manifest, Platform } from "../lib/core/platform.ts";
@@ -29,8 +30,10 @@ function sweepSlots(s: SlurmSettings, cli: { hosts?: string[] }): Slots {
 
 export const slurm: Platform<SlurmSettings, SlurmManifest> = {
   name: "slurm",
-  summary: "each test one sbatch job, one srun task per rank; per-node sweeps in one job",
+  summary: "each test one sbatch job, one srun task per rank; per-node sweeps and a pattern's rounds in one job each",
   flags: ["hosts", "image"],
+  // a round's groups run as steps of one allocation, each on its own nodes: the isolating patterns run here
+  anyUnits: true,
   settings,
   // without a node list the scheduler picks the nodes when the job starts
   hosts: (ctx) => {

@@ -3,7 +3,7 @@
 // at run time (second passes, halves, confirmations). The rounds themselves are lib/isolate's.
 import { SuiteError } from "../core/errors.ts";
 import { isolating, patternOf } from "../core/pattern.ts";
-import type { Platform, RunHosts } from "../core/platform.ts";
+import { getPlatform, platformNames, type Platform, type RunHosts } from "../core/platform.ts";
 import type { IsolatingPattern, PlannedIsolation, PlannedUnit, TestSpec } from "../core/types.ts";
 import { isolation, pairwiseRounds, plannedCount, randomMatchings } from "../isolate/mod.ts";
 import { ranksOn } from "./units.ts";
@@ -64,7 +64,9 @@ export function planIsolation(spec: TestSpec, platform: Pick<Platform, "name" | 
 
 /** Platforms that cannot yet run a round's groups side by side say so, rather than running the whole set each round. */
 function refuseOn(name: string, refuse: (why: string) => SuiteError): never {
-  throw refuse(`runs groups of hosts side by side, and platform "${name}" runs a test only as one whole-cluster unit or one unit per node: use platform ssh or docker`);
+  const able = platformNames().filter((n) => getPlatform(n)?.anyUnits);
+  const list = able.length > 1 ? `${able.slice(0, -1).join(", ")} or ${able.at(-1)}` : able.join("");
+  throw refuse(`runs groups of hosts side by side, and platform "${name}" runs a test only as one whole-cluster unit or one unit per node: use platform ${list}`);
 }
 
 /** The units of the first round the plan knows, as platforms run units. */

@@ -119,8 +119,9 @@ function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun
   // (reported as signals): the first plain exit is the cause, else the first report
   const cause = mine.find((t) => t.exitCode !== null && t.exitCode < 128) ?? mine[0];
   const failedRank = cause ? ranks.find((r) => r.host === cause.node && cause.tasks.includes(r.rank)) : undefined;
-  const { status, message } = verdict(input, report, u, stepExit, cause, failedRank, texts);
+  // srun's reports of tasks on other units' nodes are theirs (a round's groups share the batch output)
   const errors = report.errors.filter((l) => !l.startsWith("srun: error: ") || u.hosts.some((h) => l.startsWith(`srun: error: ${h}:`)) || u.unit === "all");
+  const { status, message } = verdict(input, { ...report, errors }, u, stepExit, cause, failedRank, texts);
   return unitResult({
     unit: u.unit,
     hosts: u.hosts,

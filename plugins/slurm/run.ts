@@ -16,7 +16,7 @@ import { expandHostlist } from "./hostlist.ts";
 import { sweepNodes } from "./nodes.ts";
 import { type OutcomeInput, type UnitPlan, unitRuns } from "./outcome.ts";
 import { SINFO_FORMAT, parseSinfo } from "./query.ts";
-import { END_MARK, jobName, renderSbatch, stagePath, SWEEP_SLOTS, sweepValues } from "./sbatch.ts";
+import { END_MARK, groupsOf, jobName, renderSbatch, stagePath, SWEEP_SLOTS, sweepValues } from "./sbatch.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
@@ -49,7 +49,9 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
   const placeholder = (unit: string, hosts: string[], status: UnitRun["status"], message: string): UnitRun =>
     unitResult({ unit, hosts, startedAt: began, decided: { status, message } });
 
-  let units: UnitPlan[] = [{ unit: "all", hosts: [] }];
+  // an isolating round's groups are known: each a step of its own on its nodes
+  const groups = groupsOf(test);
+  let units: UnitPlan[] = groups ? groups.map((u) => ({ unit: u.name, hosts: u.nodes })) : [{ unit: "all", hosts: [] }];
   let sweep: string[] | undefined;
   const aside: UnitRun[] = [];
   if (test.perNode) {
@@ -111,8 +113,7 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
   const batch = new FileTail(batchPath);
   const tails = new RankTails(
     ctx.logDir,
-    units.map((u) => u.unit),
-    ctx.test.perNode ? ctx.test.ranksPerNode : ctx.test.worldSize,
+    units.map((u) => ({ unit: u.unit, ranks: u.unit === "all" ? ctx.test.worldSize : u.hosts.length * ctx.test.ranksPerNode })),
     ctx.onLine,
   );
   let endSeen = false;
@@ -148,11 +149,11 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
   if (gone) live.delete(id);
   tails.finish();
   batch.finish();
-  // the whole-cluster unit's nodes in rank order: the job's node list, known once it ran
-  const allocated = "info" in res && res.info ? expandHostlist(res.info.nodes).slice(0, ctx.test.nodes) : [];
+  // ranks go to a step's nodes in the job's node order (Slurm sorts them), known once it ran
+  const allocated = "info" in res && res.info ? expandHostlist(res.info.nodes) : [];
   return unitRuns({
     jobId: id,
-    units: ctx.test.perNode ? units : [{ unit: "all", hosts: allocated }],
+    units: units.map((u) => (u.unit === "all" ? { unit: "all", hosts: allocated.slice(0, ctx.test.nodes) } : { unit: u.unit, hosts: inJobOrder(u.hosts, allocated) })),
     ranksPerNode: ctx.test.ranksPerNode,
     logDir: ctx.logDir,
     batch: existsSync(batchPath) ? readFileSync(batchPath, "utf8") : undefined,
@@ -165,6 +166,12 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
     startedAt: "startedAt" in res && res.startedAt ? new Date(res.startedAt).toISOString() : began,
     endedAt: new Date().toISOString(),
   });
+}
+
+/** A step's nodes as Slurm orders them (the job's order); as planned while the job's nodes are unknown. */
+function inJobOrder(nodes: string[], job: string[]): string[] {
+  if (!nodes.every((n) => job.includes(n))) return nodes;
+  return [...nodes].sort((a, b) => job.indexOf(a) - job.indexOf(b));
 }
 
 /** Why gpucheck cancels the job, or undefined when the job ended on its own. */

@@ -4,7 +4,8 @@
 // tasks) and <unit>/rank-<N>.log (one file per rank, written by srun on the nodes; spelled
 // "./all/…" because srun reads an --output starting with "all" as its all-tasks mode).
 import { SuiteError } from "../../lib/core/errors.ts";
-import type { RenderContext } from "../../lib/core/platform.ts";
+import type { RenderContext, TestToRender } from "../../lib/core/platform.ts";
+import type { PlannedUnit } from "../../lib/core/types.ts";
 import { compressHostlist } from "./hostlist.ts";
 import { directive, quote, word } from "./quote.ts";
 import { slot } from "../../lib/core/slots.ts";
@@ -45,12 +46,29 @@ export function sweepValues(sweep: string[]): Record<string, string> {
   return { [SWEEP_SLOTS.count]: word(String(sweep.length)), [SWEEP_SLOTS.list]: word(compressHostlist(sweep)) };
 }
 
-function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): string[] {
+/**
+ * The units a test runs as steps of their own beside each other: an isolating round's groups of
+ * nodes (lib/plan/pattern.ts). Undefined for a whole-cluster test (its one unit "all") and a
+ * per-node one (its nodes are sinfo's at submission).
+ */
+export function groupsOf(test: Pick<TestToRender, "perNode" | "units">): PlannedUnit[] | undefined {
+  const units = test.units;
+  if (test.perNode || !units?.length || (units.length === 1 && units[0]!.name === "all")) return undefined;
+  return units;
+}
+
+/** Every node of the groups, once: the job's allocation. */
+export function groupNodes(groups: PlannedUnit[]): string[] {
+  return [...new Set(groups.flatMap((u) => u.nodes))];
+}
+
+/** `nodes`: the job's nodes when the script names them (a sweep's, a round's groups'). */
+function headerLines(ctx: RenderContext<SlurmSettings>, nodes?: string[]): string[] {
   const { test, settings: s } = ctx;
   const nodelist = ctx.cli.hosts?.length ? ctx.cli.hosts.join(",") : s.nodelist;
   const out = [
     directive("job-name", jobName(ctx.suite.name, test.name)),
-    sweep ? directive("nodes", sweep.length) : test.perNode ? `#SBATCH --nodes=${slot(SWEEP_SLOTS.count)}` : directive("nodes", test.nodes),
+    nodes ? directive("nodes", nodes.length) : test.perNode ? `#SBATCH --nodes=${slot(SWEEP_SLOTS.count)}` : directive("nodes", test.nodes),
     directive("ntasks-per-node", test.ranksPerNode),
   ];
   if (test.gpusPerNode > 0) out.push(directive("gpus-per-node", test.gpusPerNode));
@@ -59,10 +77,12 @@ function headerLines(ctx: RenderContext<SlurmSettings>, sweep?: string[]): strin
   if (s.exclusive) out.push(directive("exclusive"));
   // a requeued job would start again behind gpucheck's back after a node failure
   out.push(directive("no-requeue"));
+  // a node lost under one group ends that group's step, not the allocation of the round's others
+  if (groupsOf(test)) out.push(directive("no-kill"));
   for (const key of ["partition", "account", "reservation", "qos", "constraint"] as const) {
     if (s[key] !== undefined) out.push(directive(key, s[key]));
   }
-  if (sweep) out.push(directive("nodelist", compressHostlist(sweep)));
+  if (nodes) out.push(directive("nodelist", compressHostlist(nodes)));
   else if (test.perNode) out.push(`#SBATCH --nodelist=${slot(SWEEP_SLOTS.list)}`);
   else {
     if (nodelist !== undefined) out.push(directive("nodelist", nodelist));
@@ -132,18 +152,29 @@ function rankCommand(ctx: RenderContext<SlurmSettings>): string {
   return [...opts, ...prefix, `/bin/bash -c "$rank_env" gpucheck-rank`, ...argv].join(" ");
 }
 
-/** The batch script for one test; per-node, `sweep` is the nodes it covers (absent: named slots, see SWEEP_SLOTS). */
+/**
+ * The batch script for one test: one step over the whole job; per node, one step per node (`sweep`
+ * the nodes it covers; absent: named slots, see SWEEP_SLOTS); an isolating round, one step per group.
+ */
 export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]): string {
   const { test, launch } = ctx;
   const sbcast = !ctx.settings.stageDir;
-  const what = test.perNode ? `per node, ${test.ranksPerNode} rank(s) on each` : `${test.nodes} node(s) x ${test.ranksPerNode} rank(s)`;
-  const lines = ["#!/bin/bash", `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`, ...headerLines(ctx, sweep)];
+  const groups = groupsOf(test);
+  const jobNodes = sweep ?? (groups && groupNodes(groups));
+  const R = test.ranksPerNode;
+  const what = test.perNode
+    ? `per node, ${R} rank(s) on each`
+    : groups
+      ? `${groups.length} group(s) side by side on ${jobNodes!.length} node(s), ${R} rank(s) per node`
+      : `${test.nodes} node(s) x ${R} rank(s)`;
+  const lines = ["#!/bin/bash", `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`, ...headerLines(ctx, jobNodes)];
   lines.push("set -uo pipefail", "");
   const env = Object.entries(launch.env);
   if (env.length) lines.push("# the test's environment, as the suite gives it", ...env.map(([k, v]) => `export ${envName(k)}=${quote(v)}`), "");
   lines.push(
     "# srun sets SLURM_PROCID and SLURM_LOCALID per task; each rank exports them under the names the workload reads",
-    `export WORLD_SIZE=${test.worldSize} LOCAL_WORLD_SIZE=${test.ranksPerNode}`,
+    // a round's groups may differ in size: each step says its own WORLD_SIZE
+    groups ? `export LOCAL_WORLD_SIZE=${R}` : `export WORLD_SIZE=${test.worldSize} LOCAL_WORLD_SIZE=${R}`,
     `rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`,
     "",
     ...cpuShareLines(ctx),
@@ -151,33 +182,52 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
     "",
   );
   const cmd = rankCommand(ctx);
-  if (!test.perNode) {
+  if (test.perNode) {
+    lines.push(
+      "# one step per node, all at once, each with its own rendezvous; each step's exit status is printed as it ends",
+      STEP_FUNCTION,
+      "pids=() i=0",
+      `for node in $(scontrol show hostnames "$SLURM_JOB_NODELIST"); do`,
+      ...stepLines({ unit: `"$node"`, nodes: 1, nodelist: `"$node"`, output: `"./$node/rank-%t.log"`, master: "$node", index: "i", ranksPerNode: R, cmd }).map((l) => `  ${l}`),
+      "  pids+=($!) i=$((i + 1))",
+      "done",
+      ...WAIT_STEPS,
+    );
+  } else if (groups) {
+    lines.push(
+      "# one step per group, all at once, each on its own nodes with its own rendezvous; each step's exit status is printed as it ends",
+      STEP_FUNCTION,
+      // Slurm sorts a step's nodes as the job's (slurm.conf order) whatever --nodelist's order, and
+      // rank 0 runs on the first of them: that node is the rendezvous point
+      `job_nodes=$(scontrol show hostnames "$SLURM_JOB_NODELIST")`,
+      `first_node() { local n; for n in $job_nodes; do [[ ",$1," == *",$n,"* ]] && { echo "$n"; return; }; done; }`,
+      "pids=()",
+      ...groups.flatMap((u, k) => {
+        const nodelist = word(u.nodes.join(","));
+        const step = {
+          unit: quote(u.name),
+          nodes: u.nodes.length,
+          nodelist,
+          output: quote(`./${u.name}/rank-%t.log`),
+          master: `$(first_node ${nodelist})`,
+          index: String(k),
+          ranksPerNode: R,
+          cmd,
+        };
+        return [...stepLines({ ...step, world: u.ranks.length }), "pids+=($!)"];
+      }),
+      ...WAIT_STEPS,
+    );
+  } else {
     lines.push(
       "# one task per rank; rank 0 runs on the first node and is the rendezvous point",
       "mkdir -p all",
       `export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)`,
       "export MASTER_PORT=$(( 10000 + SLURM_JOB_ID * 131 % 50000 ))",
       // explicit counts: a --nodelist longer than --nodes gives the job extra nodes, not extra ranks
-      `srun --nodes=${test.nodes} --ntasks=${test.worldSize} --ntasks-per-node=${test.ranksPerNode} --output=./all/rank-%t.log ${cmd}`,
+      `srun --nodes=${test.nodes} --ntasks=${test.worldSize} --ntasks-per-node=${R} --output=./all/rank-%t.log ${cmd}`,
       "rc=$?",
       `echo "${STEP_MARK} unit=all exit=$rc"`,
-    );
-  } else {
-    lines.push(
-      "# one step per node, all at once, each with its own rendezvous; each step's exit status is recorded",
-      "units=() pids=() i=0",
-      `for node in $(scontrol show hostnames "$SLURM_JOB_NODELIST"); do`,
-      `  mkdir -p "$node"`,
-      `  MASTER_ADDR=$node MASTER_PORT=$(( 10000 + (SLURM_JOB_ID * 131 + i) % 50000 )) \\`,
-      `    srun --nodes=1 --ntasks=${test.ranksPerNode} --ntasks-per-node=${test.ranksPerNode} --nodelist="$node" --output="./$node/rank-%t.log" ${cmd} &`,
-      `  units+=("$node") pids+=($!) i=$((i + 1))`,
-      "done",
-      "rc=0",
-      `for k in "\${!pids[@]}"; do`,
-      `  wait "\${pids[$k]}"; step=$?`,
-      `  echo "${STEP_MARK} unit=\${units[$k]} exit=$step"`,
-      `  [ "$step" = 0 ] || rc=1`,
-      "done",
     );
   }
   if (sbcast) {
@@ -185,6 +235,34 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
   }
   lines.push(`echo ${END_MARK}`, "exit $rc", "");
   return lines.join("\n");
+}
+
+/**
+ * A unit's step in the background: its name, then srun's arguments. Its mark is printed the moment
+ * it ends, not when the script gets to wait for it, so a unit that finished beside one that hangs
+ * keeps its verdict when the job is cancelled at the timeout.
+ */
+const STEP_FUNCTION = `step() { srun "\${@:2}"; local rc=$?; echo "${STEP_MARK} unit=$1 exit=$rc"; return $rc; }`;
+
+const WAIT_STEPS = ["rc=0", `for p in "\${pids[@]}"; do wait "$p" || rc=1; done`];
+
+/** One unit's step, its values as shell words: with its own rendezvous (a port per index within the job) and rank logs. */
+function stepLines(s: {
+  unit: string;
+  nodes: number;
+  nodelist: string;
+  output: string;
+  master: string;
+  index: string;
+  ranksPerNode: number;
+  world?: number;
+  cmd: string;
+}): string[] {
+  return [
+    `mkdir -p ${s.unit}`,
+    `MASTER_ADDR=${s.master} MASTER_PORT=$(( 10000 + (SLURM_JOB_ID * 131 + ${s.index}) % 50000 ))${s.world === undefined ? "" : ` WORLD_SIZE=${s.world}`} \\`,
+    `  step ${s.unit} --nodes=${s.nodes} --ntasks=${s.nodes * s.ranksPerNode} --ntasks-per-node=${s.ranksPerNode} --nodelist=${s.nodelist} --output=${s.output} ${s.cmd} &`,
+  ];
 }
 
 /** Without cpusPerTask: the batch node's CPUs (all of them in an exclusive job) over its ranks, at least 1. */

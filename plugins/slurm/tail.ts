@@ -49,12 +49,11 @@ export class RankTails {
 
   constructor(
     dir: string,
-    units: string[],
-    ranksPerUnit: number,
+    units: Array<{ unit: string; ranks: number }>,
     private readonly onLine: (unit: string, rank: number, line: string) => void,
   ) {
-    for (const unit of units) {
-      for (let rank = 0; rank < ranksPerUnit; rank++) this.tails.push({ unit, rank, tail: new FileTail(`${dir}/${unit}/rank-${rank}.log`) });
+    for (const { unit, ranks } of units) {
+      for (let rank = 0; rank < ranks; rank++) this.tails.push({ unit, rank, tail: new FileTail(`${dir}/${unit}/rank-${rank}.log`) });
     }
   }
 

@@ -5,6 +5,7 @@
 // squeue-*.txt); scancel ends the job's process group as slurmd would (SIGTERM, then SIGKILL
 // after a KillWait of 1 s). What it does not have: a queue (every job starts at once), sacct and
 // `scontrol show job` (answered "command not found"), sbcast (use platform.slurm.stageDir).
+// A node can have its link cut: its tasks fail in any step it shares with other nodes.
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +31,11 @@ export class FakeSlurm implements SlurmIo {
   // far from the ids of a real slurmctld on this machine: run.ts's exit hook scancels by id
   private next = 900_000_000 + (process.pid % 1000) * 1000;
 
-  constructor(readonly nodes: string[] = ["node1", "node2", "node3", "node4"]) {}
+  constructor(
+    readonly nodes: string[] = ["node1", "node2", "node3", "node4"],
+    /** nodes whose link is cut: a step on them alone runs, a step spanning them and others fails there (test/fakes/slurm-bin/srun) */
+    readonly cut: string[] = [],
+  ) {}
 
   /** jobs not yet ended */
   live(): string[] {
@@ -69,6 +74,7 @@ export class FakeSlurm implements SlurmIo {
       SLURM_NNODES: String(nodes.length),
       SLURM_CPUS_ON_NODE: "4",
       SLURM_SUBMIT_DIR: cwd,
+      FAKE_SLURM_CUT: this.cut.join(","),
     };
     const child = spawn("bash", [script], { cwd, env, detached: true, stdio: ["ignore", out, out] });
     closeSync(out);

@@ -10,6 +10,7 @@ import { slurm } from "../../plugins/slurm.ts";
 import type { SlurmIo } from "../../plugins/slurm/cli.ts";
 import { runSlurm } from "../../plugins/slurm/run.ts";
 import { renderSbatch, sweepValues } from "../../plugins/slurm/sbatch.ts";
+import { groupUnit } from "../../lib/plan/pattern.ts";
 import { scriptTest } from "../platforms/conformance.ts";
 import { slurmContext } from "../platforms/slurm-context.ts";
 
@@ -53,5 +54,23 @@ describe("plan equals run: slurm", () => {
     expect(sweepValues(usable)).toEqual({ sweepNodeCount: "3", sweepNodelist: `"node[1-3]"` });
     expect(submitted[0]).toBe(bindSlots(rendered.script, sweepValues(usable)));
     expect(submitted[0]).toBe(renderSbatch(ctx, usable));
+  });
+
+  test("an isolating round: two 2-node groups in one job, the submitted script the rendered one, which has no slots", async () => {
+    const units = [groupUnit({ name: "1.node1+node3", nodes: ["node1", "node3"] }, 2), groupUnit({ name: "1.node2+node4", nodes: ["node2", "node4"] }, 2)];
+    const ctx = slurmContext({ ...scriptTest("round", "python3", "pass", { nodes: 4 }), worldSize: 4, units }, { settings: { stageDir: "/shared/gpucheck" } });
+    const rendered = slurm.render(ctx);
+    expect(rendered.slots).toEqual({});
+    expect(slotsIn(rendered.script)).toEqual([]);
+    const submitted: string[] = [];
+    const runs = await runSlurm(ctx, door(submitted));
+    expect(runs.map((u) => [u.unit, u.status])).toEqual([
+      ["1.node1+node3", "infra"],
+      ["1.node2+node4", "infra"],
+    ]);
+    expect(submitted).toEqual([rendered.script]);
+    expect(rendered.script).toContain(
+      '#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=2\n#SBATCH --time=0:01:00\n#SBATCH --exclusive\n#SBATCH --no-requeue\n#SBATCH --no-kill\n#SBATCH --nodelist="node[1-4]"\n',
+    );
   });
 });

@@ -5,31 +5,13 @@
 // sbcast, sacct/scontrol fallbacks, containers and node states need the real Slurm
 // (test/integration/platforms/slurm.test.ts).
 import { describe, expect, test } from "bun:test";
-import { slurm } from "../../plugins/slurm.ts";
-import { runSlurm } from "../../plugins/slurm/run.ts";
-import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
-import type { Platform, RunContext } from "../../lib/core/platform.ts";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
-import { tempDir } from "../tmp.ts";
-import { conformance, expectCompleted, runScript, scriptTest, type ConformanceTarget } from "./conformance.ts";
-import { localLeftovers } from "./leftovers.ts";
+import { conformance, expectCompleted, runScript, scriptTest } from "./conformance.ts";
+import { fakeSlurmTarget, onFakeSlurm, PY } from "./fake-slurm-platform.ts";
 
-const PY = "/usr/bin/python3";
 const fake = new FakeSlurm();
-const platform: Platform<unknown> = { ...(slurm as Platform<unknown>), run: (ctx) => runSlurm(ctx as RunContext<SlurmSettings>, fake) };
-
-function target(): ConformanceTarget {
-  return {
-    python: PY,
-    // a shared stage directory: sbcast (the default) stages into the nodes' /tmp/gpucheck-<job id>
-    settings: slurm.settings.parse({ pollMaxS: 0.5, stageDir: tempDir("gpucheck-fakeslurm-stage-") }),
-    nodes: 2,
-    ranksPerNode: 2,
-    leftovers: async (marker) => [...(await localLeftovers(marker)), ...fake.live()],
-    slackS: 1,
-    settleMs: 1500,
-  };
-}
+const platform = onFakeSlurm(fake);
+const target = () => fakeSlurmTarget(fake);
 
 conformance(platform, target);
 

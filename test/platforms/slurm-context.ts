@@ -32,3 +32,19 @@ export function slurmContext(
   });
   return { ...ctx, lines };
 }
+
+/**
+ * Python for every rank of a round of `ranks` ranks: it waits (up to `waitS`) until all have started,
+ * each leaving a file in `dir` (a directory every node sees), then prints "ME <node> <rank>
+ * <world> <master addr> <master port> <ranks seen>". Steps run one after another never all meet.
+ */
+export function meetingCode(dir: string, ranks: number, waitS: number): string {
+  const d = JSON.stringify(dir);
+  return [
+    "import os, time",
+    "e = os.environ",
+    `open(os.path.join(${d}, e['GPUCHECK_NODE'] + '-' + e['LOCAL_RANK']), 'w').close()`,
+    `while len(os.listdir(${d})) < ${ranks} and time.time() < ${Date.now() / 1000 + waitS}: time.sleep(0.05)`,
+    `print('ME', e['GPUCHECK_NODE'], e['RANK'], e['WORLD_SIZE'], e['MASTER_ADDR'], e['MASTER_PORT'], len(os.listdir(${d})), flush=True)`,
+  ].join("\n");
+}

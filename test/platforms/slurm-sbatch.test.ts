@@ -7,6 +7,7 @@ import type { PlannedTest } from "../../lib/core/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
 import { renderSbatch, slurmTime } from "../../plugins/slurm/sbatch.ts";
 import { directive, quote, word } from "../../plugins/slurm/quote.ts";
+import { groupUnit } from "../../lib/plan/pattern.ts";
 import type { RenderContext, TestToRender } from "../../lib/core/platform.ts";
 import type { SlurmSettings } from "../../plugins/slurm/settings.ts";
 import { gpucheck } from "../e2e/cli.ts";
@@ -95,6 +96,18 @@ const SHAPES: Record<string, [RenderContext<SlurmSettings>, string[]?]> = {
   "two-nodes-sbcast": [ctx({}, { partition: "gpu" })],
   "per-node-plan": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { nodelist: "gpu[001-004]", exclude: "gpu003" })],
   "per-node-sweep-shared": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { stageDir: "/shared/gpucheck", nodelist: "gpu[001-004]" }), ["gpu001", "gpu002", "gpu004"]],
+  // an isolating round: two pairs side by side in one allocation, one step each (a pair named out of
+  // Slurm's node order: its rendezvous is its first node in the job's order, found at run time)
+  "round-of-pairs": [
+    ctx(
+      {
+        nodes: 4,
+        worldSize: 16,
+        units: [groupUnit({ name: "2.gpu001+gpu003", nodes: ["gpu001", "gpu003"] }, 8), groupUnit({ name: "2.gpu004+gpu002", nodes: ["gpu004", "gpu002"] }, 8)],
+      },
+      { partition: "gpu", nodelist: "gpu[001-004]", exclude: "gpu009" },
+    ),
+  ],
   // cpusPerTask: the suite's own count, in #SBATCH and on the step
   pyxis: [ctx({}, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3", mounts: ["/data:/data:ro"] }, stageDir: "/shared/stage", cpusPerTask: 24 })],
   "apptainer-cpu": [ctx({ gpusPerNode: 0, ranksPerNode: 2, worldSize: 4 }, { container: { image: "/images/torch.sif", runtime: "apptainer" } })],

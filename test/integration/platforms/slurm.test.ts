@@ -10,10 +10,11 @@ import { slurm } from "../../../plugins/slurm.ts";
 import { type IoResult, type SlurmIo, systemIo } from "../../../plugins/slurm/cli.ts";
 import { runSlurm } from "../../../plugins/slurm/run.ts";
 import type { Platform } from "../../../lib/core/platform.ts";
+import { groupUnit } from "../../../lib/plan/pattern.ts";
 import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 import { conformance, expectCompleted, scriptTest } from "../../platforms/conformance.ts";
 import { localLeftovers, processesWithEnv } from "../../platforms/leftovers.ts";
-import { removeSlurmContexts, slurmContext } from "../../platforms/slurm-context.ts";
+import { meetingCode, removeSlurmContexts, slurmContext } from "../../platforms/slurm-context.ts";
 
 const enabled = (process.env.GPUCHECK_INFRA ?? "").split(",").includes("slurm");
 const it = enabled ? test : test.skip;
@@ -66,6 +67,32 @@ describe("slurm on a real Slurm", () => {
     expect(ports.size).toBe(4);
     expect(ctx.lines.filter((l) => l.includes(" ME ")).length).toBe(8);
   }, 60_000);
+
+  it("an isolating round: two 2-node groups side by side in one job, each a unit with its own logs and rendezvous", async () => {
+    // the nodes share this host's /tmp
+    const met = tempDir("round-met");
+    const code = meetingCode(met, 8, 40);
+    const units = [groupUnit({ name: "1.node1+node3", nodes: ["node1", "node3"] }, 2), groupUnit({ name: "1.node2+node4", nodes: ["node2", "node4"] }, 2)];
+    const io = counting();
+    const ctx = slurmContext({ ...scriptTest("round", PY, code, { nodes: 4, ranksPerNode: 2 }), worldSize: 4, units });
+    const runs = await runSlurm(ctx, io);
+    expect(byUnit(runs)).toEqual({ "1.node1+node3": "completed", "1.node2+node4": "completed" });
+    expect(io.calls.sbatch).toBe(1);
+    expect(runs.map((u) => u.ranks.map((r) => `${r.rank}@${r.host}`))).toEqual([
+      ["0@node1", "1@node1", "2@node3", "3@node3"],
+      ["0@node2", "1@node2", "2@node4", "3@node4"],
+    ]);
+    const ports = new Set<string>();
+    for (const u of runs) {
+      expect(u.ranks.map((r) => r.path)).toEqual([0, 1, 2, 3].map((r) => join(ctx.logDir, u.unit, `rank-${r}.log`)));
+      const [, node, rank, world, addr, port, seen] = u.output.trim().split(" ");
+      expect([node, rank, world, addr, seen]).toEqual([u.hosts[0], "0", "4", u.hosts[0], "8"]);
+      expect(readFileSync(u.ranks[3]!.path, "utf8")).toStartWith(`ME ${u.hosts[1]} 3 4 ${u.hosts[0]} ${port} `);
+      ports.add(port!);
+    }
+    expect(ports.size).toBe(2);
+    rmSync(met, { recursive: true, force: true });
+  }, 90_000);
 
   it("a drained node is skipped with the admin's reason; the others run", async () => {
     sh("scontrol", ["update", "nodename=node4", "state=drain", "reason=gpucheck test: fan 3 | bad"]);
