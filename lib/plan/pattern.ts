@@ -72,7 +72,8 @@ function refuseOn(name: string, refuse: (why: string) => SuiteError): never {
 /** The units of the first round the plan knows, as platforms run units. */
 export function firstRoundUnits(iso: PlannedIsolation, ranksPerNode: number): PlannedUnit[] {
   const round = isolation(iso.pattern, iso.hosts, isolationOptions(iso)).next();
-  return (round?.groups ?? []).map((g) => groupUnit(g, ranksPerNode));
+  // named as the run names them: the round, then the group
+  return (round?.groups ?? []).map((g) => groupUnit({ name: `1.${g.name}`, nodes: g.nodes }, ranksPerNode));
 }
 
 /** A group of hosts as a unit: host-major ranks, named as the group is. */
