@@ -44,6 +44,7 @@ export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?:
       logs: r.ranks.map((x) => x.log),
       tail: r.tail,
       telemetry,
+      ...(r.lost ? { lost: r.lost } : {}),
     };
   });
 }

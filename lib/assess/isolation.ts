@@ -10,12 +10,15 @@ import { headlineOf, lookupMetric } from "./judge.ts";
 
 /**
  * How a unit counts against its nodes. A rank that crashed or a threshold missed is evidence; a
- * hang cut by the timeout is evidence of its own kind; a launch that never happened (infra) or a
- * metric that could not be read is not evidence either way.
+ * hang cut by the timeout is evidence of its own kind; a host of the group that stopped answering
+ * (it answered the preflight, so the jump host's reach is not in doubt) is evidence, which the
+ * pattern pins on that host since it fails with every partner; any other launch that never
+ * happened, or a metric that could not be read, is not evidence either way.
  */
 export function groupStatus(u: UnitResult): GroupStatus {
   if (u.status === "timeout") return "timeout";
   if (u.status === "failed") return "failed";
+  if (u.status === "infra" && u.lost?.length && u.lost.every((h) => u.hosts.includes(h))) return "failed";
   if (u.status !== "completed") return "error";
   return u.verdict.outcome === "passed" ? "passed" : u.verdict.outcome === "failed" ? "failed" : "error";
 }

@@ -245,6 +245,8 @@ export interface UnitRun {
   output: string;
   /** last lines of all ranks' logs, for JUnit system-out */
   tail: string;
+  /** an infra unit: the hosts that stopped answering (unreachable, a connection lost mid-run), which an isolation holds against them */
+  lost?: string[];
 }
 
 /** One component of a node (a GPU, a CPU standing in for one, a NIC, a GPU↔GPU link), named as a verdict must name it. */
@@ -373,6 +375,8 @@ export interface UnitResult {
   logs: string[];
   tail: string;
   telemetry?: TelemetrySummary;
+  /** an infra unit: the hosts that stopped answering, by name */
+  lost?: string[];
 }
 
 export interface TestResult {

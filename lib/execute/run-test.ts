@@ -100,6 +100,7 @@ function recordOf(u: UnitRun, outDir: string): RunRecord {
     ranks: u.ranks.map((r) => ({ rank: r.rank, host: r.host, log: r.path.startsWith(outDir) ? r.path.slice(outDir.length + 1) : r.path, exitCode: r.exitCode })),
     output: u.output,
     tail: u.tail,
+    ...(u.lost ? { lost: u.lost } : {}),
     texts: u.ranks.map((r) => (existsSync(r.path) ? readFileSync(r.path, "utf8") : "")),
   };
 }

@@ -198,6 +198,7 @@ const UnitResult = z
     logs: z.array(z.string()).describe("raw log paths, relative to the results directory"),
     tail: z.string().describe("last lines of the ranks' logs"),
     telemetry: TelemetrySummary.optional(),
+    lost: z.array(z.string()).optional().describe("status infra: the hosts that stopped answering (unreachable, a connection lost mid-run), which an isolation holds against them"),
   })
   .meta({ id: "UnitResult" });
 

@@ -37,6 +37,8 @@ export interface UnitFacts {
   stopped?: { by: StopReason; timeoutMs: number; what?: string };
   /** infrastructure that failed (a host unreachable, an engine refusing a container), in order; present means infra */
   infra?: string[];
+  /** with infra: the hosts that stopped answering (unreachable, a connection lost mid-run), by name */
+  lost?: string[];
   /** the first process that failed on its own */
   failed?: Failure;
   /** a verdict decided from a scheduler's states (Slurm job states, pod phases), which knows best */
@@ -75,5 +77,6 @@ export function unitResult(f: UnitFacts): UnitRun {
     ranks: f.ranks ?? [],
     output: f.output ?? "",
     tail: f.tail ?? "",
+    ...(status === "infra" && f.lost?.length ? { lost: f.lost } : {}),
   };
 }

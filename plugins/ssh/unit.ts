@@ -66,6 +66,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   const events: Array<{ kind: StopKind; message: string; failure?: Failure }> = [];
   const killedIds: number[] = [];
   const unreachable: string[] = [];
+  const lost = new Set<string>();
   const timers: Array<ReturnType<typeof setTimeout>> = [];
   let stopping: Promise<void> | undefined;
   let running = 0;
@@ -146,6 +147,8 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
           (out.started
             ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})`
             : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
+        // a connection that dropped mid-run, or a host that never answered: that host, by name
+        if (out.started || /^unreachable: /.test(describeSshFailure(out.stderrTail))) lost.add(p.host.name);
         stop("infra", `host ${p.host.name}: ${why}`);
       } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
         events.push({ kind: "failed", message: "", failure: failureOf(p, env.launcher, out.exitCode, log) });
@@ -160,7 +163,11 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
 
   await log.close();
 
-  const down = (await Promise.all(states)).flatMap((s) => (s.ok ? [] : [s.message]));
+  const settled = await Promise.all(states);
+  const down = settled.flatMap((s) => (s.ok ? [] : [s.message]));
+  settled.forEach((s, i) => {
+    if (!s.ok && s.lost) lost.add(u.hosts[i]!.name);
+  });
   const first = events.find((e) => e.kind !== "failed" || e.failure);
   // a per-host launcher's ranks share its exit code; torchrun and mpirun mix their ranks in one log
   const perRankLogs = env.launcher === "direct" || env.launcher === "gpucheck";
@@ -185,7 +192,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
     output: log.output(),
     tail: log.tail(),
     ...(first?.kind === "timeout" || first?.kind === "cancelled" ? { stopped: { by: first.kind, timeoutMs: env.timeoutMs, what: `killed ${stopped}` } } : {}),
-    ...(first?.kind === "infra" ? { infra: [...down, first.message].filter(Boolean) } : {}),
+    ...(first?.kind === "infra" ? { infra: [...down, first.message].filter(Boolean), ...(lost.size && { lost: [...lost] }) } : {}),
     ...(first?.kind === "failed" ? { failed: first.failure } : {}),
     also: unreachable,
   });

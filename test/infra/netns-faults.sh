@@ -103,6 +103,7 @@ cut_link() { # cut_link I up|down
 host_faults() { # host_faults I: the faults host I has now, read from the kernel: "cut; slow 10Mbit; ..."
   local f=() root q g=$GROUP/h$1
   [[ $(ip -o link show "gc-h$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("cut")
+  [[ $(ip -o link show "gc-f$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("fabric cut")
   root=$(tc qdisc show dev "gc-h$1" root)
   if [[ $root =~ \ tbf\ .*\ rate\ ([^ ]+) ]]; then f+=("slow ${BASH_REMATCH[1]}")
   elif [[ $root =~ \ netem\ .*limit\ [0-9]+\ *(.*) ]]; then f+=("netem ${BASH_REMATCH[1]}"); fi
@@ -114,6 +115,7 @@ host_faults() { # host_faults I: the faults host I has now, read from the kernel
 
 clear_host() { # clear_host I: every fault undone
   cut_link "$1" up
+  ip link set "gc-f$1" up
   unslow "$1"
   unnetem "$1"
   cg_uncap "$(group_of "$1")"

@@ -11,10 +11,15 @@
 #   netem I "SPEC" / unnetem I       "loss P%": a BPF dropper on both ends; netem's other options
 #                                    ("delay 50ms") as a netem qdisc, where the kernel has sch_netem
 #   cut I / uncut I                  its veth down on the bridge side: no carrier, packets vanish
+#   cut-fabric I / uncut-fabric I    the same for its fabric link only: ssh (the management network)
+#                                    still reaches it, ranks that talk over fab0 do not
 #   cpu-cap I PERCENT / cpu-uncap I  the host's processes together get PERCENT of one CPU
 #   freeze I / thaw I                every process of the host stops (cgroup freezer)
 #   clear I / clear-all              undo every fault on host I / on every host
 #
+# Each host also has a second link, fab0 with 10.89.0.(10+I)/24, to a second bridge gc-fab (a
+# cluster's fabric beside its management network, as InfiniBand is beside Ethernet): ranks told to
+# use it (GLOO_SOCKET_IFNAME=fab0) lose each other when it is cut while ssh still reaches the host.
 # Host I is namespace gc-hI with 10.88.0.(10+I)/24 on its eth0; the veth's other end is gc-hI in the
 # root namespace, a port of the bridge gc-br (10.88.0.1/24), through which the gpucheck client on
 # this machine reaches the hosts and the hosts reach each other. ns1..nsN resolve through /etc/hosts
@@ -37,7 +42,9 @@ BASE=${GPUCHECK_NETNS_BASE:-/run/gpucheck-test/netns}
 USER_NAME=${GPUCHECK_SSH_USER:-gpucheck-ssh}
 CG_STATE=$BASE/cgroup
 BRIDGE=gc-br
+FABRIC=gc-fab
 NET=10.88.0
+FABNET=10.89.0
 GROUP=gpucheck-netns # host I's cgroup is $GROUP/hI
 MAX_HOSTS=200
 HERE=$(dirname "$0")
@@ -82,6 +89,7 @@ stop_host() { # stop_host I: its sshd and every process of it, its cgroup, names
   kill -KILL $(ip netns pids "$ns" 2>/dev/null) 2>/dev/null || true
   ip netns del "$ns" 2>/dev/null || true # takes the veth pair with it
   ip link del "gc-h$1" 2>/dev/null || true
+  ip link del "gc-f$1" 2>/dev/null || true
   rm -rf "$BASE/h$1"
 }
 
@@ -93,6 +101,10 @@ start_host() { # start_host I: namespace, veth, address, sshd, cgroup (each step
   ip -n "$ns" addr replace "$a/24" dev eth0
   ip -n "$ns" link set eth0 up
   ip -n "$ns" link set lo up
+  ip link show "gc-f$i" >/dev/null 2>&1 || ip link add "gc-f$i" type veth peer name fab0 netns "$ns"
+  ip link set "gc-f$i" master $FABRIC up
+  ip -n "$ns" addr replace "$FABNET.$((10 + i))/24" dev fab0
+  ip -n "$ns" link set fab0 up
   mkdir -p "$d"
   [ -s "$d/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "ns$i" -f "$d/ssh_host_ed25519_key"
   { echo "# ns$i"; echo "ListenAddress $a:22"; common_sshd_config "$d/ssh_host_ed25519_key" "$d/sshd.pid"; } >"$d/sshd_config"
@@ -118,6 +130,7 @@ case "$cmd" in
 stop)
   for d in "$BASE"/h[0-9]*; do [ -d "$d" ] && stop_host "${d##*/h}"; done
   ip link del $BRIDGE 2>/dev/null || true
+  ip link del $FABRIC 2>/dev/null || true
   [ -d "$BASE" ] && etc_hosts 0
   home=$(getent passwd "$USER_NAME" | cut -d: -f6 || true)
   [ -n "$home" ] && rm -f "$home/.ssh/config.d/netns" "$home/.ssh/id_netns"
@@ -142,7 +155,7 @@ slow | netem | cpu-cap)
   esac
   exit 0
   ;;
-unslow | unnetem | cut | uncut | cpu-uncap | freeze | thaw | clear)
+unslow | unnetem | cut | uncut | cut-fabric | uncut-fabric | cpu-uncap | freeze | thaw | clear)
   [ $# -eq 2 ] || usage "$cmd I"
   i=$(host_index "$2")
   case $cmd in
@@ -150,6 +163,8 @@ unslow | unnetem | cut | uncut | cpu-uncap | freeze | thaw | clear)
     unnetem) unnetem "$i" ;;
     cut) cut_link "$i" down ;;
     uncut) cut_link "$i" up ;;
+    cut-fabric) ip link set "gc-f$i" down ;;
+    uncut-fabric) ip link set "gc-f$i" up ;;
     clear) clear_host "$i" ;;
     *) cg_fault "$(group_of "$i")" "$(sshd_pid "$i")" "$cmd" ;;
   esac
@@ -161,7 +176,7 @@ clear-all)
   exit 0
   ;;
 start) ;;
-*) usage "start [N] | stop | status | slow I RATE | unslow I | netem I SPEC | unnetem I | cut I | uncut I | cpu-cap I PERCENT | cpu-uncap I | freeze I | thaw I | clear I | clear-all" ;;
+*) usage "start [N] | stop | status | slow I RATE | unslow I | netem I SPEC | unnetem I | cut I | uncut I | cut-fabric I | uncut-fabric I | cpu-cap I PERCENT | cpu-uncap I | freeze I | thaw I | clear I | clear-all" ;;
 esac
 
 N=${2:-$(host_count)}
@@ -174,6 +189,9 @@ setup_user_and_key
 ip link show $BRIDGE >/dev/null 2>&1 || ip link add $BRIDGE type bridge
 ip addr replace "$NET.1/24" dev $BRIDGE
 ip link set $BRIDGE up
+# the fabric bridge carries no address of this machine's: only the hosts talk over it
+ip link show $FABRIC >/dev/null 2>&1 || ip link add $FABRIC type bridge
+ip link set $FABRIC up
 # hosts beyond N (an earlier, larger start) go
 for d in "$BASE"/h[0-9]*; do [ -d "$d" ] && [ "${d##*/h}" -gt "$N" ] && stop_host "${d##*/h}"; done
 known="$BASE/known_hosts.new"; : >"$known"

@@ -9,7 +9,8 @@ import type { UnitRun } from "../../lib/core/types.ts";
 import type { Platform, RunContext } from "../../lib/core/platform.ts";
 import { NCCL_LOG, PREFLIGHT_ANSWER } from "./fake-platform.ts";
 
-export type UnitEnd = "ok" | "fail" | "hang";
+/** lost: the named host stops answering, as ssh reports a host it cannot reach */
+export type UnitEnd = "ok" | "fail" | "hang" | { lost: string };
 
 export interface HostsScript {
   hosts: string[];
@@ -44,7 +45,7 @@ async function runUnit(ctx: RunContext<unknown>, unit: string, hosts: string[], 
   const ranks = hosts.map((host, rank) => {
     const path = join(dir, `rank-${rank}.log`);
     writeFileSync(path, rank === 0 && end === "ok" ? log : "");
-    return { rank, host, path, exitCode: end === "hang" ? null : end === "fail" && rank === 1 ? 1 : 0 };
+    return { rank, host, path, exitCode: end === "hang" || typeof end === "object" ? null : end === "fail" && rank === 1 ? 1 : 0 };
   });
   if (end === "hang") {
     if (!ctx.signal.aborted) await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
@@ -60,6 +61,10 @@ async function runUnit(ctx: RunContext<unknown>, unit: string, hosts: string[], 
       output: "",
       tail: "",
     };
+  }
+  if (typeof end === "object") {
+    const message = `host ${end.lost}: unreachable: Connection to ${end.lost} port 22 timed out`;
+    return { unit, hosts, status: "infra", message, startedAt, endedAt: new Date().toISOString(), ranks, output: "", tail: "", lost: [end.lost] };
   }
   if (end === "fail") {
     const message = `rank 1 on ${hosts[1]} failed with exit code 1: all_reduce: connection reset by peer`;

@@ -115,6 +115,14 @@ describe("pattern: pairwise", () => {
     expect(renderCertificateHtml(v)).toContain('<tr><td class="bad mono">h3</td><td class="small">3 of 3 pairs bad (3 failed); second pass confirmed');
   });
 
+  test("a host that stops answering after the preflight is evidence against it alone, and is named", async () => {
+    const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: (h) => (h.includes("h2") ? { lost: "h2" } : "ok") });
+    const t = r.results.tests[0]!;
+    expect(t.isolation?.bad).toEqual(["h2"]);
+    expect(t.isolation?.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual(["h2"]);
+    expect(t.units.find((u) => u.hosts.includes("h2"))).toMatchObject({ status: "infra", lost: ["h2"] });
+  });
+
   test("no fault: no node is named, the test passes", async () => {
     const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: () => "ok" });
     const t = r.results.tests[0]!;

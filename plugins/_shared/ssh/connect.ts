@@ -6,7 +6,8 @@ import { runProc } from "../proc.ts";
 import type { HostSpec } from "./hosts.ts";
 import { stageOf, type StagePaths } from "./scripts.ts";
 
-export type HostState = { ok: true; addr: string; port?: number; copied: boolean } | { ok: false; message: string };
+/** `lost`: the host itself did not answer (no route, a timeout, a refused connection), not a login or setup problem */
+export type HostState = { ok: true; addr: string; port?: number; copied: boolean } | { ok: false; message: string; lost?: true };
 
 export interface PrepareOptions {
   /** the host's two commands as the manifest renders them (run id and control directory bound) */
@@ -44,7 +45,10 @@ export async function prepareHost(host: HostSpec, o: PrepareOptions): Promise<Ho
   const res = await runProc({ argv: o.argv.prepare, signal: o.signal, graceMs: 500 });
   if (res.spawnError) return { ok: false, message: `host ${host.name}: ${res.spawnError}` };
   if (res.killed) return { ok: false, message: `host ${host.name}: stopped while connecting` };
-  if (res.code === 255) return { ok: false, message: `host ${host.name}: ${describeSshFailure(res.stderr)}` };
+  if (res.code === 255) {
+    const why = describeSshFailure(res.stderr);
+    return { ok: false, message: `host ${host.name}: ${why}`, ...(why.startsWith("unreachable: ") && { lost: true as const }) };
+  }
   if (/^gpucheck-no-python$/m.test(res.stdout)) return { ok: false, message: `host ${host.name}: Python ${JSON.stringify(o.python)} not found` };
   const addr = /^gpucheck-addr (\S+)$/m.exec(res.stdout)?.[1];
   const port = /^gpucheck-port (\d+)$/m.exec(res.stdout)?.[1];

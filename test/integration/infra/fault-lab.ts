@@ -77,6 +77,8 @@ export interface NetnsLab extends CgroupFaults {
   netem(host: string, spec: string): Promise<Undo>;
   /** The host's link down: no carrier, its packets vanish. */
   cut(host: string): Promise<Undo>;
+  /** Its fabric link (fab0, 10.89.0.0/24) down while ssh still reaches it: ranks with GLOO_SOCKET_IFNAME=fab0 lose it. */
+  cutFabric(host: string): Promise<Undo>;
   /** ssh [options] to the host running `command` (a shell command line there); stdin, stdout, stderr are pipes. */
   ssh(host: string, command: string, options?: string[]): ChildProcessWithoutNullStreams;
 }
@@ -94,6 +96,7 @@ export function netnsLab(): NetnsLab {
     slow: (host, rate) => fault("netns.sh", ["slow", host, rate], ["unslow", host]),
     netem: (host, spec) => fault("netns.sh", ["netem", host, spec], ["unnetem", host]),
     cut: (host) => fault("netns.sh", ["cut", host], ["uncut", host]),
+    cutFabric: (host) => fault("netns.sh", ["cut-fabric", host], ["uncut-fabric", host]),
     ssh: (host, command, options = []) => spawn("ssh", ["-F", sshConfig, ...options, host, command]),
   };
 }

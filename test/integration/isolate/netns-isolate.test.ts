@@ -1,7 +1,7 @@
 // Finding the bad node among real hosts: the compiled binary runs a gloo all-reduce on the fault
 // lab's hosts (test/infra/netns.sh: each host its own network namespace, sshd and cgroup), one
-// host faulted for real (its link slowed by tc tbf, or its processes frozen by the cgroup freezer
-// once the preflight passed), and the isolating pattern must name exactly that host, with the JUnit
+// host faulted for real (its link slowed by tc tbf, its fabric link cut, or its processes frozen by
+// the cgroup freezer once the preflight passed), and the isolating pattern must name exactly that host, with the JUnit
 // tree, the summary, report.html and the certificate saying so; with no fault, no host.
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -27,7 +27,7 @@ afterEach(async () => {
  */
 const FLOOR = "0.04 GB/s";
 
-function suite(dir: string, pattern: string, timeout: string): string {
+function suite(dir: string, pattern: string, timeout: string, env = ""): string {
   const lab = netnsLab();
   const path = join(dir, "suite.yaml");
   writeFileSync(
@@ -40,7 +40,7 @@ platform:
 tests:
   - name: fabric
     kind: collective
-    pattern: ${pattern}
+    pattern: ${pattern}${env ? `\n    env: { ${env} }` : ""}
     collective: { op: all_reduce, minBytes: 512KiB, maxBytes: 1MiB, iters: 3, warmup: 1, backend: gloo }
     expect:
       busbw: { min: ${FLOOR} }
@@ -105,7 +105,7 @@ describe("isolating patterns on the fault lab's hosts", () => {
   );
 
   t(
-    "a host frozen after the preflight: its pairs hang, are cut at the timeout, and pairwise names it",
+    "a host frozen after the preflight (its sshd too): its pairs hang or cannot reach it, and pairwise names it",
     async () => {
       const lab = netnsLab();
       const bad = lab.hosts[1]!;
@@ -124,9 +124,29 @@ describe("isolating patterns on the fault lab's hosts", () => {
       const iso = results.tests[0]!.isolation!;
       expect(iso.bad).toEqual([bad]);
       expect(iso.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual([bad]);
-      // every group with the frozen host was cut by the timeout: evidence, recorded as such
+      // every group with the frozen host hung to the timeout or could not reach it, and says which
       const withBad = results.tests[0]!.units.filter((u) => u.hosts.includes(bad));
-      expect(withBad.map((u) => u.status)).toEqual(withBad.map(() => "timeout"));
+      for (const u of withBad) expect(u.status === "timeout" || (u.status === "infra" && u.lost?.join() === bad)).toBe(true);
+    },
+    900_000,
+  );
+
+  t(
+    "a host whose fabric link is cut (ssh still reaches it): its pairs never connect, and pairwise names it",
+    async () => {
+      const lab = netnsLab();
+      const bad = lab.hosts[3]!;
+      undo = await lab.cutFabric(bad);
+      const dir = tempDir("isolate-cut");
+      // the ranks talk over the lab's fabric (fab0), the rendezvous and ssh over its management network
+      suite(dir, "pairwise", "30s", "GLOO_SOCKET_IFNAME: fab0");
+      const r = gpucheck(args(dir), { timeoutMs: 900_000 });
+      expect(r.status).toBe(1);
+      const { results } = read(dir);
+      const iso = results.tests[0]!.isolation!;
+      expect(iso.bad).toEqual([bad]);
+      expect(iso.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual([bad]);
+      expect(r.stdout).toContain(`\nBad nodes: ${bad} (fabric: `);
     },
     900_000,
   );
