@@ -1,6 +1,8 @@
 #!/usr/bin/env bun
-// The entry point. `gpucheck --version` is answered here, before commander and the command table
-// load (cli/program.ts): they were half of its start-up (BENCHMARKS.md, bench/startup.ts).
+// The entry point, and with it the only place that calls process.exit. `gpucheck --version` is
+// answered here, before anything else loads; every other command line goes to cli/dispatch.ts,
+// which reads a plain one from the command table and leaves the rest to commander (start-up:
+// BENCHMARKS.md, bench/startup.ts).
 import { EXIT } from "./lib/core/errors.ts";
 import { out } from "./cli/output.ts";
 import { VERSION_LINE } from "./lib/core/version.ts";
@@ -16,4 +18,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   }
 }
 // no top-level await: `bun build --compile --bytecode` rejects it
-void import("./cli/program.ts");
+import("./cli/dispatch.ts")
+  .then(({ dispatch }) => dispatch(args))
+  .then(
+    (code) => process.exit(code),
+    async (err: unknown) => {
+      const { reportFatal } = await import("./cli/commands/fatal.ts");
+      process.exit(reportFatal(err));
+    },
+  );
