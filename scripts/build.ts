@@ -8,6 +8,12 @@ import { renderAssets } from "./gen-assets.ts";
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
 writeFileSync(join(root, "lib", "core", "assets.gen.ts"), renderAssets());
+// `gpucheck list` as text: rendered from the suites just embedded, so in a process of its own
+const listed = Bun.spawnSync([bun, join(root, "scripts", "gen-list.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
+if (listed.exitCode !== 0) {
+  console.error(`build: scripts/gen-list.ts failed with ${listed.exitCode}`);
+  process.exit(1);
+}
 mkdirSync(join(root, "compiled"), { recursive: true });
 
 const arm64Runtime = join(root, "node_modules", "@oven", "bun-linux-aarch64", "bin", "bun");
