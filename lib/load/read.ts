@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { type Document, LineCounter, parseDocument } from "yaml";
+import { type Document, LineCounter, parseDocument } from "../core/yaml.ts";
 import { builtinSuites } from "../core/assets.ts";
 import { closest } from "../core/did-you-mean.ts";
 import { isPlainYaml } from "./yaml-plain.ts";
@@ -43,7 +43,9 @@ export class SourceFile {
   private positions() {
     if (!this.parsed) {
       const lines = new LineCounter();
-      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
+      // logLevel "error": a key that is a collection is reported by the loader at its position
+      // (unknown key "[ a, b ]"); yaml's own console warning about it only repeated that, unplaced
+      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: "error" });
       this.parsed = { doc, lines };
     }
     return this.parsed;
