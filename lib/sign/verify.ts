@@ -1,10 +1,12 @@
 // Is this certificate what the key signed, and do the files still match it? Pure apart from the
 // injected readSubject, so every way a certificate can be wrong is tested without touching disk.
 // Checks run from the outside in, and the first failure is the answer: one precise reason beats a list.
-import { createHash, type KeyObject } from "node:crypto";
-import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope, verifySignature } from "./dsse.ts";
-import { fingerprint } from "./keys.ts";
+// No node:crypto here: the key checks its own signatures (public-key.ts), so `gpucheck verify`
+// can run on WebCrypto (web-key.ts).
+import { sha256 } from "../core/sha256.ts";
+import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from "./envelope.ts";
 import { pae } from "./pae.ts";
+import type { PublicKey } from "./public-key.ts";
 import { acceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, statementShape, SUBJECT_FILES } from "./predicate.ts";
 
 export type VerifyReason =
@@ -23,12 +25,12 @@ export type VerifyResult = { ok: true; statement: Statement; signer: string; che
 
 export interface VerifyInput {
   envelopeText: string;
-  publicKey: KeyObject;
+  publicKey: PublicKey;
   /** a subject file's bytes, or null when it does not exist; absent: subjects are not checked */
   readSubject?: (name: string) => Buffer | null;
 }
 
-export function verifyCertificate({ envelopeText, publicKey, readSubject }: VerifyInput): VerifyResult {
+export async function verifyCertificate({ envelopeText, publicKey, readSubject }: VerifyInput): Promise<VerifyResult> {
   const fail = (reason: VerifyReason, message: string, file?: string): VerifyResult => ({ ok: false, reason, message, ...(file ? { file } : {}) });
   const parsed = parseEnvelope(envelopeText);
   if (!parsed.ok) return fail("malformed-envelope", `malformed envelope: ${parsed.message}`);
@@ -43,8 +45,8 @@ export function verifyCertificate({ envelopeText, publicKey, readSubject }: Veri
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     return fail("wrong-payload-type", `wrong payloadType: "${env.payloadType}", expected "${IN_TOTO_PAYLOAD_TYPE}"`);
   }
-  const signer = fingerprint(publicKey);
-  if (!verifySignature(publicKey, pae(env.payloadType, env.payload), sig)) {
+  const signer = publicKey.fingerprint;
+  if (!(await publicKey.verify(pae(env.payloadType, env.payload), sig))) {
     const named = keyid !== "" && keyid !== signer ? `; the envelope names key ${keyid}` : "";
     return fail("bad-signature", `bad signature: it does not verify with --key (${signer})${named}`);
   }
@@ -62,7 +64,7 @@ export function verifyCertificate({ envelopeText, publicKey, readSubject }: Veri
     for (const s of statement.subject) {
       const bytes = readSubject(s.name);
       if (bytes === null) return fail("missing-file", `missing file: ${s.name} is named in the certificate but is not in the results directory`, s.name);
-      const actual = createHash("sha256").update(bytes).digest("hex");
+      const actual = sha256(bytes);
       if (actual !== s.digest.sha256) {
         return fail("digest-mismatch", `digest mismatch: ${s.name} has sha256 ${actual}, the certificate says ${s.digest.sha256}`, s.name);
       }
