@@ -8,11 +8,14 @@ import { renderAssets } from "./gen-assets.ts";
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
 writeFileSync(join(root, "lib", "core", "assets.gen.ts"), renderAssets());
-// `gpucheck list` as text: rendered from the suites just embedded, so in a process of its own
-const listed = Bun.spawnSync([bun, join(root, "scripts", "gen-list.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
-if (listed.exitCode !== 0) {
-  console.error(`build: scripts/gen-list.ts failed with ${listed.exitCode}`);
-  process.exit(1);
+// what start-up reads instead of computing it: `gpucheck list` as text (from the suites just
+// embedded, so each generator runs in a process of its own) and the shapes verify checks
+for (const gen of ["gen-list.ts", "gen-shapes.ts"]) {
+  const p = Bun.spawnSync([bun, join(root, "scripts", gen)], { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (p.exitCode !== 0) {
+    console.error(`build: scripts/${gen} failed with ${p.exitCode}`);
+    process.exit(1);
+  }
 }
 mkdirSync(join(root, "compiled"), { recursive: true });
 

@@ -2,12 +2,17 @@
 // injected readSubject, so every way a certificate can be wrong is tested without touching disk.
 // Checks run from the outside in, and the first failure is the answer: one precise reason beats a list.
 // No node:crypto here: the key checks its own signatures (public-key.ts), so `gpucheck verify`
-// can run on WebCrypto (web-key.ts).
+// can run on WebCrypto (web-key.ts); and zod only says what is wrong with a statement that does not
+// have the schema's shape (predicate-shape.gen.ts): both were most of verify's start-up.
+import type { z } from "zod";
+import { conform, MISMATCH, type Shape } from "../core/shape.ts";
 import { sha256 } from "../core/sha256.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from "./envelope.ts";
 import { pae } from "./pae.ts";
 import type { PublicKey } from "./public-key.ts";
-import { acceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, statementShape, SUBJECT_FILES } from "./predicate.ts";
+import { type AcceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, SUBJECT_FILES } from "./predicate.ts";
+import type { statementShape } from "./predicate-schema.ts";
+import { PREDICATE_SHAPE, STATEMENT_SHAPE } from "./predicate-shape.gen.ts";
 
 export type VerifyReason =
   | "malformed-envelope"
@@ -56,7 +61,7 @@ export async function verifyCertificate({ envelopeText, publicKey, readSubject }
     return fail("keyid-mismatch", `keyid mismatch: the signature verifies with --key (${signer}) but the envelope names ${keyid}`);
   }
 
-  const statement = readStatement(env.payload);
+  const statement = await readStatement(env.payload);
   if (typeof statement === "string") return fail(statement.startsWith("wrong predicateType") ? "wrong-predicate-type" : "malformed-statement", statement);
 
   const checkedFiles: string[] = [];
@@ -75,15 +80,15 @@ export async function verifyCertificate({ envelopeText, publicKey, readSubject }
 }
 
 /** The payload as a gpucheck Statement, or the sentence saying why it is not one. */
-function readStatement(payload: Buffer): Statement | string {
+async function readStatement(payload: Buffer): Promise<Statement | string> {
   let raw: unknown;
   try {
     raw = JSON.parse(payload.toString("utf8"));
   } catch {
     return "malformed statement: the payload is not JSON";
   }
-  const shape = statementShape.safeParse(raw);
-  if (!shape.success) return `malformed statement: ${issueText(shape.error.issues)}`;
+  const shape = await parse<StatementShape>(raw, STATEMENT_SHAPE, "statementShape");
+  if (!shape.success) return `malformed statement: ${issueText(shape.issues)}`;
   const st = shape.data;
   if (st._type !== STATEMENT_TYPE) return `malformed statement: "_type" is "${st._type}", expected "${STATEMENT_TYPE}"`;
   if (st.predicateType !== PREDICATE_TYPE) return `wrong predicateType: "${st.predicateType}", expected "${PREDICATE_TYPE}"`;
@@ -97,8 +102,8 @@ function readStatement(payload: Buffer): Statement | string {
   }
   const missing = SUBJECT_FILES.filter((f) => !names.has(f));
   if (missing.length > 0) return `malformed statement: no subject for ${missing.join(", ")}`;
-  const predicate = acceptancePredicate.safeParse(st.predicate);
-  if (!predicate.success) return `malformed statement: ${issueText(predicate.error.issues, "predicate")}`;
+  const predicate = await parse<AcceptancePredicate>(st.predicate, PREDICATE_SHAPE, "acceptancePredicate");
+  if (!predicate.success) return `malformed statement: ${issueText(predicate.issues, "predicate")}`;
   // the judging suite gave the verdicts: a certificate that names it must also cover its bytes
   const judged = predicate.data.judged;
   if (judged) {
@@ -110,7 +115,18 @@ function readStatement(payload: Buffer): Statement | string {
   return { ...st, predicate: predicate.data } as Statement;
 }
 
-function issueText(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, root?: string): string {
+type StatementShape = z.infer<typeof statementShape>;
+type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+
+/** zod's parse of value against a schema of predicate-schema.ts: from its shape when the value has it, else from zod, with zod's issues. */
+async function parse<T>(value: unknown, shape: Shape, schema: "statementShape" | "acceptancePredicate"): Promise<{ success: true; data: T } | { success: false; issues: Issues }> {
+  const data = conform(value, shape);
+  if (data !== MISMATCH) return { success: true, data: data as T };
+  const r = (await import("./predicate-schema.ts"))[schema].safeParse(value);
+  return r.success ? { success: true, data: r.data as T } : { success: false, issues: r.error.issues };
+}
+
+function issueText(issues: Issues, root?: string): string {
   const i = issues[0];
   const path = [root, ...i.path.map(String)].filter(Boolean).join(".");
   return path ? `${path}: ${i.message}` : i.message;
