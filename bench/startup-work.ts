@@ -28,16 +28,20 @@ await imp("cli/platforms.ts");
 const { out } = await imp("cli/output.ts");
 const { VERSION_LINE } = await imp("lib/core/version.ts");
 const helpText = readFileSync(arg("help-text"), "utf8");
-const command = async (name: string) => (await imp(`cli/commands/${name}.ts`)).main as (...a: unknown[]) => Promise<number>;
+/** the command's main, loaded now, called with these arguments on each run */
+async function calling(name: string, ...args: unknown[]): Promise<() => Promise<number>> {
+  const main = (await imp(`cli/commands/${name}.ts`)).main as (...a: unknown[]) => Promise<number>;
+  return () => main(...args);
+}
 
 // the names are those of bench/startup.ts's cases
 const cases: Record<string, () => Promise<() => unknown>> = {
   "gpucheck --version": async () => () => out(`${VERSION_LINE}\n`),
   "gpucheck --help": async () => () => out(helpText),
-  "gpucheck list": async () => ((main) => () => main({}))(await command("list")),
-  "gpucheck validate h100-8x": async () => ((main) => () => main("h100-8x", {}))(await command("validate")),
-  "gpucheck plan h100-8x": async () => ((main) => () => main("h100-8x", {}))(await command("plan")),
-  "gpucheck verify <cert> --key <pub>": async () => ((main) => () => main(arg("cert"), { key: arg("key") }))(await command("verify")),
+  "gpucheck list": async () => calling("list", {}),
+  "gpucheck validate h100-8x": async () => calling("validate", "h100-8x", {}),
+  "gpucheck plan h100-8x": async () => calling("plan", "h100-8x", {}),
+  "gpucheck verify <cert> --key <pub>": async () => calling("verify", arg("cert"), { key: arg("key") }),
 };
 
 function median(xs: number[]): number {

@@ -98,6 +98,8 @@ bins.forEach((bin, b) => {
     const w = ownWork(bin, roots[b]!, c.name);
     const over = u - w.warm;
     const ratio = over / floorCpu;
-    console.log(`| \`${c.name}\` | ${f1(median(wall[i]!))} | ${f1(u)} | ${(u / floorCpu).toFixed(2)} | ${w.warm.toFixed(2)} (${f1(w.cold)}) | ${f1(over)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? "yes" : "no"} |`);
+    console.log(
+      `| \`${c.name}\` | ${f1(median(wall[i]!))} | ${f1(u)} | ${(u / floorCpu).toFixed(2)} | ${w.warm.toFixed(2)} (${f1(w.cold)}) | ${f1(over)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? "yes" : "no"} |`,
+    );
   });
 });

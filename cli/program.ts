@@ -7,10 +7,10 @@ import { writeSync } from "node:fs";
 import { VERSION_LINE } from "../lib/core/version.ts";
 import { COMMANDS, type CommandSpec, PROGRAM } from "./table.ts";
 
-/** What runs a command once commander has parsed it: its arguments, its options, then commander's Command. */
-export type Action = (spec: CommandSpec) => (...args: unknown[]) => Promise<void>;
+/** What runs a command once commander has parsed it; args: its arguments, its options, then commander's Command. */
+export type Run = (spec: CommandSpec, args: unknown[]) => Promise<void>;
 
-export function buildProgram(action: Action): Command {
+export function buildProgram(run: Run): Command {
   const program = new Command()
     .name(PROGRAM.name)
     .description(PROGRAM.description)
@@ -21,11 +21,11 @@ export function buildProgram(action: Action): Command {
     .configureOutput({ writeOut: (s) => writeSync(1, s), writeErr: (s) => writeSync(2, s) })
     .exitOverride()
     .addHelpText("after", PROGRAM.afterHelp);
-  for (const spec of COMMANDS) addCommand(program, spec, action);
+  for (const spec of COMMANDS) addCommand(program, spec, run);
   return program;
 }
 
-function addCommand(parent: Command, spec: CommandSpec, action: Action): void {
+function addCommand(parent: Command, spec: CommandSpec, run: Run): void {
   const cmd = parent.command(spec.name).description(spec.description);
   for (const a of spec.args ?? []) {
     const arg = new Argument(a.name, a.description);
@@ -37,12 +37,12 @@ function addCommand(parent: Command, spec: CommandSpec, action: Action): void {
     if (o.default !== undefined) opt.default(o.default);
     cmd.addOption(opt.makeOptionMandatory(o.required ?? false));
   }
-  if (spec.load) cmd.action(action(spec));
-  for (const sub of spec.subcommands ?? []) addCommand(cmd, sub, action);
+  if (spec.load) cmd.action((...args: unknown[]) => run(spec, args));
+  for (const sub of spec.subcommands ?? []) addCommand(cmd, sub, run);
 }
 
 /** Parses argv (process.argv: runtime and script first) and runs the command; commander's own exits (help, errors) throw a CommanderError. */
 export async function runProgram(argv: string[]): Promise<void> {
   const { runCommand } = await import("./run-command.ts");
-  await buildProgram((spec) => (...args) => runCommand(spec, args)).parseAsync(argv);
+  await buildProgram(runCommand).parseAsync(argv);
 }

@@ -17,11 +17,13 @@ const SPKI: Record<KeyAlgorithm, { prefix: Buffer; raw: number }> = {
 const PEM = /^-----BEGIN PUBLIC KEY-----\r?\n((?:[A-Za-z0-9+/]+={0,2}\r?\n)+)-----END PUBLIC KEY-----\r?\n?$/;
 
 export async function webPublicKey(pemText: string): Promise<PublicKey | undefined> {
-  const body = PEM.exec(pemText)?.[1]!.replace(/\r?\n/g, "");
+  const body = PEM.exec(pemText)?.[1]?.replace(/\r?\n/g, "");
   if (body === undefined) return undefined;
   const der = Buffer.from(body, "base64");
   if (der.toString("base64") !== body) return undefined;
-  const algorithm = (Object.keys(SPKI) as KeyAlgorithm[]).find((a) => der.length === SPKI[a].prefix.length + SPKI[a].raw && der.subarray(0, SPKI[a].prefix.length).equals(SPKI[a].prefix));
+  const algorithm = (Object.keys(SPKI) as KeyAlgorithm[]).find(
+    (a) => der.length === SPKI[a].prefix.length + SPKI[a].raw && der.subarray(0, SPKI[a].prefix.length).equals(SPKI[a].prefix),
+  );
   const raw = algorithm && der.subarray(SPKI[algorithm].prefix.length);
   if (!algorithm || !raw || (algorithm === "p256" && raw[0] !== 0x04)) return undefined;
   const params = algorithm === "ed25519" ? { name: "Ed25519" } : { name: "ECDSA", namedCurve: "P-256" };

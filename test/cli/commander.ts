@@ -8,7 +8,7 @@ export type Parsed = { command: string; args: unknown[] } | { error: string };
 /** commander's reading of argv (without runtime and script): the command and what its action gets, or the error code. */
 export async function viaCommander(argv: string[]): Promise<Parsed> {
   let got: Parsed | undefined;
-  const program = buildProgram((spec) => async (...args) => {
+  const program = buildProgram(async (spec, args) => {
     // the last argument is commander's Command itself
     got = { command: spec.name, args: args.slice(0, -1) };
   });
@@ -24,7 +24,7 @@ export async function viaCommander(argv: string[]): Promise<Parsed> {
 /** commander's help text for the whole program at a given width, as `gpucheck --help` writes it. */
 export async function commanderHelp(width: number): Promise<string> {
   let text = "";
-  const program = buildProgram(() => async () => {});
+  const program = buildProgram(async () => {});
   program.configureOutput({ writeOut: (s) => (text += s), getOutHelpWidth: () => width });
   await program.parseAsync(["--help"], { from: "user" }).catch(() => {});
   return text;
