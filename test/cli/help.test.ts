@@ -19,4 +19,10 @@ describe("gpucheck --help from the command table", () => {
       expect(r.stdout).toBe(rootHelp(80));
     }
   });
+
+  test("into a full disk: one line saying so, exit 3, as every command's output (commander's write threw an internal error)", () => {
+    const r = spawnSync("bash", ["-c", `'${join(root, "node_modules", ".bin", "bun")}' '${join(root, "mod.ts")}' --help > /dev/full`], { encoding: "utf8" });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toBe("gpucheck: could not write to standard output: ENOSPC (no space left on the device)\n");
+  });
 });
