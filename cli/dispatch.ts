@@ -1,5 +1,6 @@
-// argv → the command that runs, and its exit code. `gpucheck --help` and a plain command line (cli/direct.ts)
-// are answered from the command table; everything else goes through commander (cli/program.ts).
+// argv → the command that runs, and its exit code. `gpucheck --help` (on a terminal: mod.ts answers
+// a pipe or a file) and a plain command line (cli/direct.ts) are answered from the command table;
+// everything else goes through commander (cli/program.ts).
 import { fstatSync } from "node:fs";
 import { EXIT } from "../lib/core/errors.ts";
 import { directCall } from "./direct.ts";
