@@ -6,6 +6,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { median } from "./median.ts";
 
 const root = join(import.meta.dir, "..");
 const i = process.argv.indexOf("--runs");
@@ -17,7 +18,10 @@ const at = (p: string) => JSON.stringify(join(root, p));
 const steps: Array<[string, string]> = [
   ["node:fs (cli/output.ts writes through it)", ""],
   // the namespace escapes, so the bundler keeps all of zod: with only .config used it drops most of it
-  ["+ zod, all of it, jitless (cli/run-command.ts)", `const zod = await import(${JSON.stringify(Bun.resolveSync("zod", root))}); Object.assign(globalThis, { zod }); zod.config({ jitless: true });`],
+  [
+    "+ zod, all of it, jitless (cli/run-command.ts)",
+    `const zod = await import(${JSON.stringify(Bun.resolveSync("zod", root))}); Object.assign(globalThis, { zod }); zod.config({ jitless: true });`,
+  ],
   ["+ yaml (ES-module build)", `await import(${at("lib/core/yaml.ts")});`],
   ["+ the kinds and the loader (lib/kinds, lib/load)", `await import(${at("lib/kinds/mod.ts")}); await import(${at("lib/load/mod.ts")});`],
   ["+ the platform registry (cli/platforms.ts)", `await import(${at("cli/platforms.ts")});`],
@@ -51,10 +55,6 @@ for (let r = 0; r < runs; r++) {
     cpu[k]!.push(Number(run.resourceUsage.cpuTime.total) / 1000);
   });
 }
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const floor = median(cpu[0]!);
 console.log(`median of ${runs}, load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`);
 console.log("| what the probe loads | CPU (ms) | × floor | added by this step (ms) |");

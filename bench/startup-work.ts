@@ -11,6 +11,7 @@
 // --runs warm runs after 20 untimed ones (the JIT's steady state), in ms.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { median } from "./median.ts";
 
 const arg = (name: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,12 +44,6 @@ const cases: Record<string, () => Promise<() => unknown>> = {
   "gpucheck plan h100-8x": async () => calling("plan", "h100-8x", {}),
   "gpucheck verify <cert> --key <pub>": async () => calling("verify", arg("cert"), { key: arg("key") }),
 };
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 const name = arg("case");
 const fn = await cases[name]!();

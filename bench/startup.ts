@@ -14,6 +14,7 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { median } from "./median.ts";
 
 const root = join(import.meta.dir, "..");
 const argsOf = (name: string) => process.argv.flatMap((a, i) => (a === `--${name}` ? [process.argv[i + 1]!] : []));
@@ -75,12 +76,6 @@ function ownWork(bin: string, tree: string, name: string): { cold: number; warm:
   const p = Bun.spawnSync(argv, { cwd: work, stdout: "ignore", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${p.exitCode}: ${p.stderr.toString()}`);
   return JSON.parse(readFileSync(out, "utf8"));
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 const floorWall = median(wall[0]!);
