@@ -3,7 +3,7 @@
 // way). Whole process CPU time (user + system), median of N interleaved rounds.
 //
 //   node_modules/.bin/bun bench/startup-probe.ts [--runs 10]
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { median } from "./median.ts";
@@ -12,6 +12,8 @@ const root = join(import.meta.dir, "..");
 const i = process.argv.indexOf("--runs");
 const runs = Number(i > 0 ? process.argv[i + 1] : "10");
 const work = mkdtempSync(join(tmpdir(), "gpucheck-probe-"));
+// eight binaries of 110 MB: nothing stays behind, whatever the outcome
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const at = (p: string) => JSON.stringify(join(root, p));
 
 // each adds to the one before; the last line prints, through node:fs as gpucheck does (cli/output.ts)

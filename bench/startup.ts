@@ -11,7 +11,7 @@
 // overhead is the process's CPU time less that work; the goal (issue 12) is overhead ≤ 1.5 × the
 // floor's CPU time. `verify` runs on a certificate made before timing (keygen + certify on a copy of
 // the signed-run fixture). Every run's exit code is checked, so a fast failure cannot pass.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { median } from "./median.ts";
@@ -23,6 +23,8 @@ const bins = argsOf("bin").map((b) => resolve(b));
 if (bins.length === 0) bins.push(join(root, "compiled", "gpucheck"));
 const roots = bins.map((_, i) => resolve(argsOf("root")[i] ?? root));
 const work = mkdtempSync(join(tmpdir(), "gpucheck-startup-"));
+// the floor binary alone is 100 MB: nothing stays behind, whatever the outcome
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
 function must(argv: string[], cwd = work): string {
   const p = Bun.spawnSync(argv, { cwd, stdout: "pipe", stderr: "pipe" });
