@@ -1,24 +1,30 @@
 // Start-up of the commands that need no workload, against the floor: a hello-world built with the
 // same `bun build --compile` flags as gpucheck (scripts/build.ts). Whole process, wall and CPU time
-// (user + system from the child's rusage), median of N rounds; within a round every command and the
-// hello-world run once each, in turn, so the machine's load falls on all of them alike.
+// (user + system from the child's rusage), median of N rounds; within a round every command of every
+// binary and the hello-world run once each, in turn, so the machine's load falls on all of them alike.
 //
-//   node_modules/.bin/bun bench/startup.ts [--runs 10] [--bin compiled/gpucheck]
+//   node_modules/.bin/bun bench/startup.ts [--runs 10] [--bin compiled/gpucheck [--root <its source tree>]]...
 //
-// `verify` runs on a certificate made before timing (keygen + certify on a copy of the signed-run
-// fixture). Every run's exit code is checked, so a fast failure cannot pass.
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+// Several --bin are measured side by side (before and after a change); each --root (default: this
+// tree) is the source tree the binary was built from, whose commands bench/startup-work.ts runs
+// in-process to measure each command's own work (the warm run: no loading, no first use). The
+// overhead is the process's CPU time less that work; the goal (issue 12) is overhead ≤ 1.5 × the
+// floor's CPU time. `verify` runs on a certificate made before timing (keygen + certify on a copy of
+// the signed-run fixture). Every run's exit code is checked, so a fast failure cannot pass.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { median } from "./median.ts";
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : dflt;
-};
 const root = join(import.meta.dir, "..");
-const runs = Number(arg("runs", "10"));
-const bin = arg("bin", join(root, "compiled", "gpucheck"));
+const argsOf = (name: string) => process.argv.flatMap((a, i) => (a === `--${name}` ? [process.argv[i + 1]!] : []));
+const runs = Number(argsOf("runs")[0] ?? "10");
+const bins = argsOf("bin").map((b) => resolve(b));
+if (bins.length === 0) bins.push(join(root, "compiled", "gpucheck"));
+const roots = bins.map((_, i) => resolve(argsOf("root")[i] ?? root));
 const work = mkdtempSync(join(tmpdir(), "gpucheck-startup-"));
+// the floor binary alone is 100 MB: nothing stays behind, whatever the outcome
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
 function must(argv: string[], cwd = work): string {
   const p = Bun.spawnSync(argv, { cwd, stdout: "pipe", stderr: "pipe" });
@@ -32,18 +38,20 @@ must([process.execPath, "build", "--compile", "--minify", "--sourcemap=none", "-
 
 const run = join(work, "run");
 cpSync(join(root, "test", "fixtures", "sign", "h100-2node-failing"), run, { recursive: true });
-must([bin, "keygen", "--out", join(work, "keys")]);
-must([bin, "certify", run, "--key", join(work, "keys", "gpucheck.key")]);
+must([bins[0]!, "keygen", "--out", join(work, "keys")]);
+must([bins[0]!, "certify", run, "--key", join(work, "keys", "gpucheck.key")]);
+const cert = join(run, "certificate.intoto.json");
+const pub = join(work, "keys", "gpucheck.pub");
 
-const cases: Array<{ name: string; argv: string[] }> = [
-  { name: "hello-world (floor)", argv: [join(work, "hello")] },
+const commands = (bin: string): Array<{ name: string; argv: string[] }> => [
   { name: "gpucheck --version", argv: [bin, "--version"] },
   { name: "gpucheck --help", argv: [bin, "--help"] },
   { name: "gpucheck list", argv: [bin, "list"] },
   { name: "gpucheck validate h100-8x", argv: [bin, "validate", "h100-8x"] },
   { name: "gpucheck plan h100-8x", argv: [bin, "plan", "h100-8x"] },
-  { name: "gpucheck verify <cert> --key <pub>", argv: [bin, "verify", join(run, "certificate.intoto.json"), "--key", join(work, "keys", "gpucheck.pub")] },
+  { name: "gpucheck verify <cert> --key <pub>", argv: [bin, "verify", cert, "--key", pub] },
 ];
+const cases = [{ name: "hello-world (floor)", argv: [join(work, "hello")] }, ...bins.flatMap(commands)];
 
 const wall = cases.map(() => [] as number[]);
 const cpu = cases.map(() => [] as number[]);
@@ -58,20 +66,37 @@ for (let r = 0; r < runs; r++) {
     cpu[i]!.push(Number(p.resourceUsage.cpuTime.total) / 1000);
   });
 }
+load.push(loadavg()[0]!);
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+/** Each command's own work, run in-process from the binary's source tree (bench/startup-work.ts). */
+function ownWork(bin: string, tree: string, name: string): { cold: number; warm: number } {
+  const help = join(work, "help.txt");
+  writeFileSync(help, must([bin, "--help"]));
+  const out = join(work, "work.json");
+  const script = join(import.meta.dir, "startup-work.ts");
+  const argv = [process.execPath, script, "--case", name, "--root", tree, "--runs", String(runs), "--cert", cert, "--key", pub, "--help-text", help, "--out", out];
+  const p = Bun.spawnSync(argv, { cwd: work, stdout: "ignore", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${p.exitCode}: ${p.stderr.toString()}`);
+  return JSON.parse(readFileSync(out, "utf8"));
 }
 
 const floorWall = median(wall[0]!);
 const floorCpu = median(cpu[0]!);
-console.log(`${bin}, median of ${runs}, load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`);
-console.log("| command | wall (ms) | × floor | CPU (ms) | × floor |");
-console.log("|---|---:|---:|---:|---:|");
-cases.forEach((c, i) => {
-  const w = median(wall[i]!);
-  const u = median(cpu[i]!);
-  console.log(`| \`${c.name}\` | ${w.toFixed(1)} | ${(w / floorWall).toFixed(2)} | ${u.toFixed(1)} | ${(u / floorCpu).toFixed(2)} |`);
+const f1 = (x: number) => x.toFixed(1);
+console.log(`median of ${runs}, load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} (1 min, at each round's start and the end)`);
+console.log(`floor (hello-world): wall ${f1(floorWall)} ms, CPU ${f1(floorCpu)} ms`);
+bins.forEach((bin, b) => {
+  console.log(`\n${bin} (sources: ${roots[b]})`);
+  console.log("| command | wall (ms) | CPU (ms) | CPU × floor | own work, warm (cold) (ms) | overhead: CPU − own work (ms) | overhead ÷ floor CPU | within 1.5× |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|:---:|");
+  commands(bin).forEach((c, j) => {
+    const i = 1 + b * commands(bin).length + j;
+    const u = median(cpu[i]!);
+    const w = ownWork(bin, roots[b]!, c.name);
+    const over = u - w.warm;
+    const ratio = over / floorCpu;
+    console.log(
+      `| \`${c.name}\` | ${f1(median(wall[i]!))} | ${f1(u)} | ${(u / floorCpu).toFixed(2)} | ${w.warm.toFixed(2)} (${f1(w.cold)}) | ${f1(over)} | ${ratio.toFixed(2)} | ${ratio <= 1.5 ? "yes" : "no"} |`,
+    );
+  });
 });

@@ -3,7 +3,6 @@
 // remote engines are reached like the Docker CLI reaches DOCKER_HOST=ssh://…, with the system ssh
 // client running `docker system dial-stdio`. Works with podman's Docker-compatible API too.
 // The run-time half (dockerode, child processes) is loaded only when a test runs.
-import { createHash } from "node:crypto";
 import { DIAL_COMMAND, engineList, nodeName, sshBlock } from "./docker/engines.ts";
 import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
 import { settings, type ContainerBody, type DockerSettings } from "./docker/spec.ts";
@@ -11,12 +10,13 @@ import { planText } from "./docker/text.ts";
 import { sshArgv } from "./_shared/ssh/argv.ts";
 import { targetOf } from "./_shared/ssh/target.ts";
 import { slot, slotsIn } from "../lib/core/slots.ts";
+import { sha256 } from "../lib/core/sha256.ts";
 import { describeSlots } from "./_shared/ssh/slots.ts";
 import type { Manifest, Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
 
 /** Containers of one run carry this label on every engine: the sweep at the end finds them by it. */
 export function runLabel(outDir: string): string {
-  return createHash("sha256").update(outDir).digest("hex").slice(0, 12);
+  return sha256(outDir).slice(0, 12);
 }
 
 /** What the docker platform creates: per unit, each container's exact create body on its engine. */

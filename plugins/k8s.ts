@@ -2,7 +2,7 @@
 // MPIJob), the workload arrives in a ConfigMap, and everything carries gpucheck.dev/run=<id> so
 // cleanup can find it. Only zod, yaml and pure builders load here: @kubernetes/client-node is
 // imported inside run(), so `gpucheck validate` and `plan` stay fast.
-import { stringify } from "yaml";
+import { stringify } from "../lib/core/yaml.ts";
 import type { UnitRun } from "../lib/core/types.ts";
 import { type Manifest, manifestInput, namespaceOf } from "./k8s/input.ts";
 import { buildManifests } from "./k8s/manifests.ts";

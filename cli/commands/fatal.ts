@@ -1,10 +1,11 @@
-import { CommanderError } from "commander";
 import { EXIT, PlatformError, SuiteError } from "../../lib/core/errors.ts";
 import { err as printErr, OutputError } from "../output.ts";
 
 /** Prints an error the way a user needs it and returns the exit code. */
 export function reportFatal(err: unknown): number {
-  if (err instanceof CommanderError) {
+  // a CommanderError, known by its code rather than its class: a command run without commander
+  // (cli/direct.ts) should not load commander only to say how it failed
+  if (isCommanderError(err)) {
     // commander already printed its message; --help and --version end here too
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
@@ -19,4 +20,9 @@ export function reportFatal(err: unknown): number {
   const e = err as Error;
   printErr(`gpucheck: internal error: ${e?.stack ?? String(err)}\n`);
   return EXIT.infra;
+}
+
+function isCommanderError(err: unknown): err is { code: string; exitCode: number } {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === "string" && code.startsWith("commander.");
 }

@@ -1,7 +1,8 @@
 // `gpucheck keygen --out <dir> [--algorithm ed25519|p256]`: a signing key pair for certificates.
 import { out } from "../output.ts";
 import { EXIT } from "../../lib/core/errors.ts";
-import { type KeyAlgorithm, writeKeyPair } from "../../lib/sign/keys.ts";
+import { writeKeyPair } from "../../lib/sign/keys.ts";
+import type { KeyAlgorithm } from "../../lib/sign/public-key.ts";
 
 export async function main(flags: { out: string; algorithm: KeyAlgorithm; json?: boolean }): Promise<number> {
   const k = writeKeyPair(flags.out, flags.algorithm);

@@ -1,69 +1,8 @@
-// `gpucheck list`: what is built in: suites, each kind's metrics (unit, which way is better, what it
-// is), the telemetry metrics every test collects, the transports and the platforms.
+// `gpucheck list`: prints what the build rendered from the registries (list-render.ts, scripts/gen-list.ts).
 import { out } from "../output.ts";
-import { builtinSuites } from "../../lib/core/assets.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
-import { KINDS } from "../../lib/kinds/mod.ts";
-import { type MetricInfo, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../../lib/core/metrics.ts";
-import { PLATFORMS } from "../platforms.ts";
-import type { AnyKind } from "../../lib/core/kind.ts";
-
-/** one metric as `list --json` gives it */
-function metricEntry(name: string, m: MetricInfo, perComponent = false) {
-  return {
-    name,
-    ...(perComponent && { perComponent: true }),
-    unit: m.unit,
-    better: m.better,
-    description: m.description,
-    ...(m.perSize && { perSize: true }),
-    ...(m.models && { models: m.models }),
-    ...(m.realData && { realData: true }),
-    ...(m.total && { total: m.total }),
-  };
-}
-
-type Entry = ReturnType<typeof metricEntry>;
+import { LIST_JSON, LIST_TEXT } from "./list.gen.ts";
 
 export async function main(flags: { json?: boolean }): Promise<number> {
-  const suites = await Promise.all(
-    [...builtinSuites().keys()].sort().map(async (name) => {
-      const s = await loadSuite(name);
-      return { name, description: s.description, tests: s.tests.map((t) => t.name), platform: s.platform.type };
-    }),
-  );
-  const all: AnyKind[] = Object.values(KINDS);
-  const kinds = all.map((k) => ({
-    kind: k.name,
-    metrics: [...Object.entries(k.metrics).map(([n, m]) => metricEntry(n, m)), ...Object.entries(k.componentMetrics ?? {}).map(([n, m]) => metricEntry(n, m, true))],
-  }));
-  const telemetry = Object.entries(TELEMETRY_METRICS).map(([n, m]) => metricEntry(n, m));
-  const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
-  if (flags.json) {
-    out(`${JSON.stringify({ suites, kinds, telemetry, transports: TRANSPORT_TOKENS, platforms }, null, 2)}\n`);
-    return 0;
-  }
-  const lines = ["Built-in suites (`gpucheck show <name>` prints one with its threshold sources):"];
-  for (const s of suites) lines.push(`  ${s.name.padEnd(16)} ${s.description} (${s.tests.length} tests: ${s.tests.join(", ")})`);
-  for (const k of kinds) {
-    lines.push("", `Metrics of kind ${k.kind}:`, ...k.metrics.map(metricLine));
-  }
-  lines.push("", "Telemetry metrics (collected on every node during any test; thresholds allowed on every kind):", ...telemetry.map(metricLine));
-  lines.push("", "Transports a collective's expect: may name (transport: { require: [...], forbid: [...] }):");
-  for (const [name, what] of Object.entries(TRANSPORT_TOKENS)) lines.push(`  ${name.padEnd(16)} ${what}`);
-  lines.push("", "Platforms:");
-  for (const p of platforms) lines.push(`  ${p.name.padEnd(16)} ${p.summary}`);
-  out(`${lines.join("\n")}\n`);
+  out(flags.json ? LIST_JSON : LIST_TEXT);
   return 0;
-}
-
-function metricLine(m: Entry): string {
-  const unit = m.unit === "" ? "-" : m.unit;
-  const notes = [
-    m.perComponent && "per part: one check per part; outlier: allowed",
-    m.perSize && `per message size: ${m.name}@1GiB`,
-    m.models && `${m.models.join(", ")} only`,
-    m.realData && "real data sets only",
-  ].filter(Boolean);
-  return `  ${m.name.padEnd(24)} ${unit.padEnd(10)} ${`${m.better} is better`.padEnd(17)} ${m.description}${notes.length ? ` (${notes.join("; ")})` : ""}`;
 }

@@ -5,12 +5,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT, SuiteError } from "../../lib/core/errors.ts";
 import { withUnit } from "../../lib/core/quantity.ts";
-import { keyAlgorithm, readPublicKey } from "../../lib/sign/keys.ts";
+import { readPublicKeyText } from "../../lib/sign/key-file.ts";
 import type { Statement } from "../../lib/sign/predicate.ts";
+import type { PublicKey } from "../../lib/sign/public-key.ts";
 import { verifyCertificate } from "../../lib/sign/verify.ts";
+import { webPublicKey } from "../../lib/sign/web-key.ts";
 
 export async function main(cert: string, flags: { key: string; results?: string; json?: boolean }): Promise<number> {
-  const publicKey = readPublicKey(flags.key);
+  const publicKey = await readKey(flags.key);
   let envelopeText: string;
   try {
     envelopeText = readFileSync(cert, "utf8");
@@ -18,7 +20,7 @@ export async function main(cert: string, flags: { key: string; results?: string;
     throw new SuiteError(`Cannot read certificate "${cert}": ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
   }
   const dir = flags.results;
-  const result = verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
+  const result = await verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
   if (!result.ok) {
     err(`gpucheck: certificate "${cert}" is NOT valid: ${result.message}\n`);
     if (flags.json)
@@ -27,14 +29,22 @@ export async function main(cert: string, flags: { key: string; results?: string;
   }
   if (flags.json) {
     const files = dir === undefined ? { checked: false } : { checked: true, dir, matched: result.checkedFiles };
-    const doc = { valid: true, certificate: cert, signer: { fingerprint: result.signer, algorithm: keyAlgorithm(publicKey) }, files, predicate: result.statement.predicate };
+    const doc = { valid: true, certificate: cert, signer: { fingerprint: result.signer, algorithm: publicKey.algorithm }, files, predicate: result.statement.predicate };
     out(`${JSON.stringify(doc, null, 2)}\n`);
     return EXIT.ok;
   }
-  const alg = keyAlgorithm(publicKey) === "ed25519" ? "Ed25519" : "ECDSA P-256";
+  const alg = publicKey.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256";
   const files = dir === undefined ? "not checked (add --results <dir> to compare each file with its sha256)" : `${result.checkedFiles.join(", ")} match their sha256 in ${dir}`;
   out(`${summary(result.statement, `${result.signer} (${alg})`, files)}\n`);
   return EXIT.ok;
+}
+
+/** --key through WebCrypto when it is a key as keygen writes it; anything else through node:crypto, which names what is wrong with it. */
+async function readKey(path: string): Promise<PublicKey> {
+  const web = await webPublicKey(readPublicKeyText(path));
+  if (web) return web;
+  const [{ readPublicKey }, { keyVerifier }] = await Promise.all([import("../../lib/sign/keys.ts"), import("../../lib/sign/dsse.ts")]);
+  return keyVerifier(readPublicKey(path));
 }
 
 function summary(st: Statement, signer: string, files: string): string {

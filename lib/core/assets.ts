@@ -1,5 +1,5 @@
 // Built-in suites and the workload, embedded in the binary (see scripts/gen-assets.ts).
-import { createHash } from "node:crypto";
+import { sha256 } from "./sha256.ts";
 import { SUITE_FILES, WORKLOAD_FILES } from "./assets.gen.ts";
 
 export interface BuiltinSuite {
@@ -25,9 +25,8 @@ export function workloadFiles(): Map<string, string> {
 
 /** Content hash of the workload: platforms stage once per hash. */
 export function workloadHash(files: ReadonlyMap<string, string> = workloadFiles()): string {
-  const h = createHash("sha256");
-  for (const [p, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) h.update(`${p}\0${text}\0`);
-  return h.digest("hex").slice(0, 16);
+  const sorted = [...files].sort(([a], [b]) => a.localeCompare(b));
+  return sha256(sorted.map(([p, text]) => `${p}\0${text}\0`)).slice(0, 16);
 }
 
 export function workloadExtras(): Map<string, string> {

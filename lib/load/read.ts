@@ -1,11 +1,11 @@
 // A suite reference (built-in name, builtin:<name>.yaml, or a path) → its text and parsed YAML.
 // Problems that have no line to point at (missing file, directory, empty, binary) come back as a
 // one-line reason; the caller decides whether it is fatal or belongs to an `extends:` value.
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { type Document, LineCounter, parseDocument } from "yaml";
+import { type Document, LineCounter, parseDocument } from "../core/yaml.ts";
 import { builtinSuites } from "../core/assets.ts";
+import { sha256 } from "../core/sha256.ts";
 import { closest } from "../core/did-you-mean.ts";
 import { isPlainYaml } from "./yaml-plain.ts";
 
@@ -43,7 +43,9 @@ export class SourceFile {
   private positions() {
     if (!this.parsed) {
       const lines = new LineCounter();
-      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
+      // logLevel "error": a key that is a collection is reported by the loader at its position
+      // (unknown key "[ a, b ]"); yaml's own console warning about it only repeated that, unplaced
+      const doc = parseDocument(this.text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: "error" });
       this.parsed = { doc, lines };
     }
     return this.parsed;
@@ -106,5 +108,5 @@ export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
 
 function source(display: string, id: string, dir: string | undefined, builtin: boolean, bytes: Buffer): SourceFile {
   const text = new TextDecoder("utf-8").decode(bytes);
-  return new SourceFile(display, id, dir, builtin, text, createHash("sha256").update(bytes).digest("hex"));
+  return new SourceFile(display, id, dir, builtin, text, sha256(bytes));
 }

@@ -2,7 +2,7 @@
 // directory copied anywhere can be validated and judged again without the files it extended.
 // `gpucheck show` prints the same, plus each threshold's source: the comment written above it (or
 // beside it) in the file that set it.
-import { Document, isMap, isScalar, isSeq, type Node } from "yaml";
+import { Document, isMap, isScalar, isSeq, type Node } from "../core/yaml.ts";
 import { position, locate, nodeAt } from "./yaml-positions.ts";
 import type { PathKey } from "../core/issues.ts";
 import { originOf, type Tracked } from "./merge.ts";

@@ -1,7 +1,7 @@
 // From a path in a YAML document's data (["tests", 2, "nodes"]) back to where it is written, as
 // an offset and then a line, a column and the line's text. ./yaml-syntax.ts reports YAML's own
 // errors with the same helpers.
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair } from "yaml";
+import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node, type Pair } from "../core/yaml.ts";
 import type { Diagnostic } from "../core/errors.ts";
 
 export type PathKey = string | number;

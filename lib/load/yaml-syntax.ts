@@ -1,6 +1,6 @@
 // YAML's own complaints — syntax errors, unresolved tags, unknown aliases — as positioned
 // diagnostics with messages in the house style, pointing where a person would look.
-import { type Document, isAlias, isMap, isSeq, type LineCounter, type Node } from "yaml";
+import { type Document, isAlias, isMap, isSeq, type LineCounter, type Node } from "../core/yaml.ts";
 import type { Diagnostic } from "../core/errors.ts";
 import { diagnosticAt, isNode, keyText, start } from "./yaml-positions.ts";
 

@@ -2,7 +2,7 @@
 // HTML and the Markdown say the same thing, and say only what the signature covers.
 import { partName } from "../core/parts.ts";
 import { formatDuration, withUnit } from "../core/quantity.ts";
-import type { KeyAlgorithm } from "./keys.ts";
+import type { KeyAlgorithm } from "./public-key.ts";
 import { PREDICATE_TYPE, type PredicateTest, type Statement } from "./predicate.ts";
 import { verifyCommands, type VerifyCommands } from "./verify-commands.ts";
 

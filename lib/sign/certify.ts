@@ -10,8 +10,10 @@ import { VERSION } from "../core/version.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
 import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";
-import { IN_TOTO_PAYLOAD_TYPE, keySigner, serializeEnvelope, signEnvelope } from "./dsse.ts";
-import { fingerprint, keyAlgorithm, type KeyAlgorithm, readPrivateKey } from "./keys.ts";
+import { keySigner, keyVerifier, serializeEnvelope, signEnvelope } from "./dsse.ts";
+import { IN_TOTO_PAYLOAD_TYPE } from "./envelope.ts";
+import { fingerprint, keyAlgorithm, readPrivateKey } from "./keys.ts";
+import type { KeyAlgorithm } from "./public-key.ts";
 import { JUDGED_WITH_FILE, type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
 import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
@@ -63,7 +65,7 @@ export async function certify(dir: string, privateKey: KeyObject, now: Date = ne
 
   // what we hand out must pass our own verifier, or nobody else's will either
   const publicKey = createPublicKey(privateKey);
-  const self = verifyCertificate({ envelopeText: envelope, publicKey, readSubject: (n) => files.get(n) ?? null });
+  const self = await verifyCertificate({ envelopeText: envelope, publicKey: keyVerifier(publicKey), readSubject: (n) => files.get(n) ?? null });
   if (!self.ok) throw new Error(`the certificate just written does not verify (${self.message}); nothing was written`);
 
   const signer = { fingerprint: fingerprint(publicKey), algorithm: keyAlgorithm(publicKey) };

@@ -1,14 +1,12 @@
 // Key files: create, read, and name them. Ed25519 or ECDSA P-256, PKCS#8 / SPKI PEM, so that
 // openssl, cosign and ssh-keygen read the same files. The private key never leaves this file's
 // functions as text: callers get a KeyObject, which prints as "[object KeyObject]".
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
-
-export type KeyAlgorithm = "ed25519" | "p256";
-export const PRIVATE_KEY_FILE = "gpucheck.key";
-export const PUBLIC_KEY_FILE = "gpucheck.pub";
+import { PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, readKeyFile, readPublicKeyText } from "./key-file.ts";
+import { type KeyAlgorithm, rawFingerprint } from "./public-key.ts";
 
 export interface KeyPairFiles {
   privatePath: string;
@@ -73,10 +71,7 @@ export function readPrivateKey(path: string): KeyObject {
 }
 
 export function readPublicKey(path: string): KeyObject {
-  const text = readKeyFile(path, "public key");
-  if (text.includes("PRIVATE KEY-----")) {
-    throw new SuiteError(`"${path}" is a private key: --key takes the signer's public key (${PUBLIC_KEY_FILE}); the private key should stay with the signer`);
-  }
+  const text = readPublicKeyText(path);
   let key: KeyObject;
   try {
     key = createPublicKey(text);
@@ -87,16 +82,6 @@ export function readPublicKey(path: string): KeyObject {
   return key;
 }
 
-function readKeyFile(path: string, what: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
-    throw new SuiteError(`Cannot read ${what} "${path}": ${why}`);
-  }
-}
-
 /** The algorithm of a key gpucheck can sign with; anything else is refused by name. */
 export function keyAlgorithm(key: KeyObject, path = "the key"): KeyAlgorithm {
   if (key.asymmetricKeyType === "ed25519") return "ed25519";
@@ -105,33 +90,13 @@ export function keyAlgorithm(key: KeyObject, path = "the key"): KeyAlgorithm {
   throw new SuiteError(`Key "${path}" is ${what}: gpucheck signs with Ed25519 or ECDSA P-256 keys (gpucheck keygen --algorithm ed25519|p256)`);
 }
 
-/**
- * OpenSSH's SHA256 fingerprint (`ssh-keygen -lf`), which go-securesystemslib also uses as the
- * DSSE keyid, so cosign and in-toto tools name the key the same way.
- */
+/** The key's OpenSSH SHA256 fingerprint (public-key.ts rawFingerprint); a private key is named by its public half. */
 export function fingerprint(key: KeyObject): string {
-  const digest = createHash("sha256").update(sshPublicKeyBlob(key)).digest("base64");
-  return `SHA256:${digest.replace(/=+$/, "")}`;
-}
-
-/** RFC 4253 §6.6 / RFC 5656 §3.1 public key blob: a sequence of uint32-length-prefixed strings. */
-export function sshPublicKeyBlob(key: KeyObject): Buffer {
   const pub = key.type === "private" ? createPublicKey(key) : key;
   const jwk = pub.export({ format: "jwk" });
   const b = (s: string | undefined) => Buffer.from(s ?? "", "base64url");
-  if (keyAlgorithm(pub) === "ed25519") return sshStrings(Buffer.from("ssh-ed25519"), b(jwk.x));
-  const point = Buffer.concat([Buffer.from([0x04]), b(jwk.x), b(jwk.y)]);
-  return sshStrings(Buffer.from("ecdsa-sha2-nistp256"), Buffer.from("nistp256"), point);
-}
-
-function sshStrings(...parts: Buffer[]): Buffer {
-  return Buffer.concat(
-    parts.flatMap((p) => {
-      const len = Buffer.alloc(4);
-      len.writeUInt32BE(p.length);
-      return [len, p];
-    }),
-  );
+  const algorithm = keyAlgorithm(pub);
+  return rawFingerprint(algorithm, algorithm === "ed25519" ? b(jwk.x) : Buffer.concat([Buffer.from([0x04]), b(jwk.x), b(jwk.y)]));
 }
 
 function exposure(mode: number): string {

@@ -1,7 +1,10 @@
-// The gpucheck acceptance predicate: what a certificate asserts about a cluster. The schema is the
-// contract between `certify` (which builds it from results.json) and `verify` and the human-readable
-// certificate (which read it back): bump the version in PREDICATE_TYPE for any incompatible change.
-import { z } from "zod";
+// The gpucheck acceptance predicate: what a certificate asserts about a cluster. The schema
+// (predicate-schema.ts) is the contract between `certify` (which builds it from results.json) and
+// `verify` and the human-readable certificate (which read it back): bump the version in
+// PREDICATE_TYPE for any incompatible change. This file holds its names and types only, so that
+// what imports them does not load zod.
+import type { z } from "zod";
+import type { acceptancePredicate, node, test } from "./predicate-schema.ts";
 
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 export const PREDICATE_TYPE = "https://gpucheck.dev/acceptance/v1";
@@ -15,153 +18,9 @@ export const SUITE_FILE = "suite.yaml";
  */
 export const JUDGED_WITH_FILE = "judged-with.yaml";
 
-const outcome = z.enum(["passed", "failed", "error", "skipped"]);
-const version = z.string().nullable();
-
-const gpu = z.object({ index: z.number(), name: z.string(), uuid: z.string().nullable(), serial: z.string().nullable() });
-
-const node = z.object({ hostname: z.string(), gpus: z.array(gpu), driver: version, cuda: version, nccl: version, torch: version });
-
-const threshold = z.object({
-  metric: z.string(),
-  unit: z.string(),
-  min: z.number().optional(),
-  max: z.number().optional(),
-  at: z.number().optional(),
-  baselineRatio: z.number().optional(),
-  /** as the suite wrote it */
-  text: z.string(),
-  /** metric "transport": the transports required and forbidden (added within v1: optional) */
-  transport: z.object({ require: z.array(z.string()), forbid: z.array(z.string()) }).optional(),
-  /** per-component metrics: each part against the median of its peers (added within v1: optional) */
-  outlier: z.object({ side: z.enum(["below", "above"]), ratio: z.number(), over: z.enum(["unit", "fleet"]) }).optional(),
-});
-
-/** A part judged on its own (a GPU, a CPU rank, a NIC, a link), as results.json names it (added within v1: optional). */
-const part = z.object({
-  type: z.enum(["gpu", "cpu", "nic", "link"]),
-  host: z.string(),
-  rank: z.number().optional(),
-  index: z.number().optional(),
-  uuid: z.string().optional(),
-  pciBusId: z.string().optional(),
-  name: z.string().optional(),
-});
-
-const check = z.object({
-  metric: z.string(),
-  expectation: z.string(),
-  measured: z.number().nullable(),
-  expected: z.number(),
-  unit: z.string(),
-  ok: z.boolean(),
-  message: z.string(),
-  /** a per-component check: the part it judged */
-  part: part.optional(),
-});
-
-/**
- * A `transport:` check: kept apart from the numeric checks so that a v1 reader that knows only those
- * still reads every certificate (added within v1: optional).
- */
-const transportCheck = z.object({
-  expectation: z.string(),
-  /** the transports NCCL's connections used; null when NCCL gave no account */
-  used: z.array(z.string()).nullable(),
-  ok: z.boolean(),
-  message: z.string(),
-});
-
-const unit = z.object({
-  unit: z.string(),
-  hosts: z.array(z.string()),
-  outcome,
-  reason: z.string(),
-  /** the test's headline metric as this unit measured it */
-  headline: z.number().nullable(),
-  checks: z.array(check),
-  /** fabric tests: NCCL's one-line account of the transports it used, or why there is none */
-  transport: z.string().optional(),
-  transportChecks: z.array(transportCheck).optional(),
-  /** the parts that failed or could not be judged, each with its checks' messages: what to replace (added within v1: optional) */
-  failingParts: z.array(z.object({ part, outcome, messages: z.array(z.string()) })).optional(),
-});
-
-const test = z.object({
-  name: z.string(),
-  kind: z.string(),
-  outcome,
-  perNode: z.boolean(),
-  nodes: z.number(),
-  gpusPerNode: z.number(),
-  worldSize: z.number(),
-  headline: z.object({ metric: z.string(), unit: z.string() }),
-  thresholds: z.array(threshold),
-  units: z.array(unit),
-  /** an isolating pattern's findings: the nodes it found bad (added within v1: optional) */
-  isolation: z
-    .object({
-      pattern: z.string(),
-      rounds: z.number(),
-      launches: z.number(),
-      complete: z.boolean(),
-      bad: z.array(z.string()),
-      badPairs: z.array(z.string()),
-      nodes: z.array(z.object({ node: z.string(), verdict: z.string(), reason: z.string() })),
-    })
-    .optional(),
-});
-
-/** The nodes the run's isolating tests accepted and rejected: what goes back to the vendor (added within v1: optional). */
-const nodeVerdicts = z.object({
-  /** `gpucheck judge --exclude-bad`: the verdicts are of the cluster without the rejected nodes */
-  excluded: z.boolean().optional(),
-  accepted: z.array(z.string()),
-  rejected: z.array(z.object({ node: z.string(), why: z.array(z.string()) })),
-  unjudged: z.array(z.string()),
-});
-
-export const acceptancePredicate = z.object({
-  cluster: z.string().nullable(),
-  outcome,
-  /** false when the run stopped early (interrupted, --fail-fast): the certificate then covers only the tests that finished */
-  complete: z.boolean(),
-  suite: z.object({ name: z.string(), description: z.string(), file: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
-  platform: z.string(),
-  startedAt: z.string(),
-  endedAt: z.string().nullable(),
-  certifiedAt: z.string(),
-  gpucheck: z.object({ ran: z.string(), certified: z.string() }),
-  nodes: z.array(node),
-  tests: z.array(test),
-  nodeVerdicts: nodeVerdicts.optional(),
-  /**
-   * Set when the verdicts come from `gpucheck judge` with another suite than the one that ran: that
-   * suite (its file in the results directory, the path it was read from, its sha256) and the run whose
-   * measurements were judged (added within v1: optional).
-   */
-  judged: z
-    .object({
-      suite: z.object({ file: z.string(), path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
-      from: z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).nullable(),
-      at: z.string(),
-    })
-    .optional(),
-});
-
 export type AcceptancePredicate = z.infer<typeof acceptancePredicate>;
 export type PredicateNode = z.infer<typeof node>;
 export type PredicateTest = z.infer<typeof test>;
-
-const subject = z.object({ name: z.string(), digest: z.record(z.string(), z.string()) });
-
-/** The in-toto Statement v1 layer; the predicate is checked separately, after its type. */
-export const statementShape = z.object({
-  _type: z.string(),
-  subject: z.array(subject).min(1),
-  predicateType: z.string(),
-  predicate: z.unknown(),
-});
 
 export interface Statement {
   _type: typeof STATEMENT_TYPE;

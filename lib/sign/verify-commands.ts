@@ -1,7 +1,8 @@
 // The commands printed on a certificate, run from inside the results directory with the signer's
 // public key saved there as gpucheck.pub. A test runs these exact strings, so they stay true.
-import { IN_TOTO_PAYLOAD_TYPE } from "./dsse.ts";
-import { PUBLIC_KEY_FILE, type KeyAlgorithm } from "./keys.ts";
+import { IN_TOTO_PAYLOAD_TYPE } from "./envelope.ts";
+import { PUBLIC_KEY_FILE } from "./key-file.ts";
+import type { KeyAlgorithm } from "./public-key.ts";
 import { PREDICATE_TYPE } from "./predicate.ts";
 
 export const CERTIFICATE_FILE = "certificate.intoto.json";

@@ -1,11 +1,18 @@
 // Is this certificate what the key signed, and do the files still match it? Pure apart from the
 // injected readSubject, so every way a certificate can be wrong is tested without touching disk.
 // Checks run from the outside in, and the first failure is the answer: one precise reason beats a list.
-import { createHash, type KeyObject } from "node:crypto";
-import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope, verifySignature } from "./dsse.ts";
-import { fingerprint } from "./keys.ts";
+// No node:crypto here: the key checks its own signatures (public-key.ts), so `gpucheck verify`
+// can run on WebCrypto (web-key.ts); and zod only says what is wrong with a statement that does not
+// have the schema's shape (predicate-shape.gen.ts): both were most of verify's start-up.
+import type { z } from "zod";
+import { conform, MISMATCH, type Shape } from "../core/shape.ts";
+import { sha256 } from "../core/sha256.ts";
+import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from "./envelope.ts";
 import { pae } from "./pae.ts";
-import { acceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, statementShape, SUBJECT_FILES } from "./predicate.ts";
+import type { PublicKey } from "./public-key.ts";
+import { type AcceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, SUBJECT_FILES } from "./predicate.ts";
+import type { statementShape } from "./predicate-schema.ts";
+import { PREDICATE_SHAPE, STATEMENT_SHAPE } from "./predicate-shape.gen.ts";
 
 export type VerifyReason =
   | "malformed-envelope"
@@ -23,12 +30,12 @@ export type VerifyResult = { ok: true; statement: Statement; signer: string; che
 
 export interface VerifyInput {
   envelopeText: string;
-  publicKey: KeyObject;
+  publicKey: PublicKey;
   /** a subject file's bytes, or null when it does not exist; absent: subjects are not checked */
   readSubject?: (name: string) => Buffer | null;
 }
 
-export function verifyCertificate({ envelopeText, publicKey, readSubject }: VerifyInput): VerifyResult {
+export async function verifyCertificate({ envelopeText, publicKey, readSubject }: VerifyInput): Promise<VerifyResult> {
   const fail = (reason: VerifyReason, message: string, file?: string): VerifyResult => ({ ok: false, reason, message, ...(file ? { file } : {}) });
   const parsed = parseEnvelope(envelopeText);
   if (!parsed.ok) return fail("malformed-envelope", `malformed envelope: ${parsed.message}`);
@@ -43,8 +50,8 @@ export function verifyCertificate({ envelopeText, publicKey, readSubject }: Veri
   if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) {
     return fail("wrong-payload-type", `wrong payloadType: "${env.payloadType}", expected "${IN_TOTO_PAYLOAD_TYPE}"`);
   }
-  const signer = fingerprint(publicKey);
-  if (!verifySignature(publicKey, pae(env.payloadType, env.payload), sig)) {
+  const signer = publicKey.fingerprint;
+  if (!(await publicKey.verify(pae(env.payloadType, env.payload), sig))) {
     const named = keyid !== "" && keyid !== signer ? `; the envelope names key ${keyid}` : "";
     return fail("bad-signature", `bad signature: it does not verify with --key (${signer})${named}`);
   }
@@ -54,7 +61,7 @@ export function verifyCertificate({ envelopeText, publicKey, readSubject }: Veri
     return fail("keyid-mismatch", `keyid mismatch: the signature verifies with --key (${signer}) but the envelope names ${keyid}`);
   }
 
-  const statement = readStatement(env.payload);
+  const statement = await readStatement(env.payload);
   if (typeof statement === "string") return fail(statement.startsWith("wrong predicateType") ? "wrong-predicate-type" : "malformed-statement", statement);
 
   const checkedFiles: string[] = [];
@@ -62,7 +69,7 @@ export function verifyCertificate({ envelopeText, publicKey, readSubject }: Veri
     for (const s of statement.subject) {
       const bytes = readSubject(s.name);
       if (bytes === null) return fail("missing-file", `missing file: ${s.name} is named in the certificate but is not in the results directory`, s.name);
-      const actual = createHash("sha256").update(bytes).digest("hex");
+      const actual = sha256(bytes);
       if (actual !== s.digest.sha256) {
         return fail("digest-mismatch", `digest mismatch: ${s.name} has sha256 ${actual}, the certificate says ${s.digest.sha256}`, s.name);
       }
@@ -73,15 +80,15 @@ export function verifyCertificate({ envelopeText, publicKey, readSubject }: Veri
 }
 
 /** The payload as a gpucheck Statement, or the sentence saying why it is not one. */
-function readStatement(payload: Buffer): Statement | string {
+async function readStatement(payload: Buffer): Promise<Statement | string> {
   let raw: unknown;
   try {
     raw = JSON.parse(payload.toString("utf8"));
   } catch {
     return "malformed statement: the payload is not JSON";
   }
-  const shape = statementShape.safeParse(raw);
-  if (!shape.success) return `malformed statement: ${issueText(shape.error.issues)}`;
+  const shape = await parse<StatementShape>(raw, STATEMENT_SHAPE, "statementShape");
+  if (!shape.success) return `malformed statement: ${issueText(shape.issues)}`;
   const st = shape.data;
   if (st._type !== STATEMENT_TYPE) return `malformed statement: "_type" is "${st._type}", expected "${STATEMENT_TYPE}"`;
   if (st.predicateType !== PREDICATE_TYPE) return `wrong predicateType: "${st.predicateType}", expected "${PREDICATE_TYPE}"`;
@@ -95,8 +102,8 @@ function readStatement(payload: Buffer): Statement | string {
   }
   const missing = SUBJECT_FILES.filter((f) => !names.has(f));
   if (missing.length > 0) return `malformed statement: no subject for ${missing.join(", ")}`;
-  const predicate = acceptancePredicate.safeParse(st.predicate);
-  if (!predicate.success) return `malformed statement: ${issueText(predicate.error.issues, "predicate")}`;
+  const predicate = await parse<AcceptancePredicate>(st.predicate, PREDICATE_SHAPE, "acceptancePredicate");
+  if (!predicate.success) return `malformed statement: ${issueText(predicate.issues, "predicate")}`;
   // the judging suite gave the verdicts: a certificate that names it must also cover its bytes
   const judged = predicate.data.judged;
   if (judged) {
@@ -108,7 +115,18 @@ function readStatement(payload: Buffer): Statement | string {
   return { ...st, predicate: predicate.data } as Statement;
 }
 
-function issueText(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, root?: string): string {
+type StatementShape = z.infer<typeof statementShape>;
+type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+
+/** zod's parse of value against a schema of predicate-schema.ts: from its shape when the value has it, else from zod, with zod's issues. */
+async function parse<T>(value: unknown, shape: Shape, schema: "statementShape" | "acceptancePredicate"): Promise<{ success: true; data: T } | { success: false; issues: Issues }> {
+  const data = conform(value, shape);
+  if (data !== MISMATCH) return { success: true, data: data as T };
+  const r = (await import("./predicate-schema.ts"))[schema].safeParse(value);
+  return r.success ? { success: true, data: r.data as T } : { success: false, issues: r.error.issues };
+}
+
+function issueText(issues: Issues, root?: string): string {
   const i = issues[0];
   const path = [root, ...i.path.map(String)].filter(Boolean).join(".");
   return path ? `${path}: ${i.message}` : i.message;

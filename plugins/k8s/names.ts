@@ -1,7 +1,7 @@
 // Object names and labels. Every object a run creates carries gpucheck.dev/run=<runId>, which is
 // how cleanup finds them; names must stay DNS-1123 labels short enough for the pod hostnames
 // (`<job>-<index>`) and the `job-name` label that Kubernetes derives from them (63 characters).
-import { createHash } from "node:crypto";
+import { sha256 } from "../../lib/core/sha256.ts";
 
 export const LABEL_RUN = "gpucheck.dev/run";
 export const LABEL_TEST = "gpucheck.dev/test";
@@ -21,7 +21,7 @@ export function slug(text: string, max: number): string {
 }
 
 function shortHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 5);
+  return sha256(text).slice(0, 5);
 }
 
 export interface Names {
@@ -54,7 +54,7 @@ export function runLabels(names: Names, extra: Record<string, string>): Record<s
 
 /** a fresh run id: 6 lowercase hex characters, enough to keep concurrent runs apart */
 export function newRunId(): string {
-  return createHash("sha256").update(`${process.pid}-${Date.now()}-${Math.random()}`).digest("hex").slice(0, 6);
+  return sha256(`${process.pid}-${Date.now()}-${Math.random()}`).slice(0, 6);
 }
 
 /**

@@ -2,7 +2,7 @@
 // write the script beside the logs, sbatch it, follow it, scancel it on Ctrl-C, timeout or a
 // too-long wait in the queue, and turn what it left behind into UnitRuns.
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { sha256 } from "../../lib/core/sha256.ts";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PlatformError } from "../../lib/core/errors.ts";
@@ -94,7 +94,7 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
 
 async function submit(io: SlurmIo, ctx: RunContext<SlurmSettings>): Promise<string> {
   // not tied to ctx.signal: a Ctrl-C during sbatch must not lose the id of a job it did submit
-  const comment = `gpucheck run ${createHash("sha256").update(ctx.outDir).digest("hex").slice(0, 12)}`;
+  const comment = `gpucheck run ${sha256(ctx.outDir).slice(0, 12)}`;
   const argv = ["sbatch", "--parsable", `--comment=${comment}`, "job.sbatch"];
   const r = await io.exec(argv, { cwd: ctx.logDir });
   const id = /^(\d+)(;\S+)?\s*$/.exec(r.stdout)?.[1];

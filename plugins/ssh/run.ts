@@ -1,6 +1,5 @@
 // The ssh platform's run: prepare every host once (at most maxParallel handshakes at a time),
 // run the units, and close every ControlMaster at the end whatever happened.
-import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
@@ -32,7 +31,8 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   }
   const units = unitsOf(ctx.test, hosts);
   const used = [...new Set(units.flatMap((u) => u.hosts))];
-  const runId = randomBytes(6).toString("hex");
+  // WebCrypto, a global: importing node:crypto for six bytes cost every command ~13 ms (lib/core/sha256.ts)
+  const runId = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
   const stage = { base: s.stageDir, hash: ctx.workloadHash };
   const python = ctx.cli.python ?? s.python ?? ctx.launch.python;
   const needsPort = new Set(s.masterPort ? [] : units.map((u) => u.hosts[0]!));

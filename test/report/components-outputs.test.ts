@@ -6,7 +6,7 @@ import { renderJunit } from "../../lib/report/junit.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { renderHtml } from "../../lib/report/html.ts";
 import { buildStatement } from "../../lib/sign/statement.ts";
-import { acceptancePredicate } from "../../lib/sign/predicate.ts";
+import { acceptancePredicate } from "../../lib/sign/predicate-schema.ts";
 import { certificateView } from "../../lib/sign/certificate-view.ts";
 import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
 import { renderCertificateHtml } from "../../lib/sign/certificate-html.ts";

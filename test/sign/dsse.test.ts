@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createPublicKey } from "node:crypto";
-import { decodeBase64Strict, keySigner, parseEnvelope, serializeEnvelope, signEnvelope, verifySignature } from "../../lib/sign/dsse.ts";
+import { keySigner, serializeEnvelope, signEnvelope, verifySignature } from "../../lib/sign/dsse.ts";
+import { decodeBase64Strict, parseEnvelope } from "../../lib/sign/envelope.ts";
 import { pae } from "../../lib/sign/pae.ts";
 import { dsseFixture, dsseSpecP256, rfc8032Test1 } from "./keys-fixture.ts";
 

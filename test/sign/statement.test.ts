@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { acceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE } from "../../lib/sign/predicate.ts";
+import { PREDICATE_TYPE, STATEMENT_TYPE } from "../../lib/sign/predicate.ts";
+import { acceptancePredicate } from "../../lib/sign/predicate-schema.ts";
 import { buildStatement, redactPaths } from "../../lib/sign/statement.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { SIGN } from "./keys-fixture.ts";

@@ -4,7 +4,7 @@ import { renderHtml } from "../../lib/report/html.ts";
 import { renderCertificateHtml } from "../../lib/sign/certificate-html.ts";
 import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
 import { certificateView } from "../../lib/sign/certificate-view.ts";
-import { acceptancePredicate } from "../../lib/sign/predicate.ts";
+import { acceptancePredicate } from "../../lib/sign/predicate-schema.ts";
 import { buildStatement } from "../../lib/sign/statement.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 

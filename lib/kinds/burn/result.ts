@@ -13,51 +13,51 @@ const running = (what: string) =>
       max_s: seconds("the longest, seconds"),
     })
     .describe(what);
-const rates = z.object({
-  iterations: z.number().int().nonnegative(),
-  gemm_tflops: z.number().positive().nullable().describe("multiply TFLOP/s over these iterations (null: none)"),
-  copy_gbps: z.number().positive().nullable().describe("copy GB/s (read + write, 1 GB = 1e9 bytes) over these iterations"),
-});
-
-const rank = z.object({
-  rank: z.number().int().nonnegative(),
-  local_rank: z.number().int().nonnegative(),
-  host: z.string(),
-  device: deviceSchema(),
-  gemm_dtype: z.enum(["bf16", "fp32"]),
-  unmeasured: z.string().optional().describe("why this rank ran no iteration (its buffers did not fit, or another rank's)"),
-  elapsed_s: z.number().nonnegative().describe("seconds of timed load"),
-  iteration: running("the rank's own work per iteration: multiply + copy (the all-reduce waits for every rank, so it is kept apart)"),
-  gemm: running("the multiply per iteration"),
-  copy: running("the copy per iteration"),
-  allreduce: running("the all-reduce per iteration"),
-  ...rates.shape,
-  window_s: z.number().positive(),
-  windows: z.array(
-    z.object({
-      start_s: z.number().nonnegative(),
-      iterations: z.number().int().positive(),
-      mean_s: seconds("mean own time per iteration"),
-      std_s: seconds("its standard deviation"),
-      max_s: seconds("the longest"),
-      gemm_tflops: rates.shape.gemm_tflops,
-      copy_gbps: rates.shape.copy_gbps,
-      allreduce_mean_s: z.number().nonnegative(),
-    }),
-  ),
-  edges: z.object({
-    span_s: z.number().positive().describe("the first and last minute, or a tenth of a run shorter than two minutes"),
-    first: rates,
-    last: rates,
-  }),
-  raw_s: z.array(z.number().nonnegative()).describe("own time of the first raw_cap iterations, in order"),
-  raw_cap: z.number().int().positive(),
-  raw_truncated: z.boolean().describe("true when the run had more iterations than raw_s keeps"),
-});
-
 // built on first use: a command that never checks a workload result does not pay for its zod objects
-export const burnResult = z.lazy(() =>
-  z.object({
+// (built at load, these objects were the largest part of loading the kinds: BENCHMARKS.md, start-up)
+export const burnResult = z.lazy(() => {
+  const rates = z.object({
+    iterations: z.number().int().nonnegative(),
+    gemm_tflops: z.number().positive().nullable().describe("multiply TFLOP/s over these iterations (null: none)"),
+    copy_gbps: z.number().positive().nullable().describe("copy GB/s (read + write, 1 GB = 1e9 bytes) over these iterations"),
+  });
+
+  const rank = z.object({
+    rank: z.number().int().nonnegative(),
+    local_rank: z.number().int().nonnegative(),
+    host: z.string(),
+    device: deviceSchema(),
+    gemm_dtype: z.enum(["bf16", "fp32"]),
+    unmeasured: z.string().optional().describe("why this rank ran no iteration (its buffers did not fit, or another rank's)"),
+    elapsed_s: z.number().nonnegative().describe("seconds of timed load"),
+    iteration: running("the rank's own work per iteration: multiply + copy (the all-reduce waits for every rank, so it is kept apart)"),
+    gemm: running("the multiply per iteration"),
+    copy: running("the copy per iteration"),
+    allreduce: running("the all-reduce per iteration"),
+    ...rates.shape,
+    window_s: z.number().positive(),
+    windows: z.array(
+      z.object({
+        start_s: z.number().nonnegative(),
+        iterations: z.number().int().positive(),
+        mean_s: seconds("mean own time per iteration"),
+        std_s: seconds("its standard deviation"),
+        max_s: seconds("the longest"),
+        gemm_tflops: rates.shape.gemm_tflops,
+        copy_gbps: rates.shape.copy_gbps,
+        allreduce_mean_s: z.number().nonnegative(),
+      }),
+    ),
+    edges: z.object({
+      span_s: z.number().positive().describe("the first and last minute, or a tenth of a run shorter than two minutes"),
+      first: rates,
+      last: rates,
+    }),
+    raw_s: z.array(z.number().nonnegative()).describe("own time of the first raw_cap iterations, in order"),
+    raw_cap: z.number().int().positive(),
+    raw_truncated: z.boolean().describe("true when the run had more iterations than raw_s keeps"),
+  });
+  return z.object({
     world_size: z.number().int().positive(),
     backend: z.enum(["nccl", "gloo"]),
     torch: z.string(),
@@ -67,5 +67,5 @@ export const burnResult = z.lazy(() =>
     allreduce_bytes: z.number().int().positive(),
     warmup_iters: z.number().int().nonnegative(),
     ranks: z.array(rank).min(1),
-  }),
-);
+  });
+});

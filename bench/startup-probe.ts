@@ -1,0 +1,68 @@
+// Where `gpucheck validate`'s start-up goes: probe binaries, built with scripts/build.ts's flags, each
+// loading one more piece of what validate loads, against the floor (a hello-world built the same
+// way). Whole process CPU time (user + system), median of N interleaved rounds.
+//
+//   node_modules/.bin/bun bench/startup-probe.ts [--runs 10]
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { median } from "./median.ts";
+
+const root = join(import.meta.dir, "..");
+const i = process.argv.indexOf("--runs");
+const runs = Number(i > 0 ? process.argv[i + 1] : "10");
+const work = mkdtempSync(join(tmpdir(), "gpucheck-probe-"));
+// eight binaries of 110 MB: nothing stays behind, whatever the outcome
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const at = (p: string) => JSON.stringify(join(root, p));
+
+// each adds to the one before; the last line prints, through node:fs as gpucheck does (cli/output.ts)
+const steps: Array<[string, string]> = [
+  ["node:fs (cli/output.ts writes through it)", ""],
+  // the namespace escapes, so the bundler keeps all of zod: with only .config used it drops most of it
+  [
+    "+ zod, all of it, jitless (cli/run-command.ts)",
+    `const zod = await import(${JSON.stringify(Bun.resolveSync("zod", root))}); Object.assign(globalThis, { zod }); zod.config({ jitless: true });`,
+  ],
+  ["+ yaml (ES-module build)", `await import(${at("lib/core/yaml.ts")});`],
+  ["+ the kinds and the loader (lib/kinds, lib/load)", `await import(${at("lib/kinds/mod.ts")}); await import(${at("lib/load/mod.ts")});`],
+  ["+ the platform registry (cli/platforms.ts)", `await import(${at("cli/platforms.ts")});`],
+  ["+ loadSuite(h100-8x), the first (zod builds and runs its schemas)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
+  ["+ loadSuite(h100-8x) again (warm)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
+];
+
+function build(name: string, source: string): string {
+  writeFileSync(join(work, `${name}.ts`), source);
+  const argv = [process.execPath, "build", "--compile", "--minify", "--sourcemap=none", "--format", "esm", "--splitting", "--external", "cpu-features", "--external", "*.node"];
+  const p = Bun.spawnSync([...argv, "--target", "bun-linux-x64", "--bytecode", `${name}.ts`, "--outfile", name], { cwd: work, stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`building ${name}: ${p.stderr.toString()}`);
+  return join(work, name);
+}
+
+// top-level await is refused by --bytecode: the probes run inside an async function
+const probes = [{ name: "hello-world (floor)", bin: build("floor", 'console.log("hello");\n') }];
+let body = "";
+steps.forEach(([name, code], k) => {
+  body += `${code}\n`;
+  probes.push({ name, bin: build(`p${k}`, `import { writeSync } from "node:fs";\n(async () => {\n${body}writeSync(1, "x\\n");\n})();\n`) });
+});
+
+const cpu = probes.map(() => [] as number[]);
+const load: number[] = [];
+for (let r = 0; r < runs; r++) {
+  load.push(loadavg()[0]!);
+  probes.forEach((p, k) => {
+    const run = Bun.spawnSync([p.bin], { cwd: work, stdout: "pipe", stderr: "pipe" });
+    if (run.exitCode !== 0) throw new Error(`${p.name}: exit ${run.exitCode}: ${run.stderr.toString()}`);
+    cpu[k]!.push(Number(run.resourceUsage.cpuTime.total) / 1000);
+  });
+}
+const floor = median(cpu[0]!);
+console.log(`median of ${runs}, load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`);
+console.log("| what the probe loads | CPU (ms) | × floor | added by this step (ms) |");
+console.log("|---|---:|---:|---:|");
+probes.forEach((p, k) => {
+  const m = median(cpu[k]!);
+  const added = k === 0 ? "" : (m - median(cpu[k - 1]!)).toFixed(1);
+  console.log(`| ${p.name} | ${m.toFixed(1)} | ${(m / floor).toFixed(2)} | ${added} |`);
+});

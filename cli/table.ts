@@ -1,0 +1,203 @@
+// The commands as data: commander's program (cli/program.ts), the root --help (cli/help.ts) and the
+// direct dispatch that skips commander for a plain command line (cli/direct.ts) are all built from
+// this one table, so they cannot disagree. Loading it costs nothing: each command's module is an
+// import() that runs only when that command does.
+
+export type Main = (...args: never[]) => Promise<number>;
+
+export interface OptionSpec {
+  /** as commander writes them: "-p, --platform <name>" takes a value, "--json" does not */
+  flags: string;
+  description: string;
+  choices?: readonly string[];
+  default?: string;
+  /** commander's requiredOption */
+  required?: boolean;
+}
+
+export interface ArgSpec {
+  /** "<suite>" is required, "[suite]" optional */
+  name: string;
+  description?: string;
+  choices?: readonly string[];
+}
+
+export interface CommandSpec {
+  name: string;
+  description: string;
+  args?: ArgSpec[];
+  options?: OptionSpec[];
+  /** the command's module; absent for a group of subcommands (parse) */
+  load?: () => Promise<{ main: Main }>;
+  subcommands?: CommandSpec[];
+  /** loads or plans a suite: the platform registry is handed to the stages first (cli/platforms.ts) */
+  platforms?: boolean;
+  /** parses nothing with zod, so zod is not loaded to configure it (cli/run-command.ts) */
+  noZod?: boolean;
+  /** main's last argument is commander's Command (completion reads the program): only commander runs it */
+  needsProgram?: boolean;
+}
+
+export const PROGRAM = {
+  name: "gpucheck",
+  description: "Acceptance tests for GPU clusters: collectives, training, inventory; JUnit, HTML and signed certificates",
+  version: { flags: "-V, --version", description: "output the version number" },
+  help: { flags: "-h, --help", description: "display help for command" },
+  afterHelp:
+    "\nExit codes: 0 every test passed · 1 a test failed its thresholds · 2 usage or suite error (nothing ran)\n" +
+    "            3 infrastructure error (could not launch, timed out, unmeasured, output unusable) · 130 interrupted\n",
+};
+
+const PLATFORM = { flags: "-p, --platform <name>" };
+const PYTHON = { flags: "--python <path>", description: "Python interpreter on the nodes" };
+const HOSTFILE = { flags: "--hostfile <file>", description: "file with one host per line" };
+const IMAGE = { flags: "--image <ref>", description: "container image for docker and k8s" };
+const NODES = { flags: "--nodes <n>", description: "nodes for every test whose suite entry does not set nodes: itself (overrides defaults.nodes)" };
+const EACH_NODE = { flags: "--each-node", description: "run every one-node test on each host of the run, a verdict per host" };
+const SUITE_ARG = { name: "<suite>", description: "suite file or built-in name" };
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: "suite",
+    description: "run a suite (a file or a built-in name) through a platform",
+    args: [{ name: "[suite]", description: "suite file or built-in name (see `gpucheck list`); with --rerun-failed, default: that run's own suite" }],
+    options: [
+      { ...PLATFORM, description: "platform to run on (default: the suite's platform.type; with --rerun-failed, that run's)" },
+      PYTHON,
+      { flags: "--hosts <h1,h2,...>", description: "hosts for the ssh platform (or node list for slurm)" },
+      HOSTFILE,
+      { flags: "-o, --out <dir>", description: "results directory (default ./gpucheck-results/<suite>-<UTC timestamp>)" },
+      { flags: "-t, --timeout <duration>", description: "override every test's timeout, e.g. 90s, 10m" },
+      { flags: "--only <names>", description: "run only these tests (comma-separated)" },
+      NODES,
+      EACH_NODE,
+      { flags: "--fail-fast", description: "stop after the first failed or errored test; the rest are skipped, with the reason" },
+      { flags: "--rerun-failed <results-dir>", description: "rerun only the failed, errored and skipped tests of an earlier run, into a new directory" },
+      IMAGE,
+      { flags: "--context <name>", description: "kubeconfig context for k8s" },
+      { flags: "--keep", description: "keep containers/pods after the run for debugging" },
+      { flags: "--baseline <results.json>", description: "judge relative thresholds against an earlier run" },
+      { flags: "--sign-key <pem>", description: "sign the results: writes certificate.intoto.json" },
+      { flags: "--preflight-only", description: "check every node for the interpreter, torch, GPUs, NCCL and tools the tests need; run no test" },
+      { flags: "--force", description: "with --out: move a run already in that directory aside (<dir>.replaced-<time>) instead of refusing" },
+      { flags: "--progress <mode>", description: "progress display", choices: ["auto", "tty", "plain", "none"], default: "auto" },
+    ],
+    load: () => import("./commands/suite.ts"),
+    platforms: true,
+  },
+  {
+    name: "validate",
+    description: "check a suite file; every problem is reported with its position",
+    args: [SUITE_ARG],
+    options: [{ flags: "--json", description: "print JSON: the suite, its tests and any warnings" }],
+    load: () => import("./commands/validate.ts"),
+    platforms: true,
+  },
+  {
+    name: "show",
+    description: "print a suite (built-in or a file) as it runs: extends merged, each value's file:line, each threshold's source",
+    args: [SUITE_ARG],
+    load: () => import("./commands/show.ts"),
+    platforms: true,
+  },
+  {
+    name: "plan",
+    description: "print the fully resolved plan: per test the platform, nodes, ranks, commands, env and files; runs nothing",
+    args: [SUITE_ARG],
+    options: [
+      { ...PLATFORM, description: "platform to plan for" },
+      PYTHON,
+      { flags: "--hosts <h1,h2,...>", description: "hosts for the ssh platform" },
+      HOSTFILE,
+      IMAGE,
+      NODES,
+      EACH_NODE,
+      { flags: "--json", description: "print JSON" },
+    ],
+    load: () => import("./commands/plan.ts"),
+    platforms: true,
+  },
+  {
+    name: "list",
+    description: "list built-in suites, test kinds and platforms",
+    options: [{ flags: "--json", description: "print JSON" }],
+    load: () => import("./commands/list.ts"),
+    // prints what the build rendered (scripts/gen-list.ts): no suite is loaded
+    noZod: true,
+  },
+  {
+    name: "parse",
+    description: "parse tool output into JSON",
+    subcommands: [
+      {
+        name: "nccl",
+        description: "parse nccl-tests output (any collective, any era, or a -J JSON file)",
+        args: [{ name: "<log>", description: "log file, or - for standard input" }],
+        options: [{ flags: "--json", description: "print JSON (the default when stdout is not a TTY)" }],
+        load: () => import("./commands/parse-nccl.ts"),
+      },
+    ],
+  },
+  {
+    name: "report",
+    description: "regenerate junit.xml, the summary and report.html from a results directory",
+    args: [{ name: "<results-dir>" }],
+    load: () => import("./commands/report.ts"),
+  },
+  {
+    name: "judge",
+    description: "judge a saved run against a suite's thresholds into a new run directory, without rerunning anything",
+    args: [{ name: "<results-dir>" }],
+    options: [
+      { flags: "--suite <file>", description: "suite whose thresholds to apply", required: true },
+      { flags: "-o, --out <dir>", description: "the new run directory (default <results-dir>-judged-<UTC timestamp>); the judged run is never changed" },
+      { flags: "--force", description: "with --out: move a run already in that directory aside instead of refusing" },
+      { flags: "--baseline <results.json>", description: "baseline for relative thresholds" },
+      { flags: "--exclude-bad", description: "judge the cluster without the nodes its isolating tests found bad: their other units are skipped, with why" },
+      { flags: "--json", description: "print JSON: the new directory, the outcome and each test's" },
+    ],
+    load: () => import("./commands/judge.ts"),
+    platforms: true,
+  },
+  {
+    name: "keygen",
+    description: "create a signing key pair (private key mode 0600)",
+    options: [
+      { flags: "--out <dir>", description: "directory for gpucheck.key and gpucheck.pub", required: true },
+      { flags: "--algorithm <alg>", description: "key algorithm", choices: ["ed25519", "p256"], default: "ed25519" },
+      { flags: "--json", description: "print JSON: the key paths and the fingerprint" },
+    ],
+    load: () => import("./commands/keygen.ts"),
+  },
+  {
+    name: "certify",
+    description: "sign a results directory: writes certificate.intoto.json, certificate.html and certificate.md",
+    args: [{ name: "<results-dir>" }],
+    options: [
+      { flags: "--key <pem>", description: "private key (PKCS#8 PEM)", required: true },
+      { flags: "--json", description: "print JSON: the files written, the key and the signed verdict" },
+    ],
+    load: () => import("./commands/certify.ts"),
+  },
+  {
+    name: "verify",
+    description: "verify a signed certificate, and with --results that every subject matches its file",
+    args: [{ name: "<certificate>" }],
+    options: [
+      { flags: "--key <pub.pem>", description: "public key (SPKI PEM)", required: true },
+      { flags: "--results <dir>", description: "results directory whose files the certificate names" },
+      { flags: "--json", description: "print JSON: valid or not (and why), the signer, the files checked, the signed statement" },
+    ],
+    load: () => import("./commands/verify.ts"),
+    // a statement is checked against its generated shape; zod loads only to say what is wrong with one
+    noZod: true,
+  },
+  {
+    name: "completion",
+    description: "print a completion script: source <(gpucheck completion bash), or zsh, or gpucheck completion fish | source",
+    args: [{ name: "<shell>", description: "bash, zsh or fish", choices: ["bash", "zsh", "fish"] }],
+    load: () => import("./commands/completion.ts"),
+    platforms: true,
+    needsProgram: true,
+  },
+];
