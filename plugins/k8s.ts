@@ -28,7 +28,7 @@ function render(ctx: RenderContext<K8sSettings>): K8sManifest {
   const manifests = buildManifests(manifestInput(ctx, slot("runId"), namespaceOf(ctx.settings), files));
   const header = [
     `test ${ctx.test.name}`,
-    ...(ctx.test.perNode ? [`per-node: one such Job per Ready, schedulable node matching nodeSelector ("each-matching-node" stands for its name)`] : []),
+    ...(ctx.test.perNode && !ctx.settings.nodes ? [`per-node: one such Job per Ready, schedulable node matching nodeSelector ("each-matching-node" stands for its name)`] : []),
   ];
   const slots = {
     runId: "a fresh 6-character id per test run, in every object's name and its gpucheck.dev/run label",
@@ -46,7 +46,12 @@ export const k8s: Platform<K8sSettings, K8sManifest> = {
   name: "k8s",
   summary: "Kubernetes: Indexed Job + headless Service (or Kubeflow PyTorchJob/MPIJob), workload in a ConfigMap",
   flags: ["image", "context", "keep"],
+  // with platform.k8s.nodes: each unit an Indexed Job pinned to its nodes, all of a round at once
+  anyUnits: true,
   settings,
+  // the named nodes, known before the run, one pod per node; without them nodes are learnt at run time
+  hostsFrom: "platform.k8s.nodes in the suite",
+  hosts: (ctx) => (ctx.settings.nodes ? { names: ctx.settings.nodes, separate: true } : undefined),
   render,
   run,
 };

@@ -84,6 +84,8 @@ export interface Platform<S = unknown, M extends Manifest = Manifest> {
    * whole-cluster unit or one unit per node only.
    */
   anyUnits?: true;
+  /** where a suite names the hosts before the run, when it is not --hosts (k8s: "platform.k8s.nodes in the suite") */
+  hostsFrom?: string;
   /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */
   hosts?(ctx: Pick<RenderContext<S>, "suite" | "settings" | "cli">): RunHosts | undefined;
   /** pure: the exact commands/scripts/manifests this test becomes; shown by `gpucheck plan` */

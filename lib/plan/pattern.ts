@@ -12,7 +12,12 @@ import { ranksOn } from "./units.ts";
 const BISECT_UP_TO = 16;
 
 /** The test's isolation, or undefined for ring and each-node tests without `onFailure: isolate`. */
-export function planIsolation(spec: TestSpec, platform: Pick<Platform, "name" | "anyUnits">, hosts: RunHosts | undefined, ringNodes: number): PlannedIsolation | undefined {
+export function planIsolation(
+  spec: TestSpec,
+  platform: Pick<Platform, "name" | "anyUnits" | "hostsFrom">,
+  hosts: RunHosts | undefined,
+  ringNodes: number,
+): PlannedIsolation | undefined {
   const pattern = patternOf(spec);
   const onFailure = spec.onFailure === "isolate" && pattern === "ring";
   if (!isolating(pattern) && !onFailure) return undefined;
@@ -21,7 +26,8 @@ export function planIsolation(spec: TestSpec, platform: Pick<Platform, "name" | 
   if (!platform.anyUnits) {
     return refuseOn(platform.name, refuse);
   }
-  if (!hosts) throw refuse(`needs the run's hosts before it starts, and platform "${platform.name}" learns its nodes only at run time: give them with --hosts`);
+  if (!hosts)
+    throw refuse(`needs the run's hosts before it starts, and platform "${platform.name}" learns its nodes only at run time: give them with ${platform.hostsFrom ?? "--hosts"}`);
   if (!hosts.separate) throw refuse(`needs hosts of their own, and platform "${platform.name}" runs every node on one host: give several with --hosts`);
   const names = onFailure ? hosts.names.slice(0, ringNodes) : hosts.names;
   if (names.length < 2) throw refuse(`needs at least 2 hosts; the run has ${names.length}: ${names.join(", ")}`);

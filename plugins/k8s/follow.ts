@@ -24,6 +24,8 @@ export interface UnitSpec {
   logDir: string;
   /** MPIJob: rank r runs on worker pod floor(r / ranksPerNode), not on the pod whose log has it */
   mpiJob?: string;
+  /** a pattern's group: its nodes, named even when a pod never got one (the pattern weighs the group) */
+  hosts?: string[];
   /** the object whose controller makes the pods: its Warning events say why pods are missing */
   owner: string;
 }
@@ -131,7 +133,7 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   );
   return unitResult({
     unit: u.unit,
-    hosts: [...new Set([...views.values()].map((v) => v.node).filter((n): n is string => Boolean(n)))].sort(),
+    hosts: u.hosts ?? [...new Set([...views.values()].map((v) => v.node).filter((n): n is string => Boolean(n)))].sort(),
     startedAt,
     ranks,
     output: logs.output(),

@@ -14,9 +14,9 @@ import { followUnit, type UnitSpec } from "./follow.ts";
 import { MPIJOB, PYTORCHJOB } from "./kubeflow.ts";
 import { loadKubeConfig, type KubeConfigSource } from "./kubeconfig.ts";
 import type { Manifest } from "./input.ts";
-import { buildManifests } from "./manifests.ts";
+import { buildManifests, groupsOf } from "./manifests.ts";
 import { ANNOTATION_NODE, LABEL_RUN, LABEL_UNIT, newRunId, unitLabel } from "./names.ts";
-import { listNodes, servesResource, type NodeChoice } from "./nodes.ts";
+import { listNodes, onlyNamed, servesResource, type NodeChoice } from "./nodes.ts";
 import type { K8sSettings } from "./settings.ts";
 
 export interface RunOptions {
@@ -59,6 +59,21 @@ function unitsFor(ctx: RunContext<K8sSettings>, manifests: Manifest[], runId: st
         };
       });
   }
+  const groups = groupsOf(t);
+  if (groups) {
+    const jobs = manifests.filter((m) => m.kind === "Job");
+    return groups.map((g, k) => ({
+      ...base,
+      unit: g.name,
+      owner: jobs[k]!.metadata.name,
+      labelSelector: `${LABEL_RUN}=${runId},${LABEL_UNIT}=${unitLabel(g.name)}`,
+      expected: g.nodes.length,
+      worldSize: g.nodes.length * t.ranksPerNode,
+      container: "gpucheck",
+      logDir: join(ctx.logDir, g.name),
+      hosts: g.nodes,
+    }));
+  }
   const owner = manifests.at(-1)!.metadata.name;
   const common = { ...base, unit: "all", owner, labelSelector: `${LABEL_RUN}=${runId}`, worldSize: t.worldSize, logDir: join(ctx.logDir, "all") };
   switch (ctx.settings.mode) {
@@ -85,7 +100,7 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
   const kube = connect(k, loaded, ctx.settings.namespace ?? loaded.namespace ?? "default");
   const runId = opts.runId ?? newRunId();
   if (!ctx.test.perNode) await requireCrd(kube, ctx.settings.mode);
-  const nodes: NodeChoice | undefined = ctx.test.perNode ? await listNodes(kube, ctx.settings.nodeSelector) : undefined;
+  const nodes: NodeChoice | undefined = ctx.test.perNode ? onlyNamed(await listNodes(kube, ctx.settings.nodeSelector), ctx.settings.nodes) : undefined;
 
   const files = new Map(ctx.workload);
   const size = [...files.values()].reduce((n, text) => n + Buffer.byteLength(text), 0);

@@ -4,10 +4,15 @@
 //                name `<job>-0.<svc>.<ns>.svc` is MASTER_ADDR)
 //   pytorchjob / mpijob: ConfigMap + the Kubeflow job (see kubeflow.ts)
 //   per-node:    ConfigMap + one single-pod Job per node, pinned by node affinity
+//   groups:      (an isolating pattern's round) ConfigMap + per unit a headless Service and an
+//                Indexed Job pinned to the unit's nodes, rank 0 of each its own MASTER_ADDR
+import { SuiteError } from "../../lib/core/errors.ts";
+import type { TestToRender } from "../../lib/core/platform.ts";
+import type { PlannedUnit } from "../../lib/core/types.ts";
 import type { V1ConfigMap, V1Job, V1Service } from "@kubernetes/client-node";
 import { activeDeadlineSeconds, type Manifest, type ManifestInput } from "./input.ts";
 import { mpiJob, pytorchJob } from "./kubeflow.ts";
-import { ANNOTATION_NODE, configMapKey, LABEL_UNIT, perNodeJobName, runLabels, unitLabel } from "./names.ts";
+import { ANNOTATION_NODE, configMapKey, groupName, LABEL_UNIT, perNodeJobName, runLabels, unitLabel } from "./names.ts";
 import { podTemplate } from "./pod.ts";
 
 export function configMap(i: ManifestInput): V1ConfigMap & Manifest {
@@ -22,16 +27,16 @@ export function configMap(i: ManifestInput): V1ConfigMap & Manifest {
 }
 
 /** headless, and publishing not-ready pods, so rank 0's name resolves before its peers are up */
-export function headlessService(i: ManifestInput): V1Service & Manifest {
-  const labels = runLabels(i.names, i.settings.labels);
+export function headlessService(i: ManifestInput, name = i.names.base, unit?: string): V1Service & Manifest {
+  const labels = { ...runLabels(i.names, i.settings.labels), ...(unit !== undefined && { [LABEL_UNIT]: unitLabel(unit) }) };
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { name: i.names.base, namespace: i.namespace, labels },
+    metadata: { name, namespace: i.namespace, labels },
     spec: {
       clusterIP: "None",
       publishNotReadyAddresses: true,
-      selector: { "gpucheck.dev/run": i.names.runId, "gpucheck.dev/test": i.names.testLabel },
+      selector: { "gpucheck.dev/run": i.names.runId, "gpucheck.dev/test": i.names.testLabel, ...(unit !== undefined && { [LABEL_UNIT]: unitLabel(unit) }) },
       ports: [{ name: "rendezvous", port: i.settings.masterPort, targetPort: i.settings.masterPort, protocol: "TCP" }],
     },
   };
@@ -87,18 +92,59 @@ export function perNodeJob(i: ManifestInput, node: string): V1Job & Manifest {
     worldSize: i.test.ranksPerNode,
     nodeRank: "0",
     master: { addr: "127.0.0.1", port: i.settings.masterPort },
-    nodeName: node,
+    nodes: [node],
   });
   const j = job(i, perNodeJobName(i.names, node), 1, template, labels);
   return { ...j, metadata: { ...j.metadata, annotations: { [ANNOTATION_NODE]: node } } };
+}
+
+/**
+ * The units a test runs as Jobs of their own beside each other: an isolating round's groups of
+ * nodes. Undefined for per-node mode and the one whole-cluster unit, which keep their own shapes.
+ */
+export function groupsOf(test: Pick<TestToRender, "perNode" | "units">): PlannedUnit[] | undefined {
+  const units = test.units;
+  if (test.perNode || !units?.length || (units.length === 1 && units[0]!.name === "all")) return undefined;
+  return units;
+}
+
+/** one unit of a round: its own Service and Indexed Job, so its rendezvous and verdict are its own */
+export function groupObjects(i: ManifestInput, unit: PlannedUnit, index: number): Manifest[] {
+  const name = groupName(i.names, index);
+  const labels = { ...runLabels(i.names, i.settings.labels), [LABEL_UNIT]: unitLabel(unit.name) };
+  const template = podTemplate({
+    names: i.names,
+    settings: i.settings,
+    image: i.image,
+    launch: i.launch,
+    labels,
+    gpusPerNode: i.test.gpusPerNode,
+    ranksPerNode: i.test.ranksPerNode,
+    worldSize: unit.nodes.length * i.test.ranksPerNode,
+    nodeRank: "$(JOB_COMPLETION_INDEX)",
+    master: { addr: `${name}-0.${name}.${i.namespace}.svc`, port: i.settings.masterPort },
+    subdomain: name,
+    nodes: unit.nodes,
+  });
+  return [headlessService(i, name, unit.name), job(i, name, unit.nodes.length, template, labels)];
 }
 
 /** the node name `gpucheck plan` shows for per-node Jobs (real names come from the API at run time) */
 export const PLAN_NODE = "each-matching-node";
 
 /** everything one test creates; per-node tests need the node list, which only run() has */
-export function buildManifests(i: ManifestInput, nodes: string[] = [PLAN_NODE]): Manifest[] {
+export function buildManifests(i: ManifestInput, nodes: string[] = i.settings.nodes ?? [PLAN_NODE]): Manifest[] {
   if (i.test.perNode) return [configMap(i), ...nodes.map((n) => perNodeJob(i, n))];
+  const groups = groupsOf(i.test);
+  if (groups) {
+    // the Kubeflow operators own their pods' rendezvous and naming; a round's groups need ours
+    if (i.settings.mode !== "indexed-job") {
+      throw new SuiteError(
+        `k8s: test "${i.test.name}" runs groups of nodes side by side (an isolating pattern), which mode "${i.settings.mode}" cannot: use mode: indexed-job for it`,
+      );
+    }
+    return [configMap(i), ...groups.flatMap((g, k) => groupObjects(i, g, k))];
+  }
   switch (i.settings.mode) {
     case "indexed-job":
       return [configMap(i), headlessService(i), indexedJob(i)];

@@ -43,6 +43,11 @@ export function perNodeJobName(names: Names, node: string): string {
   return `${names.base}-${slug(node, 12)}-${shortHash(node)}`;
 }
 
+/** a round's group k: its Job and Service; by position, as a group's name ("2.node-a+node-c") is no DNS label */
+export function groupName(names: Names, index: number): string {
+  return `${names.base}-g${index}`;
+}
+
 /** unit label value for a node: label values allow 63 characters, node names 253 */
 export function unitLabel(node: string): string {
   return node.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(node) ? node : `${slug(node, 56)}-${shortHash(node)}`;

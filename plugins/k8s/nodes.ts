@@ -27,6 +27,19 @@ export function chooseNodes(nodes: V1Node[]): NodeChoice {
   return out;
 }
 
+/** pure: `platform.k8s.nodes` set, per-node mode runs on those alone; one the API lacks is skipped, not silently dropped */
+export function onlyNamed(choice: NodeChoice, names: string[] | undefined): NodeChoice {
+  if (!names) return choice;
+  const known = new Set([...choice.usable, ...choice.skipped.map((s) => s.node)]);
+  return {
+    usable: choice.usable.filter((n) => names.includes(n)),
+    skipped: [
+      ...choice.skipped.filter((s) => names.includes(s.node)),
+      ...names.filter((n) => !known.has(n)).map((node) => ({ node, reason: "no such node matches nodeSelector (named in platform.k8s.nodes)" })),
+    ],
+  };
+}
+
 export function selectorString(sel: Record<string, string>): string {
   return Object.entries(sel)
     .map(([k, v]) => `${k}=${v}`)

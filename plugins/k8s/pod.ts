@@ -24,8 +24,8 @@ export interface PodInput {
   containerName?: string;
   /** set on Indexed Job pods so `<job>-<i>.<subdomain>` resolves */
   subdomain?: string;
-  /** per-node mode: the node this pod must land on */
-  nodeName?: string;
+  /** the nodes this pod may land on: its node (per-node mode), its unit's (a pattern's group) */
+  nodes?: string[];
   /** extra ports on the container (the PyTorchJob operator reads its port by name) */
   ports?: Array<{ name: string; containerPort: number }>;
 }
@@ -101,6 +101,7 @@ function volumes(p: PodInput): V1Volume[] {
 
 export function podTemplate(p: PodInput): V1PodTemplateSpec {
   const s = p.settings;
+  const pinned = p.nodes ?? s.nodes;
   const sameTest = { [LABEL_RUN]: p.labels[LABEL_RUN]!, [LABEL_TEST]: p.labels[LABEL_TEST]! };
   const spec: V1PodSpec = {
     restartPolicy: "Never",
@@ -118,12 +119,14 @@ export function podTemplate(p: PodInput): V1PodTemplateSpec {
       podAntiAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: sameTest }, topologyKey: "kubernetes.io/hostname" }],
       },
-      ...(p.nodeName
+      ...(pinned?.length
         ? {
             nodeAffinity: {
-              // matchFields on metadata.name (as DaemonSets do) keeps the scheduler's checks, unlike spec.nodeName
+              // matchFields on metadata.name (as DaemonSets do) keeps the scheduler's checks (GPUs free,
+              // taints, a Pending reason in events), unlike spec.nodeName; and unlike the
+              // kubernetes.io/hostname label it is the node's name on every cloud
               requiredDuringSchedulingIgnoredDuringExecution: {
-                nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: [p.nodeName] }] }],
+                nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: pinned }] }],
               },
             },
           }

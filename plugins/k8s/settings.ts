@@ -8,6 +8,8 @@ const quantity = z.union([z.number().nonnegative(), z.string().regex(QUANTITY, "
 // RFC 1123 label: namespaces, service accounts, container names
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dnsLabel = z.string().max(63).regex(DNS_LABEL, "must be a lowercase RFC 1123 label (a-z, 0-9, '-')");
+// node names: RFC 1123 subdomains
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 const RLIMITS = ["memlock", "nofile", "stack", "core", "nproc"] as const;
 const rlimit = z.union([z.literal("unlimited"), z.number().int().nonnegative()]);
@@ -56,6 +58,15 @@ export const settings = z.lazy(() =>
       /** CAP_IPC_LOCK, for RDMA memory registration */
       ipcLock: z.boolean().default(false),
       nodeSelector: z.record(z.string().min(1), z.string()).default({}),
+      /**
+       * the nodes a run may use, by name: known before the run, so the isolating patterns can plan
+       * their rounds; every pod is pinned among them. Absent: any Ready node (matching nodeSelector).
+       */
+      nodes: z
+        .array(z.string().max(253).regex(DNS_SUBDOMAIN, "must be a Kubernetes node name (lowercase RFC 1123 subdomain: a-z, 0-9, '-', '.')"))
+        .min(1)
+        .refine((a) => new Set(a).size === a.length, "must not name a node twice")
+        .optional(),
       /** default: tolerate the GPU Operator's nvidia.com/gpu NoSchedule taint */
       tolerations: z.array(toleration).default([{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]),
       /** the API server deletes finished Jobs after this even if gpucheck could not */

@@ -180,7 +180,10 @@ describe("plan refusals", () => {
     writeFileSync(join(dir, "s.yaml"), "name: s\ntests:\n  - { name: f, kind: collective, pattern: pairwise }\n");
     const suite = await loadSuite(join(dir, "s.yaml"));
     expect(() => buildPlan(suite, { platform: "local", cli: {} })).toThrow(
-      'gpucheck: test "f" has "pattern: pairwise", which runs groups of hosts side by side, and platform "local" runs a test only as one whole-cluster unit or one unit per node: use platform ssh, slurm or docker',
+      'gpucheck: test "f" has "pattern: pairwise", which runs groups of hosts side by side, and platform "local" runs a test only as one whole-cluster unit or one unit per node: use platform ssh, slurm, docker or k8s',
+    );
+    expect(() => buildPlan(suite, { platform: "k8s", cli: {} })).toThrow(
+      'gpucheck: test "f" has "pattern: pairwise", which needs the run\'s hosts before it starts, and platform "k8s" learns its nodes only at run time: give them with platform.k8s.nodes in the suite',
     );
     expect(() => buildPlan(suite, { platform: "docker", cli: {} })).toThrow(
       'gpucheck: test "f" has "pattern: pairwise", which needs hosts of their own, and platform "docker" runs every node on one host: give several with --hosts',
