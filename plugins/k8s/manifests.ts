@@ -60,8 +60,8 @@ function job(i: ManifestInput, name: string, count: number, template: ReturnType
   };
 }
 
-export function indexedJob(i: ManifestInput): V1Job & Manifest {
-  const labels = runLabels(i.names, i.settings.labels);
+/** an Indexed Job of `count` rank pods whose rank 0 `<name>-0.<name>` (the Service of that name) is MASTER_ADDR */
+function rankJob(i: ManifestInput, name: string, count: number, labels: Record<string, string>, nodes?: string[]): V1Job & Manifest {
   const template = podTemplate({
     names: i.names,
     settings: i.settings,
@@ -70,12 +70,18 @@ export function indexedJob(i: ManifestInput): V1Job & Manifest {
     labels,
     gpusPerNode: i.test.gpusPerNode,
     ranksPerNode: i.test.ranksPerNode,
-    worldSize: i.test.worldSize,
+    worldSize: count * i.test.ranksPerNode,
     nodeRank: "$(JOB_COMPLETION_INDEX)",
-    master: { addr: `${i.names.base}-0.${i.names.base}.${i.namespace}.svc`, port: i.settings.masterPort },
-    subdomain: i.names.base,
+    master: { addr: `${name}-0.${name}.${i.namespace}.svc`, port: i.settings.masterPort },
+    subdomain: name,
+    ...(nodes && { nodes }),
   });
-  return job(i, i.names.base, i.test.nodes, template, labels);
+  return job(i, name, count, template, labels);
+}
+
+export function indexedJob(i: ManifestInput): V1Job & Manifest {
+  const labels = runLabels(i.names, i.settings.labels);
+  return rankJob(i, i.names.base, i.test.nodes, labels);
 }
 
 export function perNodeJob(i: ManifestInput, node: string): V1Job & Manifest {
@@ -112,21 +118,7 @@ export function groupsOf(test: Pick<TestToRender, "perNode" | "units">): Planned
 export function groupObjects(i: ManifestInput, unit: PlannedUnit, index: number): Manifest[] {
   const name = groupName(i.names, index);
   const labels = { ...runLabels(i.names, i.settings.labels), [LABEL_UNIT]: unitLabel(unit.name) };
-  const template = podTemplate({
-    names: i.names,
-    settings: i.settings,
-    image: i.image,
-    launch: i.launch,
-    labels,
-    gpusPerNode: i.test.gpusPerNode,
-    ranksPerNode: i.test.ranksPerNode,
-    worldSize: unit.nodes.length * i.test.ranksPerNode,
-    nodeRank: "$(JOB_COMPLETION_INDEX)",
-    master: { addr: `${name}-0.${name}.${i.namespace}.svc`, port: i.settings.masterPort },
-    subdomain: name,
-    nodes: unit.nodes,
-  });
-  return [headlessService(i, name, unit.name), job(i, name, unit.nodes.length, template, labels)];
+  return [headlessService(i, name, unit.name), rankJob(i, name, unit.nodes.length, labels, unit.nodes)];
 }
 
 /** the node name `gpucheck plan` shows for per-node Jobs (real names come from the API at run time) */
