@@ -36,6 +36,11 @@ const metrics: Record<string, MetricInfo> = {
 const componentMetrics: Record<string, MetricInfo> = {
   nic_bw_gbps: higher("Gb/s", "ib_write_bw BW average of this HCA pair, or NCCL send/recv Gb/s pinned to it (the part's source says which)"),
   nic_lat_us: lower("us", "ib_read_lat t_typical of this HCA pair, or NCCL's one-way send/recv latency (the part's source says which)"),
+  nic_tcp_route_gbyte_s: higher(
+    "GB/s",
+    "the TCP stream between the two nodes as a part (the route, named by interface and peer): with pattern pairwise, judged against the other pairs by an outlier rule over the fleet",
+  ),
+  nic_tcp_route_rtt_us: lower("us", "the median 1-byte TCP round trip of the same route"),
 };
 
 declare module "../core/types.ts" {

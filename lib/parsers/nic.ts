@@ -120,11 +120,20 @@ function tcpMetrics(m: Measurement, tcp: Obj, noRdma: boolean, server: string, c
   const why = str(tcp.why);
   const gbs = num(tcp.gbyte_s);
   const rtt = num(tcp.rtt_us);
+  // the route between the two nodes is a part of its own, so that pairs of nodes (pattern: pairwise)
+  // can be held against each other by an outlier rule over the fleet, on CPU hosts too
+  const route = { type: "nic" as const, host: client, name: `TCP ${str(tcp.interface) ?? "route"} → ${server}` };
   if (why || gbs === null || rtt === null) {
+    const reason = why ?? "the TCP stream reported no GB/s or round trip";
     for (const metric of ["nic_tcp_gbyte_s", "nic_tcp_rtt_us"]) {
       m.metrics[metric] = null;
-      m.unmeasured![metric] = why ?? "the TCP stream reported no GB/s or round trip";
+      m.unmeasured![metric] = reason;
     }
+    m.components!.push({
+      part: route,
+      metrics: { nic_tcp_route_gbyte_s: null, nic_tcp_route_rtt_us: null },
+      unmeasured: { nic_tcp_route_gbyte_s: reason, nic_tcp_route_rtt_us: reason },
+    });
     return;
   }
   const over = `TCP over ${str(tcp.interface)} (${client} ${str(tcp.local_addr)} → ${server} ${str(tcp.peer_addr)})`;
@@ -133,4 +142,9 @@ function tcpMetrics(m: Measurement, tcp: Obj, noRdma: boolean, server: string, c
   m.metrics.nic_tcp_rtt_us = rtt;
   m.details!.nic_tcp_gbyte_s = `${label}; ${num(tcp.bytes)} bytes in ${(num(tcp.seconds) ?? 0).toFixed(3)} s`;
   m.details!.nic_tcp_rtt_us = `${label}; median of ${num(tcp.pings)} 1-byte round trips`;
+  m.components!.push({
+    part: route,
+    metrics: { nic_tcp_route_gbyte_s: gbs, nic_tcp_route_rtt_us: rtt },
+    details: { nic_tcp_route_gbyte_s: m.details!.nic_tcp_gbyte_s, nic_tcp_route_rtt_us: m.details!.nic_tcp_rtt_us },
+  });
 }

@@ -45,6 +45,11 @@ test("every HCA pair is a component; the worst bandwidth and latency name host, 
       { type: "nic", host: "node0", name: "mlx5_3", index: 3 },
       { nic_bw_gbps: 198.4, nic_lat_us: 6.74 },
     ],
+    // the route the ranks' TCP stream took, a part of its own beside the HCA pairs
+    [
+      { type: "nic", host: "node1", name: "TCP eth0 → node0" },
+      { nic_tcp_route_gbyte_s: 1.07, nic_tcp_route_rtt_us: 31.5 },
+    ],
   ]);
   expect(m.details!.nic_tcp_gbyte_s).toBe("TCP over eth0 (node1 10.0.0.2 → node0 10.0.0.1): the rendezvous route, not the RDMA NICs; 268435456 bytes in 0.250 s");
 });
@@ -78,7 +83,17 @@ test("no InfiniBand device: the perftest metrics are null with the reason, the T
     nic_lat_us_max: "no InfiniBand device (/sys/class/infiniband is empty)",
   });
   expect(m.details!.nic_tcp_rtt_us).toBe("device: cpu — TCP over lo (node1 127.0.0.1 → node0 127.0.0.1), no RDMA NIC crossed; median of 200 1-byte round trips");
-  expect(m.components).toEqual([]);
+  // on CPU the route is the one part measured: an outlier rule over the fleet judges it between pairs
+  expect(m.components).toEqual([
+    {
+      part: { type: "nic", host: "node1", name: "TCP lo → node0" },
+      metrics: { nic_tcp_route_gbyte_s: 1.07, nic_tcp_route_rtt_us: 31.5 },
+      details: {
+        nic_tcp_route_gbyte_s: "device: cpu — TCP over lo (node1 127.0.0.1 → node0 127.0.0.1), no RDMA NIC crossed; 268435456 bytes in 0.250 s",
+        nic_tcp_route_rtt_us: "device: cpu — TCP over lo (node1 127.0.0.1 → node0 127.0.0.1), no RDMA NIC crossed; median of 200 1-byte round trips",
+      },
+    },
+  ]);
 });
 
 test("a TCP stream that failed, and outputs with no result, say so", () => {
