@@ -17,7 +17,9 @@ export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], repor
   }
   if (pattern === "each-node") {
     if (t.perNode === false) report([...at, "perNode"], `"perNode: false" contradicts ${named}, which runs the test on every node separately`, "key", [[...at, "pattern"]]);
-    if (t.nodes !== undefined && t.nodes > 1) report([...at, "nodes"], `${named} runs the test on one node at a time: "nodes" must be 1, got ${t.nodes}`);
+    // only where the pattern is written: `perNode: true` beside `nodes: 4` has always meant every host, one at a time
+    if (t.pattern === "each-node" && t.nodes !== undefined && t.nodes > 1)
+      report([...at, "nodes"], `${named} runs the test on one node at a time: "nodes" must be 1, got ${t.nodes}`);
   }
   if (pattern === "pairwise" || pattern === "bisect" || pattern === "adaptive") {
     if (kind.perNode) {

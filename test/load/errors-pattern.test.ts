@@ -1,7 +1,7 @@
 // `pattern:`, `pairs:` and `onFailure:` against the kind and the node count.
 // Each case: a suite, and exactly what `gpucheck validate` prints for it (exit 2).
-import { describe } from "bun:test";
-import { rejects } from "./_load.ts";
+import { describe, expect, test } from "bun:test";
+import { load, rejects } from "./_load.ts";
 
 describe("patterns", () => {
   rejects([
@@ -194,4 +194,12 @@ suite.yaml:5:5: "perNode: false" contradicts "pattern: each-node", which runs th
 `,
     ],
   ]);
+});
+
+describe("what patterns leave as it was", () => {
+  test("perNode: true beside nodes: 4 stays valid: every host, one at a time (only a written each-node pattern checks nodes)", async () => {
+    const s = await load({ "s.yaml": "name: s\ntests:\n  - { name: a, kind: collective, perNode: true, nodes: 4, gpusPerNode: 0, ranksPerNode: 2 }\n" });
+    expect(s.tests[0]).toMatchObject({ perNode: true, nodes: 4 });
+    expect(s.tests[0]!.pattern).toBeUndefined();
+  });
 });
