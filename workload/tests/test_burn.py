@@ -50,8 +50,9 @@ def test_a_rank_sharing_its_cpu_with_a_busy_process_is_flagged():
     slowed = r["ranks"][1]
     it = slowed["iteration"]
     assert _flagged(slowed), it
-    # its slowest iterations waited out part of the busy process's 50 ms turns on the CPU
-    assert it["max_s"] > 0.02
+    # its slowest iterations wait out part of the busy process's 50 ms turns on the CPU, but how much
+    # depends on the scheduler's slices under the machine's load (CI once saw 17.6 ms): the flag above,
+    # relative to the rank's own iterations, is what is asserted, not a duration
     # Rank 0 is not asserted steady: a CI machine's shared CPUs are not (measured on a 2-core VM
     # shared with other jobs: CV 7-8 % on both ranks with nothing injected, above the 5 % rule).
 
