@@ -21,6 +21,8 @@ export interface TaskReport {
 export interface BatchReport {
   /** unit → its step's exit status, as the script printed it */
   steps: Map<string, number>;
+  /** a per-node sweep's units (one step for all nodes): unit → rank within the node → its exit status */
+  rankExits: Map<string, Map<number, number>>;
   tasks: TaskReport[];
   stageFailed?: string;
   /** srun/sbatch complaints worth showing, in order */
@@ -47,11 +49,17 @@ const SIGNALS: Record<string, number> = {
 
 /** srun: "srun: error: node2: tasks 0-1,3: Exited with exit code 3" / "...: task 2: Killed". */
 export function parseBatchOutput(text: string): BatchReport {
-  const report: BatchReport = { steps: new Map(), tasks: [], errors: [] };
+  const report: BatchReport = { steps: new Map(), rankExits: new Map(), tasks: [], errors: [] };
+  const mark = new RegExp(`^${STEP_MARK} unit=(\\S+)(?: rank=(\\d+))? exit=(\\d+)$`);
   for (const line of text.split("\n")) {
-    const step = new RegExp(`^${STEP_MARK} unit=(\\S+) exit=(\\d+)$`).exec(line);
+    const step = mark.exec(line);
     if (step) {
-      report.steps.set(step[1]!, Number(step[2]));
+      const [, unit, rank, exit] = step;
+      if (rank === undefined) report.steps.set(unit!, Number(exit));
+      else {
+        if (!report.rankExits.has(unit!)) report.rankExits.set(unit!, new Map());
+        report.rankExits.get(unit!)!.set(Number(rank), Number(exit));
+      }
       continue;
     }
     if (line.startsWith(`${STAGE_FAILED}: `)) report.stageFailed = line.slice(STAGE_FAILED.length + 2);
@@ -107,12 +115,15 @@ export function unitRuns(input: OutcomeInput): UnitRun[] {
 
 function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun {
   const nranks = u.hosts.length * input.ranksPerNode;
-  const stepExit = report.steps.get(u.unit);
-  const mine = report.tasks.filter((t) => u.hosts.includes(t.node));
+  const perRank = report.rankExits.get(u.unit);
+  const stepExit = perRank ? sweepExit(perRank, nranks) : report.steps.get(u.unit);
+  // a sweep's srun numbers tasks across the whole job: its own marks say which rank of the node failed
+  const mine = perRank ? markedFailures(perRank, u.hosts[0] ?? u.unit) : report.tasks.filter((t) => u.hosts.includes(t.node));
   const ranks: RankLog[] = Array.from({ length: nranks }, (_, rank) => {
     const host = u.hosts[Math.floor(rank / input.ranksPerNode)]!;
     const task = mine.find((t) => t.node === host && t.tasks.includes(rank));
-    return { rank, host, path: rankLogPath(`${input.logDir}/${u.unit}`, rank), exitCode: task ? task.exitCode : stepExit === undefined ? null : 0 };
+    const exitCode = perRank ? (perRank.get(rank) ?? null) : task ? task.exitCode : stepExit === undefined ? null : 0;
+    return { rank, host, path: rankLogPath(`${input.logDir}/${u.unit}`, rank), exitCode };
   });
   const texts = ranks.map((r) => input.readLog(r.path));
   // with --kill-on-bad-exit the culprit exits with its own code and srun then kills its peers
@@ -132,6 +143,25 @@ function unitRun(input: OutcomeInput, report: BatchReport, u: UnitPlan): UnitRun
     tail: tailOf(errors, texts, ranks, failedRank?.rank),
     decided: { status, ...(message ? { message } : {}) },
   });
+}
+
+/**
+ * A sweep's node has failed once one of its ranks printed a failing mark (its peers may wait on it
+ * until the timeout; their ending adds nothing), and passed once every rank printed 0.
+ */
+function sweepExit(perRank: Map<number, number>, nranks: number): number | undefined {
+  const failed = [...perRank.entries()].sort(([a], [b]) => a - b).find(([, code]) => code !== 0);
+  if (failed) return failed[1];
+  return perRank.size < nranks ? undefined : 0;
+}
+
+/** The marks of a sweep's node that say a rank failed, as srun's own reports would (128 + n: signal n). */
+function markedFailures(perRank: Map<number, number>, node: string): TaskReport[] {
+  const name = (sig: number) => Object.entries(SIGNALS).find(([, n]) => n === sig)?.[0];
+  return [...perRank.entries()]
+    .sort(([a], [b]) => a - b)
+    .filter(([, code]) => code !== 0)
+    .map(([rank, code]) => ({ node, tasks: [rank], exitCode: code, how: (code > 128 && name(code - 128)) || `exit code ${code}` }));
 }
 
 function verdict(

@@ -1,8 +1,9 @@
 // renderSbatch: a planned test → the exact batch script gpucheck submits (pure; `gpucheck plan`
 // prints it). The job is submitted from the test's log directory, so every path in the script
 // is relative to it: slurm-<jobid>.out (the batch script's own output, where srun reports failed
-// tasks) and <unit>/rank-<N>.log (one file per rank, written by srun on the nodes; spelled
-// "./all/…" because srun reads an --output starting with "all" as its all-tasks mode).
+// tasks) and <unit>/rank-<N>.log (one file per rank, written by srun on the nodes, or in a per-node
+// sweep by each task's shell; spelled "./all/…" because srun reads an --output starting with "all"
+// as its all-tasks mode).
 import { SuiteError } from "../../lib/core/errors.ts";
 import type { RenderContext, TestToRender } from "../../lib/core/platform.ts";
 import type { PlannedUnit } from "../../lib/core/types.ts";
@@ -126,8 +127,12 @@ function stagingLines(ctx: RenderContext<SlurmSettings>): string[] {
   ];
 }
 
-/** srun options and the command of a rank step, after --output. */
-function rankCommand(ctx: RenderContext<SlurmSettings>): string {
+/**
+ * srun options and the command of a rank step, after --output. `env` names the shell variable
+ * holding the script each task runs before the workload; a sweep's step keeps going past a node's
+ * failure (no --kill-on-bad-exit): each node is a world of its own.
+ */
+function rankCommand(ctx: RenderContext<SlurmSettings>, env = "rank_env"): string {
   const s = ctx.settings;
   const image = ctx.cli.image ?? s.container?.image;
   const runtime = s.container?.runtime ?? "pyxis";
@@ -137,10 +142,15 @@ function rankCommand(ctx: RenderContext<SlurmSettings>): string {
   // migrate across) every core with the other ranks. Since Slurm 22.05 srun no longer inherits
   // sbatch's --cpus-per-task, so the step says it. A suite's srun options come later and win
   // (e.g. --cpu-bind=none, or --cpu-bind=map_ldom:… for a node's own GPU↔NUMA map).
-  const opts: string[] = ["--kill-on-bad-exit=1", `--cpus-per-task=${s.cpusPerTask ?? '"$GPUCHECK_CPUS_PER_TASK"'}`, "--cpu-bind=cores"];
+  const opts: string[] = [...(env === "rank_env" ? ["--kill-on-bad-exit=1"] : []), `--cpus-per-task=${s.cpusPerTask ?? '"$GPUCHECK_CPUS_PER_TASK"'}`, "--cpu-bind=cores"];
   const prefix: string[] = [];
+  // a sweep's task writes its own log from the job's directory (srun wrote the others' from outside
+  // the container): pyxis must mount that directory and start there
+  const sweep = env === "node_env";
   if (image && runtime === "pyxis") {
-    opts.push(`--container-image=${word(image)}`, `--container-mounts=${[...mounts.map(word), `${stage}:${stage}`].join(",")}`);
+    const jobDir = sweep ? [`"$SLURM_SUBMIT_DIR":"$SLURM_SUBMIT_DIR"`] : [];
+    opts.push(`--container-image=${word(image)}`, `--container-mounts=${[...mounts.map(word), `${stage}:${stage}`, ...jobDir].join(",")}`);
+    if (sweep) opts.push(`--container-workdir="$SLURM_SUBMIT_DIR"`);
   } else if (image) {
     prefix.push(runtime, "exec");
     if (ctx.test.gpusPerNode > 0) prefix.push("--nv");
@@ -149,7 +159,9 @@ function rankCommand(ctx: RenderContext<SlurmSettings>): string {
   }
   opts.push(...s.srun.map(word));
   const argv = [ctx.launch.python, ...ctx.launch.args].map(word);
-  return [...opts, ...prefix, `/bin/bash -c "$rank_env" gpucheck-rank`, ...argv].join(" ");
+  const wrapper = `/bin/bash -c "$${env}" gpucheck-rank`;
+  // apptainer/singularity: the sweep's shell stays outside the container, so its log is the host's
+  return (sweep ? [...opts, wrapper, ...prefix, ...argv] : [...opts, ...prefix, wrapper, ...argv]).join(" ");
 }
 
 /**
@@ -175,7 +187,7 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
     "# srun sets SLURM_PROCID and SLURM_LOCALID per task; each rank exports them under the names the workload reads",
     // a round's groups may differ in size: each step says its own WORLD_SIZE
     groups ? `export LOCAL_WORLD_SIZE=${R}` : `export WORLD_SIZE=${test.worldSize} LOCAL_WORLD_SIZE=${R}`,
-    `rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`,
+    ...(test.perNode ? [] : [`rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`]),
     "",
     ...cpuShareLines(ctx),
     ...stagingLines(ctx),
@@ -184,14 +196,15 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
   const cmd = rankCommand(ctx);
   if (test.perNode) {
     lines.push(
-      "# one step per node, all at once, each with its own rendezvous; each step's exit status is printed as it ends",
-      STEP_FUNCTION,
-      "pids=() i=0",
-      `for node in $(scontrol show hostnames "$SLURM_JOB_NODELIST"); do`,
-      ...stepLines({ unit: `"$node"`, nodes: 1, nodelist: `"$node"`, output: `"./$node/rank-%t.log"`, master: "$node", index: "i", ranksPerNode: R, cmd }).map((l) => `  ${l}`),
-      "  pids+=($!) i=$((i + 1))",
-      "done",
-      ...WAIT_STEPS,
+      // one step, not one per node: at 1,000 nodes, 1,000 concurrent sruns are 1,000 step RPCs to
+      // slurmctld and 1,000 srun processes on the batch node; one step is one launch fanned out by
+      // the slurmd's. Each node's ranks still rendezvous among themselves only (a port per node id)
+      "# one step over the whole allocation, one task per rank; each node's ranks are a world of their own;",
+      "# each rank writes its log and prints its exit status the moment it ends, so a node that hangs",
+      "# keeps no other node's verdict waiting",
+      `node_env='${nodeEnv(R, sbcast)}'`,
+      `srun --nodes="$SLURM_JOB_NUM_NODES" --ntasks=$(( SLURM_JOB_NUM_NODES * ${R} )) --ntasks-per-node=${R} ${rankCommand(ctx, "node_env")}`,
+      "rc=$?",
     );
   } else if (groups) {
     lines.push(
@@ -235,6 +248,26 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
   }
   lines.push(`echo ${END_MARK}`, "exit $rc", "");
   return lines.join("\n");
+}
+
+/**
+ * What each task of a sweep's step runs first: its node's rendezvous (MASTER_PORT from the node's
+ * id in the job, so nodes sharing an address never share a port), its log, and a mark with its
+ * exit status (outcome.ts reads one per rank). A subshell runs the workload so that a missing
+ * interpreter reads as it does with `exec` ("exec: python3: not found").
+ */
+function nodeEnv(ranksPerNode: number, sbcast: boolean): string {
+  const vars = [
+    ...(sbcast ? ["PYTHONPATH=$GPUCHECK_STAGE/$n"] : []),
+    "RANK=$SLURM_LOCALID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$n",
+    `WORLD_SIZE=${ranksPerNode} MASTER_ADDR=$n MASTER_PORT=$(( 10000 + (SLURM_JOB_ID * 131 + SLURM_NODEID) % 50000 ))`,
+  ];
+  return [
+    'n=$SLURMD_NODENAME; mkdir -p "./$n"',
+    `export ${vars.join(" ")}`,
+    '( exec "$@" ) >"./$n/rank-$SLURM_LOCALID.log" 2>&1; rc=$?',
+    `echo "${STEP_MARK} unit=$n rank=$SLURM_LOCALID exit=$rc"; exit $rc`,
+  ].join("; ");
 }
 
 /**

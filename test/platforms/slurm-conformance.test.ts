@@ -5,6 +5,8 @@
 // sbcast, sacct/scontrol fallbacks, containers and node states need the real Slurm
 // (test/integration/platforms/slurm.test.ts).
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
 import { conformance, expectCompleted, runScript, scriptTest } from "./conformance.ts";
 import { fakeSlurmTarget, onFakeSlurm, PY } from "./fake-slurm-platform.ts";
@@ -16,7 +18,7 @@ const target = () => fakeSlurmTarget(fake);
 conformance(platform, target);
 
 describe("slurm (fake scheduler): per-node mode", () => {
-  test("one job, one step per node, each unit with its own rendezvous and verdict", async () => {
+  test("one job, one step for every node, each node with its own rendezvous and verdict", async () => {
     const tg = target();
     const code =
       "import os, sys\nprint('ME', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['MASTER_ADDR'], flush=True)\nif os.environ['GPUCHECK_NODE'] == 'node3' and os.environ['RANK'] == '1': sys.exit(7)";
@@ -31,9 +33,13 @@ describe("slurm (fake scheduler): per-node mode", () => {
     ]);
     expectCompleted(units[0]!);
     expect(units[2]!.message).toMatch(/^rank 1 on node3 failed with exit code 7 \(job \d+\)$/);
-    // srun's report in the batch output names the failing task (its peer may have ended first)
-    expect(units[2]!.tail).toStartWith("srun: error: node3: task 1: Exited with exit code 7\n");
+    // srun's report in the batch output names the failing task by its id in the one step of the
+    // whole sweep (node3's rank 1 is task 5); the unit's own rank comes from the task's mark
+    expect(units[2]!.tail).toStartWith("srun: error: node3: task 5: Exited with exit code 7\n");
     expect(fake.calls.filter((c) => c[0] === "sbatch").length - before).toBe(1);
+    // one srun for the sweep (and none per node) in the script submitted
+    const script = readFileSync(join(units[0]!.ranks[0]!.path, "..", "..", "job.sbatch"), "utf8");
+    expect(script.match(/^\s*srun /gm)?.length).toBe(1);
     expect(lines.filter((l) => l.includes("ME node2")).sort()).toEqual(["node2/0: ME node2 0 node2", "node2/1: ME node2 1 node2"]);
   }, 60_000);
 });

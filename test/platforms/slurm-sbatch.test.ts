@@ -95,6 +95,8 @@ function ctx(over: Partial<TestToRender> = {}, settings: Record<string, unknown>
 const SHAPES: Record<string, [RenderContext<SlurmSettings>, string[]?]> = {
   "two-nodes-sbcast": [ctx({}, { partition: "gpu" })],
   "per-node-plan": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { nodelist: "gpu[001-004]", exclude: "gpu003" })],
+  "per-node-pyxis": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { container: { image: "nvcr.io#nvidia/pytorch:24.05-py3" } }), ["gpu001", "gpu002"]],
+  "per-node-apptainer": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { container: { image: "/images/torch.sif", runtime: "apptainer" } }), ["gpu001", "gpu002"]],
   "per-node-sweep-shared": [ctx({ perNode: true, nodes: 4, worldSize: 8 }, { stageDir: "/shared/gpucheck", nodelist: "gpu[001-004]" }), ["gpu001", "gpu002", "gpu004"]],
   // an isolating round: two pairs side by side in one allocation, one step each (a pair named out of
   // Slurm's node order: its rendezvous is its first node in the job's order, found at run time)
