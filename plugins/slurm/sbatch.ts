@@ -187,7 +187,11 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
     "# srun sets SLURM_PROCID and SLURM_LOCALID per task; each rank exports them under the names the workload reads",
     // a round's groups may differ in size: each step says its own WORLD_SIZE
     groups ? `export LOCAL_WORLD_SIZE=${R}` : `export WORLD_SIZE=${test.worldSize} LOCAL_WORLD_SIZE=${R}`,
-    ...(test.perNode ? [] : [`rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`]),
+    ...(test.perNode
+      ? []
+      : [
+          `rank_env='export ${sbcast ? "PYTHONPATH=$GPUCHECK_STAGE/$SLURMD_NODENAME " : ""}RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$SLURMD_NODENAME; exec "$@"'`,
+        ]),
     "",
     ...cpuShareLines(ctx),
     ...stagingLines(ctx),
