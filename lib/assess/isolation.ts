@@ -69,6 +69,7 @@ export function replayIsolation(saved: TestResult, units: UnitResult[], h: Headl
   const machine = isolation(saved.isolation.pattern, run.hosts, {
     seed: run.seed,
     ...(run.pairs !== undefined && { pairs: run.pairs }),
+    ...(run.screen && { groups: run.screen }),
     ...(h.floor !== undefined && { floor: h.floor }),
   });
   const rounds = new Map<number, UnitResult[]>();

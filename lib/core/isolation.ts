@@ -93,5 +93,5 @@ export interface IsolationVerdict {
   /** false for a partial verdict (the isolation was stopped before it finished) */
   complete: boolean;
   /** what the run isolated among, in order, and the random matchings' seed: enough to feed the rounds again (`gpucheck judge`) */
-  run?: { hosts: string[]; seed: number; pairs?: number };
+  run?: { hosts: string[]; seed: number; pairs?: number; screen?: Group[] };
 }

@@ -93,6 +93,8 @@ export interface TestCommon {
   pairs?: number;
   /** `onFailure: isolate`: a failed or hung ring test is bisected to the node(s) behind it */
   onFailure?: "isolate";
+  /** `screen:` the suite's groups of hosts (racks, rails) that adaptive screening launches first */
+  screen?: Array<{ name: string; nodes: string[] }>;
   timeoutMs: number;
   env: Record<string, string>;
   python: string;
@@ -168,6 +170,8 @@ export interface PlannedIsolation {
   pairs?: number;
   /** the random matchings' seed (`pairs: k`), the same at plan and run */
   seed: number;
+  /** adaptive: the suite's groups (`screen:`), screened first instead of groups of about √N */
+  screen?: Array<{ name: string; nodes: string[] }>;
   /** the rounds known before the run, each a list of unit names that run concurrently */
   rounds: Array<{ label: string; phase: string; units: string[] }>;
   /** the first pass's rounds and launches (lib/isolate plannedCount) */

@@ -7,8 +7,8 @@ import type { Group } from "./strategy.ts";
  * (about 2·log2 s launches): the CRE's published cost, 28–57 tests at 232 nodes, is this shape.
  * Sizes differ by one node at most; never a group of one, which a multi-node test cannot run.
  */
-export function screenGroups(nodes: readonly string[], named?: readonly string[][]): Group[] {
-  if (named) return named.map((g, i) => ({ name: `screen-${i + 1}`, nodes: [...g] }));
+export function screenGroups(nodes: readonly string[], named?: readonly Group[]): Group[] {
+  if (named) return named.map((g) => ({ name: g.name, nodes: [...g.nodes] }));
   const size = Math.max(2, Math.round(Math.sqrt(nodes.length)));
   const count = Math.max(1, Math.floor(nodes.length / size));
   const base = Math.floor(nodes.length / count);

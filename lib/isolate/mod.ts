@@ -8,6 +8,7 @@ import type { Isolation, IsolationOptions, Pattern } from "./strategy.ts";
 import { checkNodes, checkOptions } from "./validate.ts";
 
 export { screenGroups } from "./adaptive.ts";
+export { groupsProblem } from "./validate.ts";
 export { FLEET_K, type FleetRow, fleetOutliers } from "./fleet.ts";
 export { CLUSTERKIT, COMPARABLE_SIZE } from "./judge.ts";
 export { halves, pairName, pairwiseRounds, randomMatchings } from "./schedule.ts";

@@ -5,6 +5,7 @@
 
 // The data a round and a verdict are made of lives in the core (results.json, the report and the
 // certificate carry it); the options are the planner's own.
+import type { Group } from "../core/isolation.ts";
 export type {
   Group,
   GroupResult,
@@ -31,8 +32,8 @@ export interface IsolationOptions {
   latencyAbove?: number;
   /** healthy partners each suspect is re-tested with (default 2) */
   confirmPartners?: number;
-  /** rack or rail groups named by the suite: adaptive screens these instead of groups of about √N */
-  groups?: string[][];
+  /** rack or rail groups named by the suite (`screen:`): adaptive screens these instead of groups of about √N */
+  groups?: Group[];
   /**
    * The test's absolute bound on the headline value (its min when higher is better, its max when
    * lower is): when set, a group is judged against it and the relative rule is off.

@@ -1,7 +1,7 @@
 // Bad input to the isolation planner: each case refused with a message that names the value, as
 // the suite loader does (a SuiteError, exit 2, nothing has run).
 import { SuiteError } from "../core/errors.ts";
-import type { IsolationOptions, Pattern } from "./strategy.ts";
+import type { Group, IsolationOptions, Pattern } from "./strategy.ts";
 
 /** The node list of any pattern: two or more distinct, non-empty names without "+" (it joins a pair's name). */
 export function checkNodes(what: string, nodes: string[]): void {
@@ -30,19 +30,25 @@ export function checkOptions(pattern: Pattern, nodes: string[], o: IsolationOpti
   if (o.groups !== undefined) checkGroups(pattern, nodes, o.groups);
 }
 
-function checkGroups(pattern: Pattern, nodes: string[], groups: string[][]): void {
+function checkGroups(pattern: Pattern, nodes: string[], groups: Group[]): void {
   if (pattern !== "adaptive") throw new SuiteError(`groups applies to the adaptive pattern only, not ${pattern}`);
+  const problem = groupsProblem(nodes, groups);
+  if (problem) throw new SuiteError(`groups: ${problem}`);
+}
+
+/** Why named groups do not split the nodes into groups of 2 or more, each node in one; undefined when they do. */
+export function groupsProblem(nodes: readonly string[], groups: readonly Group[], what = "one of the nodes"): string | undefined {
   const known = new Set(nodes);
-  const where = new Map<string, number>();
-  groups.forEach((g, i) => {
-    if (g.length < 2) throw new SuiteError(`groups: group ${i + 1} has ${g.length} node${g.length === 1 ? ` (${g[0]})` : "s"}: a multi-node test needs 2`);
+  const where = new Map<string, string>();
+  for (const { name, nodes: g } of groups) {
+    if (g.length < 2) return `group "${name}" has ${g.length} node${g.length === 1 ? ` (${g[0]})` : "s"}: a multi-node test needs 2`;
     for (const n of g) {
-      if (!known.has(n)) throw new SuiteError(`groups: "${n}" in group ${i + 1} is not one of the nodes`);
+      if (!known.has(n)) return `"${n}" in group "${name}" is not ${what}`;
       const before = where.get(n);
-      if (before !== undefined) throw new SuiteError(`groups: "${n}" is in group ${before + 1} and group ${i + 1}`);
-      where.set(n, i);
+      if (before !== undefined) return `"${n}" is in group "${before}" and group "${name}"`;
+      where.set(n, name);
     }
-  });
+  }
   const missing = nodes.filter((n) => !where.has(n));
-  if (missing.length) throw new SuiteError(`groups: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} in no group`);
+  return missing.length ? `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} in no group` : undefined;
 }

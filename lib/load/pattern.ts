@@ -6,7 +6,7 @@ import type { Pattern, TestCommon } from "../core/types.ts";
 import type { PathKey } from "./schema.ts";
 import type { TestInput } from "./schema/test.ts";
 
-type Resolved = Pick<TestCommon, "perNode"> & Partial<Pick<TestCommon, "pattern" | "pairs" | "onFailure">>;
+type Resolved = Pick<TestCommon, "perNode"> & Partial<Pick<TestCommon, "pattern" | "pairs" | "onFailure" | "screen">>;
 
 /** The pattern, and the per-node mode it implies, with a problem reported at each key that conflicts. */
 export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], report: Report): Resolved {
@@ -37,6 +37,11 @@ export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], repor
   if (t.pairs !== undefined && pattern !== "pairwise") {
     report([...at, "pairs"], `"pairs" applies only with "pattern: pairwise" (k rounds of random pairs instead of all N−1), not with ${named}`, "key");
   }
+  if (t.screen !== undefined && pattern !== "adaptive" && !(pattern === "ring" && t.onFailure !== undefined)) {
+    report([...at, "screen"], `"screen" applies only with "pattern: adaptive" or "onFailure: isolate" (the groups screened first, then bisected), not with ${named}`, "key", [
+      [...at, "pattern"],
+    ]);
+  }
   if (t.onFailure !== undefined) {
     if (pattern !== "ring") {
       report(
@@ -57,5 +62,6 @@ export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], repor
     perNode: pattern === "each-node",
     ...(t.pairs !== undefined && { pairs: t.pairs }),
     ...(t.onFailure !== undefined && { onFailure: t.onFailure }),
+    ...(t.screen !== undefined && { screen: t.screen }),
   };
 }

@@ -25,6 +25,8 @@
 //                how the test covers the run's hosts; lib/load/pattern.ts says what combines
 //   pairs        with pairwise: k rounds of random pairs instead of all N−1
 //   onFailure    isolate: a failed or hung ring test is bisected to the node(s) behind it
+//   screen       { rack1: [gpu01, gpu02, …], … } with adaptive or onFailure: the groups screened
+//                first (racks, rails) instead of groups of about √N; together they hold every host
 //   <kind>       the kind's own block (collective: {...}, train: {...}, inventory: {...}): its keys
 //                and defaults are in the kind's file (lib/kinds/<kind>.ts) and the README's reference
 //   expect       { <metric>[@<size>]: { min, max, baseline } }  the metrics of each kind are in its

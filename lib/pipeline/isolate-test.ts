@@ -57,7 +57,7 @@ export async function runIsolation(
     if (env.signal.aborted) break;
     machine.feed(round.groups.map((group, i) => asGroup(group, judged[i]!, h)));
   }
-  const runOf = { hosts: iso.hosts, seed: iso.seed, ...(iso.pairs !== undefined && { pairs: iso.pairs }) };
+  const runOf = { hosts: iso.hosts, seed: iso.seed, ...(iso.pairs !== undefined && { pairs: iso.pairs }), ...(iso.screen && { screen: iso.screen }) };
   return { ...run, verdict: { ...machine.verdict(), run: runOf } };
 }
 

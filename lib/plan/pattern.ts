@@ -4,8 +4,9 @@
 import { SuiteError } from "../core/errors.ts";
 import { isolating, patternOf } from "../core/pattern.ts";
 import { getPlatform, platformNames, type Platform, type RunHosts } from "../core/platform.ts";
+import type { Group } from "../core/isolation.ts";
 import type { IsolatingPattern, PlannedIsolation, PlannedUnit, TestSpec } from "../core/types.ts";
-import { isolation, pairwiseRounds, plannedCount, randomMatchings } from "../isolate/mod.ts";
+import { groupsProblem, isolation, pairwiseRounds, plannedCount, randomMatchings } from "../isolate/mod.ts";
 import { ranksOn } from "./units.ts";
 
 /** Where bisection goes after a failed whole-cluster run: adaptive screening past this many nodes. */
@@ -31,16 +32,23 @@ export function planIsolation(
   if (!hosts.separate) throw refuse(`needs hosts of their own, and platform "${platform.name}" runs every node on one host: give several with --hosts`);
   const names = onFailure ? hosts.names.slice(0, ringNodes) : hosts.names;
   if (names.length < 2) throw refuse(`needs at least 2 hosts; the run has ${names.length}: ${names.join(", ")}`);
-  const chosen: IsolatingPattern = onFailure ? (names.length > BISECT_UP_TO ? "adaptive" : "bisect") : (pattern as IsolatingPattern);
-  const opts = isolationOptions({ ...(spec.pairs !== undefined && { pairs: spec.pairs }), seed: seedOf(spec.name) });
+  // the suite's own groups are screened whatever the size: they say where the faults cluster
+  const chosen: IsolatingPattern = onFailure ? (names.length > BISECT_UP_TO || spec.screen ? "adaptive" : "bisect") : (pattern as IsolatingPattern);
+  if (spec.screen) {
+    const problem = groupsProblem(names, spec.screen, `a host of the run (${names.join(", ")})`);
+    if (problem) throw refuse(`screens the groups of "screen" first, and ${problem}`);
+  }
+  const screen = spec.screen && { screen: spec.screen };
+  const opts = isolationOptions({ ...(spec.pairs !== undefined && { pairs: spec.pairs }), seed: seedOf(spec.name), ...screen });
   if (onFailure) {
     return {
       pattern: chosen,
       onFailure: true,
       hosts: names,
       seed: opts.seed,
+      ...screen,
       rounds: [],
-      later: `only if the whole-cluster run fails or hangs: ${chosen === "bisect" ? "bisection of its nodes" : `adaptive screening (groups of about √${names.length}), then bisection`}, each suspect confirmed against 2 healthy partners`,
+      later: `only if the whole-cluster run fails or hangs: ${chosen === "bisect" ? "bisection of its nodes" : `adaptive screening (${spec.screen ? `the ${spec.screen.length} groups of "screen"` : `groups of about √${names.length}`}), then bisection`}, each suspect confirmed against 2 healthy partners`,
     };
   }
   const known =
@@ -57,6 +65,7 @@ export function planIsolation(
     hosts: names,
     ...(spec.pairs !== undefined && { pairs: spec.pairs }),
     seed: opts.seed,
+    ...screen,
     rounds: known.map((r) => ({ label: r.label, phase: r.phase, units: r.groups.map((g) => g.name) })),
     planned: count,
     later:
@@ -87,8 +96,8 @@ export function groupUnit(g: { name: string; nodes: string[] }, ranksPerNode: nu
   return { name: g.name, nodes: g.nodes, ranks: ranksOn(g.nodes.length, ranksPerNode) };
 }
 
-export function isolationOptions(iso: Pick<PlannedIsolation, "pairs" | "seed">): { pairs?: number; seed: number } {
-  return { ...(iso.pairs !== undefined && { pairs: iso.pairs }), seed: iso.seed };
+export function isolationOptions(iso: Pick<PlannedIsolation, "pairs" | "seed" | "screen">): { pairs?: number; seed: number; groups?: Group[] } {
+  return { ...(iso.pairs !== undefined && { pairs: iso.pairs }), seed: iso.seed, ...(iso.screen && { groups: iso.screen }) };
 }
 
 /** A seed the plan and the run agree on, so `pairs: k`'s random matchings are the ones `plan` printed. */

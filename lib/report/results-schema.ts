@@ -252,9 +252,17 @@ const Isolation = z
     rule: z.string().describe("the rule applied, in words, with its source"),
     complete: z.boolean().describe("false when the run stopped before the isolation finished"),
     run: z
-      .object({ hosts: z.array(z.string()), seed: num, pairs: num.optional() })
+      .object({
+        hosts: z.array(z.string()),
+        seed: num,
+        pairs: num.optional(),
+        screen: z
+          .array(z.object({ name: z.string(), nodes: z.array(z.string()) }))
+          .optional()
+          .describe("the suite's groups screened first (`screen:`)"),
+      })
       .optional()
-      .describe("the hosts isolated among, in order, and the random pairs' seed: gpucheck judge feeds the saved rounds again"),
+      .describe("the hosts isolated among, in order, the random pairs' seed and the suite's screen groups: gpucheck judge feeds the saved rounds again"),
   })
   .meta({ id: "Isolation" });
 

@@ -227,13 +227,13 @@ test("screenGroups: about √N groups whose sizes differ by one at most, never o
     screenGroups(
       ["a", "b", "c", "d"],
       [
-        ["a", "c"],
-        ["b", "d"],
+        { name: "rail0", nodes: ["a", "c"] },
+        { name: "rail1", nodes: ["b", "d"] },
       ],
     ),
   ).toEqual([
-    { name: "screen-1", nodes: ["a", "c"] },
-    { name: "screen-2", nodes: ["b", "d"] },
+    { name: "rail0", nodes: ["a", "c"] },
+    { name: "rail1", nodes: ["b", "d"] },
   ]);
 });
 
@@ -243,5 +243,5 @@ test("plannedCount: the first pass, against the naive all-pairs count", () => {
   expect(plannedCount("pairwise", 1000, { pairs: 4 })).toEqual({ rounds: 4, launches: 2000, note: "4 random matchings; a second pass follows for suspects" });
   expect(plannedCount("bisect", 1000)).toEqual({ rounds: 1, launches: 1, note: "the whole set; bisection follows only if it fails" });
   expect(plannedCount("adaptive", 232)).toEqual({ rounds: 1, launches: 15, note: "the screen round only (15 groups); bisection follows for the groups that fail" });
-  expect(plannedCount("adaptive", 8, { groups: [["a"], ["b"], ["c"]] }).launches).toBe(3);
+  expect(plannedCount("adaptive", 8, { groups: ["a", "b", "c"].map((name) => ({ name, nodes: [name] })) }).launches).toBe(3);
 });

@@ -35,31 +35,27 @@ test("options", () => {
 });
 
 test("the suite's groups for the adaptive screen", () => {
-  expect(refused("pairwise", { groups: [NODES] })).toBe("groups applies to the adaptive pattern only, not pairwise");
-  expect(refused("adaptive", { groups: [["gpu01", "gpu02", "gpu03"], ["gpu04"]] })).toBe("groups: group 2 has 1 node (gpu04): a multi-node test needs 2");
-  expect(refused("adaptive", { groups: [["gpu01", "gpu02"], []] })).toBe("groups: group 2 has 0 nodes: a multi-node test needs 2");
-  expect(
-    refused("adaptive", {
-      groups: [
-        ["gpu01", "gpu02"],
-        ["gpu03", "gpu09"],
-      ],
-    }),
-  ).toBe('groups: "gpu09" in group 2 is not one of the nodes');
-  expect(
-    refused("adaptive", {
-      groups: [
-        ["gpu01", "gpu02"],
-        ["gpu02", "gpu03", "gpu04"],
-      ],
-    }),
-  ).toBe('groups: "gpu02" is in group 1 and group 2');
-  expect(refused("adaptive", { groups: [["gpu01", "gpu02"]] })).toBe("groups: gpu03, gpu04 are in no group");
-  expect(refused("adaptive", { groups: [["gpu01", "gpu02", "gpu03"]] })).toBe("groups: gpu04 is in no group");
+  const g = (...groups: string[][]) => groups.map((nodes, i) => ({ name: `rack${i + 1}`, nodes }));
+  expect(refused("pairwise", { groups: g(NODES) })).toBe("groups applies to the adaptive pattern only, not pairwise");
+  expect(refused("adaptive", { groups: g(["gpu01", "gpu02", "gpu03"], ["gpu04"]) })).toBe('groups: group "rack2" has 1 node (gpu04): a multi-node test needs 2');
+  expect(refused("adaptive", { groups: g(["gpu01", "gpu02"], []) })).toBe('groups: group "rack2" has 0 nodes: a multi-node test needs 2');
+  expect(refused("adaptive", { groups: g(["gpu01", "gpu02"], ["gpu03", "gpu09"]) })).toBe('groups: "gpu09" in group "rack2" is not one of the nodes');
+  expect(refused("adaptive", { groups: g(["gpu01", "gpu02"], ["gpu02", "gpu03", "gpu04"]) })).toBe('groups: "gpu02" is in group "rack1" and group "rack2"');
+  expect(refused("adaptive", { groups: g(["gpu01", "gpu02"]) })).toBe("groups: gpu03, gpu04 are in no group");
+  expect(refused("adaptive", { groups: g(["gpu01", "gpu02", "gpu03"]) })).toBe("groups: gpu04 is in no group");
 });
 
 test("valid options are accepted", () => {
-  expect(isolation("adaptive", NODES, { groups: [NODES.slice(0, 2), NODES.slice(2)], floor: 40, confirmPartners: 1 }).next()?.groups).toEqual([
+  expect(
+    isolation("adaptive", NODES, {
+      groups: [
+        { name: "rack1", nodes: NODES.slice(0, 2) },
+        { name: "rack2", nodes: NODES.slice(2) },
+      ],
+      floor: 40,
+      confirmPartners: 1,
+    }).next()?.groups,
+  ).toEqual([
     { name: "gpu01+gpu02", nodes: ["gpu01", "gpu02"] },
     { name: "gpu03+gpu04", nodes: ["gpu03", "gpu04"] },
   ]);

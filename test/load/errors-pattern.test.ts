@@ -196,6 +196,90 @@ suite.yaml:5:5: "perNode: false" contradicts "pattern: each-node", which runs th
   ]);
 });
 
+describe("screen: the groups adaptive screens first", () => {
+  const suite = (pattern: string, screen: string) => `
+name: s
+tests:
+  - name: f
+    kind: collective
+    ${pattern}
+    screen: ${screen}
+`;
+  rejects([
+    [
+      "screen beside pairwise",
+      suite("pattern: pairwise", "{ rack1: [a, b] }"),
+      `
+suite.yaml:6:5: "screen" applies only with "pattern: adaptive" or "onFailure: isolate" (the groups screened first, then bisected), not with "pattern: pairwise"
+      screen: { rack1: [a, b] }
+      ^
+`,
+    ],
+    [
+      "screen not a map",
+      suite("pattern: adaptive", "[a, b]"),
+      `
+suite.yaml:6:13: "screen" must be a map of group names to lists of hosts, such as { rack1: [gpu01, gpu02] }, got a list
+      screen: [a, b]
+              ^
+`,
+    ],
+    [
+      "a group of one host",
+      suite("pattern: adaptive", "{ rack1: [a, b], rack2: [c] }"),
+      `
+suite.yaml:6:37: group "rack2" has 1 host (c): a multi-node test needs 2
+      screen: { rack1: [a, b], rack2: [c] }
+                                      ^
+`,
+    ],
+    [
+      "a host in two groups",
+      suite("onFailure: isolate", "{ rack1: [a, b], rack2: [b, c] }"),
+      `
+suite.yaml:6:37: "b" is in group "rack1" and group "rack2"
+      screen: { rack1: [a, b], rack2: [b, c] }
+                                      ^
+`,
+    ],
+    [
+      "a host twice in one group",
+      suite("pattern: adaptive", "{ rack1: [a, a] }"),
+      `
+suite.yaml:6:22: "a" is listed twice in group "rack1"
+      screen: { rack1: [a, a] }
+                       ^
+`,
+    ],
+    [
+      "a group name with a space",
+      suite("pattern: adaptive", '{ "rack 1": [a, b] }'),
+      `
+suite.yaml:6:15: invalid group name "rack 1": expected letters, digits, '.', '_' and '-', starting with a letter or digit
+      screen: { "rack 1": [a, b] }
+                ^
+`,
+    ],
+    [
+      "a list that is not of host names",
+      suite("pattern: adaptive", "{ rack1: [a, 3] }"),
+      `
+suite.yaml:6:26: item 2 of "rack1" must be a host name, got 3
+      screen: { rack1: [a, 3] }
+                           ^
+`,
+    ],
+  ]);
+
+  test("the groups reach the test's spec in order", async () => {
+    const s = await load({ "s.yaml": suite("pattern: adaptive", "{ rack1: [a, b], rack2: [c, d, e] }") });
+    expect(s.tests[0]!.screen).toEqual([
+      { name: "rack1", nodes: ["a", "b"] },
+      { name: "rack2", nodes: ["c", "d", "e"] },
+    ]);
+  });
+});
+
 describe("what patterns leave as it was", () => {
   test("perNode: true beside nodes: 4 stays valid: every host, one at a time (only a written each-node pattern checks nodes)", async () => {
     const s = await load({ "s.yaml": "name: s\ntests:\n  - { name: a, kind: collective, perNode: true, nodes: 4, gpusPerNode: 0, ranksPerNode: 2 }\n" });

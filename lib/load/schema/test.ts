@@ -6,6 +6,7 @@ import { z } from "zod";
 import { KIND_NAMES, KINDS, type KindName } from "../../kinds/mod.ts";
 import { show } from "../../core/units.ts";
 import { PATTERNS } from "../../core/types.ts";
+import { screenMap } from "./screen.ts";
 import { bool, duration, envMap, name, nonEmptyText, nonNegativeInt, oneOf, positiveInt, ratio, strictMap, text } from "../../core/fields.ts";
 
 /** Each kind's block (collective: {...}), optional on every test: resolve.ts says which kind it belongs to. */
@@ -58,6 +59,7 @@ export const testSchema = strictMap({
   pattern: oneOf("pattern", PATTERNS).optional(),
   pairs: positiveInt().optional(),
   onFailure: oneOf("onFailure", ["isolate"] as const).optional(),
+  screen: screenMap().optional(),
   timeout: duration().optional(),
   env: envMap().optional(),
   python: nonEmptyText().optional(),
