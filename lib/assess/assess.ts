@@ -8,6 +8,7 @@ import { summariseTelemetry } from "../parsers/telemetry.ts";
 import type { Expectation, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
 import type { RunRecord } from "../execute/record.ts";
 import { baselineMeasurement } from "./baseline.ts";
+import { simulatedNote } from "../parsers/simulated.ts";
 import { testResult } from "./test-result.ts";
 
 /** What assess needs of a test: the run's plan, or the judging suite's test for `gpucheck judge`. */
@@ -45,8 +46,14 @@ export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?:
       tail: r.tail,
       telemetry,
       ...(r.lost ? { lost: r.lost } : {}),
+      ...simulatedOf(r),
     };
   });
+}
+
+function simulatedOf(r: RunRecord): { simulated?: string } {
+  const note = simulatedNote([...r.texts, r.output]);
+  return note ? { simulated: note } : {};
 }
 
 interface Measured {

@@ -124,6 +124,11 @@ export const acceptancePredicate = z.object({
   tests: z.array(test),
   nodeVerdicts: nodeVerdicts.optional(),
   /**
+   * Set when a stand-in for the workload answered some units (results.json's `simulated`): canned
+   * outputs replayed, so the certificate is no evidence about the hardware (added within v1: optional).
+   */
+  simulated: z.string().optional(),
+  /**
    * Set when the verdicts come from `gpucheck judge` with another suite than the one that ran: that
    * suite (its file in the results directory, the path it was read from, its sha256) and the run whose
    * measurements were judged (added within v1: optional).
