@@ -22,7 +22,19 @@ export interface AssessedTest {
 
 export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: ResultsFile): TestResult {
   const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, params: paramsOf(test.spec) }, records, baseline);
-  return testResult(test, units, judgeTest(units));
+  const missing = missingUnits(test, records);
+  if (!missing.length) return testResult(test, units, judgeTest(units));
+  // unmeasured is never passed: a node that never reported makes the test an error whatever the others said
+  return { ...testResult(test, units, "error"), missing };
+}
+
+/** The planned units no record answers for: the nodes whose result never came. Nodes known only at run time (a `{{node}}` slot) were never expected by name. */
+function missingUnits(test: PlannedTest, records: RunRecord[]): string[] {
+  const got = new Set(records.map((r) => r.unit));
+  return (test.units ?? [])
+    .filter((u) => !u.eachNode && !u.name.includes("{{"))
+    .map((u) => u.name)
+    .filter((name) => !got.has(name));
 }
 
 export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?: ResultsFile): UnitResult[] {

@@ -397,6 +397,8 @@ export interface TestResult {
   outcome: Outcome;
   /** an isolating pattern (or `onFailure: isolate` after a failed run): which nodes are bad, with the evidence of every round */
   isolation?: IsolationVerdict;
+  /** planned units (per-node: the nodes) whose result never came back from the platform; the test is then an error */
+  missing?: string[];
 }
 
 export interface NodeInventory {

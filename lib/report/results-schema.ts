@@ -279,6 +279,7 @@ const TestResult = z
     units: z.array(UnitResult),
     outcome: Outcome,
     isolation: Isolation.optional().describe("pattern pairwise, bisect or adaptive (or onFailure: isolate after a failed run): the nodes judged, with the evidence of every round"),
+    missing: z.array(z.string()).optional().describe("the planned units (in per-node mode the nodes) whose result never came back: never counted passed, the test is an error"),
   })
   .meta({ id: "TestResult" });
 

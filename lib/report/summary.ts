@@ -45,6 +45,9 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   if (parts.length > 0) out.push("", "Failing components:", ...parts.map((line) => `  ${line}`));
   const isolated = isolatedTests(results);
   if (isolated.length) out.push("", "Isolation:", ...isolated.flatMap((t) => isolationLines(t).map((l) => `  ${l}`)));
+  const missing = results.tests.filter((t) => t.missing?.length);
+  if (missing.length)
+    out.push("", "Missing (no result came back, never counted passed):", ...missing.map((t) => `  ${t.name}: ${plural(t.missing!.length, "node")}: ${t.missing!.join(", ")}`));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
   if (!results.complete) {

@@ -86,6 +86,8 @@ export const test = z.object({
   headline: z.object({ metric: z.string(), unit: z.string() }),
   thresholds: z.array(threshold),
   units: z.array(unit),
+  /** the planned units (per-node: the nodes) whose result never came back; the test is an error (added within v1: optional) */
+  missing: z.array(z.string()).optional(),
   /** an isolating pattern's findings: the nodes it found bad (added within v1: optional) */
   isolation: z
     .object({

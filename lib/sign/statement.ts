@@ -97,6 +97,7 @@ function testOf(t: TestResult): PredicateTest {
       ...(outlier && { outlier }),
     })),
     units: t.units.map((u) => unitOf(u, t.headline.metric, t.kind)),
+    ...(t.missing?.length && { missing: t.missing }),
     ...(t.isolation && {
       isolation: {
         pattern: t.isolation.pattern,
