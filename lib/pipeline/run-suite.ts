@@ -155,6 +155,7 @@ function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions)
     outDir,
     workload: workloadFiles(),
     platformRun: (ctx) => platform.run(ctx),
+    ...(platform.perNodeWindow ? { perNodeWindow: platform.perNodeWindow(settings) } : {}),
     render: (t) => platform.render({ suite, settings, cli: opts.cli, test: t, launch: t.launch, workloadHash: workloadHash() }),
     cli: opts.cli,
     progress: opts.progress,

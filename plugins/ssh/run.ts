@@ -55,12 +55,10 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   const connectSlots = limiter(s.maxParallel);
   // a host is connected to when first needed: at once for a whole-cluster unit, in its turn for a per-node one
   const prepared = new Map<HostSpec, Promise<HostState>>();
-  const ready = (h: HostSpec) => {
+  const ready = (h: HostSpec, signal = ctx.signal) => {
     let p = prepared.get(h);
     if (!p) {
-      p = connectSlots.run(() =>
-        prepareHost(h, { argv: hostArgv.get(h.name)!, stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), signal: ctx.signal }),
-      );
+      p = connectSlots.run(() => prepareHost(h, { argv: hostArgv.get(h.name)!, stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), signal }));
       prepared.set(h, p);
     }
     return p;
@@ -90,7 +88,7 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
     timeoutMs: ctx.test.timeoutMs,
     logDir: ctx.logDir,
     signal: ctx.signal,
-    ready,
+    ready: (h: HostSpec) => ready(h),
     launchSlots: limiter(s.maxParallel),
     controlSlots: limiter(s.maxParallel),
     onLine: ctx.onLine,
@@ -106,9 +104,14 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
       units.map((u) =>
         window.run(async () => {
           if (ctx.signal.aborted) return notReached(u, ctx.signal, s.maxParallel);
+          // each host has the test's timeout to itself: one that never answers costs one timeout, never the fleet's
+          const own = new AbortController();
+          const timer = setTimeout(() => own.abort("timeout"), ctx.test.timeoutMs);
+          const signal = AbortSignal.any([ctx.signal, own.signal]);
           try {
-            return await runUnit(u, env, planned.get(u.unit)!);
+            return await runUnit(u, { ...env, signal, ready: (h) => ready(h, signal) }, planned.get(u.unit)!);
           } finally {
+            clearTimeout(timer);
             await close(u.hosts[0]!);
           }
         }),
