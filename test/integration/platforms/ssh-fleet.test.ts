@@ -53,7 +53,7 @@ describe("a fleet of 100 ssh hosts", () => {
     () => {
       const fleet = sshInfra().benchHosts.slice(0, FLEET);
       const out = join(dir, "out");
-      const run = gpucheck(["suite", suite("fleet", fleet, "    maxParallel: 32\n"), "--python", standin, "--out", out], { timeoutMs: 180_000 });
+      const run = gpucheck(["suite", suite("fleet", fleet, "    maxParallel: 32\n"), "--python", standin, "--out", out], { timeoutMs: 280_000 });
       const r = read(out);
       // the summary first: when a host failed, it names the host and why
       expect(run.stdout).toStartWith(`gpucheck fleet (ssh): PASSED (SIMULATED WORKLOAD): ${FLEET} passed\n`);
