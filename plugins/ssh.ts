@@ -81,6 +81,7 @@ export const ssh: Platform<SshSettings, SshManifest> = {
   flags: ["hosts"],
   // each unit on its own hosts, all of a round at once: the isolating patterns run here
   anyUnits: true,
+  perNodeWindow: (s) => s.maxParallel,
   settings: sshSettings,
   hosts: (ctx) => ({ names: resolveHosts(ctx.settings, ctx.cli, ctx.suite).map((h) => h.name), separate: true }),
   render,

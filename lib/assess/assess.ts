@@ -8,6 +8,7 @@ import { summariseTelemetry } from "../parsers/telemetry.ts";
 import type { Expectation, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
 import type { RunRecord } from "../execute/record.ts";
 import { baselineMeasurement } from "./baseline.ts";
+import { simulatedNote } from "../parsers/simulated.ts";
 import { testResult } from "./test-result.ts";
 
 /** What assess needs of a test: the run's plan, or the judging suite's test for `gpucheck judge`. */
@@ -21,7 +22,19 @@ export interface AssessedTest {
 
 export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: ResultsFile): TestResult {
   const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, params: paramsOf(test.spec) }, records, baseline);
-  return testResult(test, units, judgeTest(units));
+  const missing = missingUnits(test, records);
+  if (!missing.length) return testResult(test, units, judgeTest(units));
+  // unmeasured is never passed: a node that never reported makes the test an error whatever the others said
+  return { ...testResult(test, units, "error"), missing };
+}
+
+/** The planned units no record answers for: the nodes whose result never came. Nodes known only at run time (a `{{node}}` slot) were never expected by name. */
+function missingUnits(test: PlannedTest, records: RunRecord[]): string[] {
+  const got = new Set(records.map((r) => r.unit));
+  return (test.units ?? [])
+    .filter((u) => !u.eachNode && !u.name.includes("{{"))
+    .map((u) => u.name)
+    .filter((name) => !got.has(name));
 }
 
 export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?: ResultsFile): UnitResult[] {
@@ -45,8 +58,14 @@ export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?:
       tail: r.tail,
       telemetry,
       ...(r.lost ? { lost: r.lost } : {}),
+      ...simulatedOf(r),
     };
   });
+}
+
+function simulatedOf(r: RunRecord): { simulated?: string } {
+  const note = simulatedNote([...r.texts, r.output]);
+  return note ? { simulated: note } : {};
 }
 
 interface Measured {

@@ -84,6 +84,12 @@ export interface Platform<S = unknown, M extends Manifest = Manifest> {
    * whole-cluster unit or one unit per node only.
    */
   anyUnits?: true;
+  /**
+   * the per-node units it runs at once when they take turns (ssh: maxParallel, like pdsh -f): each
+   * node then has the test's whole timeout to itself, and the test as many timeouts as turns. Absent:
+   * every unit runs at once, bounded together by the test's timeout.
+   */
+  perNodeWindow?(settings: S): number;
   /** where a suite names the hosts before the run, when it is not --hosts (k8s: "platform.k8s.nodes in the suite") */
   hostsFrom?: string;
   /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */

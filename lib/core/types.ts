@@ -381,6 +381,8 @@ export interface UnitResult {
   telemetry?: TelemetrySummary;
   /** an infra unit: the hosts that stopped answering, by name */
   lost?: string[];
+  /** a stand-in answered instead of the workload (its GPUCHECK_SIMULATED line): what it said it replayed */
+  simulated?: string;
 }
 
 export interface TestResult {
@@ -399,6 +401,8 @@ export interface TestResult {
   outcome: Outcome;
   /** an isolating pattern (or `onFailure: isolate` after a failed run): which nodes are bad, with the evidence of every round */
   isolation?: IsolationVerdict;
+  /** planned units (per-node: the nodes) whose result never came back from the platform; the test is then an error */
+  missing?: string[];
 }
 
 export interface NodeInventory {
@@ -483,6 +487,8 @@ export interface ResultsFile {
   rerunOf?: { path: string; sha256: string };
   /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */
   stopped?: string;
+  /** some units' answers came from a stand-in for the workload, not from the nodes: how many, and which stand-in */
+  simulated?: string;
 }
 
 /** NCCL's own account of the transports a collective used (lib/parsers/nccl-info.ts reads it from NCCL_DEBUG=INFO). */

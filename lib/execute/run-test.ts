@@ -16,6 +16,8 @@ export interface TestEnv {
   outDir: string;
   workload: ReadonlyMap<string, string>;
   platformRun: (ctx: RunContext<unknown>) => Promise<UnitRun[]>;
+  /** the platform's Platform.perNodeWindow for this run's settings, when its per-node units take turns */
+  perNodeWindow?: number;
   cli: CliOverrides;
   progress: Progress;
   signal: AbortSignal;
@@ -48,7 +50,8 @@ export function saveRecords(logDir: string, records: RunRecord[]): void {
 export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string): Promise<RunRecord[]> {
   mkdirSync(logDir, { recursive: true });
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort("timeout"), test.timeoutMs);
+  const budgetMs = test.timeoutMs * turnsOf(test, env.perNodeWindow);
+  const timer = setTimeout(() => timeout.abort("timeout"), budgetMs);
   // a Ctrl-C reads as "cancelled", the timer as "timeout": platforms report which
   const signal = AbortSignal.any([env.signal, timeout.signal]);
   const startedAt = new Date().toISOString();
@@ -66,7 +69,7 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
       logDir,
       workload: env.workload,
       signal,
-      deadline: Date.now() + test.timeoutMs,
+      deadline: Date.now() + budgetMs,
       onLine: (unit, rank, line) => {
         const key = `${unit}/${rank}`;
         if (!alive.has(key)) {
@@ -87,6 +90,12 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
     clearTimeout(timer);
   }
   return units.map((u) => recordOf(u, env.outDir));
+}
+
+/** How many times over a per-node test's nodes take their turns: 1,000 hosts, 64 at a time, are 16 turns of one timeout each. */
+function turnsOf(test: PlannedTest, window: number | undefined): number {
+  const n = test.units?.length ?? 0;
+  return test.perNode && window && n > window ? Math.ceil(n / window) : 1;
 }
 
 function recordOf(u: UnitRun, outDir: string): RunRecord {

@@ -19,6 +19,7 @@ import type { Progress } from "../core/progress.ts";
 import { PREFLIGHT_ONLY } from "../execute/not-started.ts";
 import { preflightHeadline } from "../report/preflight-text.ts";
 import { runFilesSink } from "../report/write.ts";
+import { runSimulated } from "../parsers/simulated.ts";
 import type { Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
 import type { CliOverrides, Platform } from "../core/platform.ts";
@@ -74,6 +75,7 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     results.tests.push(result);
     results.inventory = mergeInventory(results.inventory, records);
     results.outcome = judgeRun(results.tests);
+    markSimulated(results);
     write(results);
     opts.progress.testFinished(result);
     if (opts.failFast && (result.outcome === "failed" || result.outcome === "error") && i < plan.tests.length - 1) {
@@ -86,6 +88,11 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   closeRun(results, plan.tests, { stopped, blocked, interrupted: opts.signal.aborted, now: new Date().toISOString() });
   write(results);
   return results;
+}
+
+function markSimulated(results: ResultsFile): void {
+  const simulated = runSimulated(results);
+  if (simulated) results.simulated = simulated;
 }
 
 /** The results directory with the suite it runs, and results.json as it stands before any test. */
@@ -148,6 +155,7 @@ function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions)
     outDir,
     workload: workloadFiles(),
     platformRun: (ctx) => platform.run(ctx),
+    ...(platform.perNodeWindow ? { perNodeWindow: platform.perNodeWindow(settings) } : {}),
     render: (t) => platform.render({ suite, settings, cli: opts.cli, test: t, launch: t.launch, workloadHash: workloadHash() }),
     cli: opts.cli,
     progress: opts.progress,

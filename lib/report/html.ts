@@ -62,12 +62,14 @@ function header(r: ResultsFile): string {
     ["judged from", r.judgedFrom ? `${r.judgedFrom.path} (results.json sha256 ${r.judgedFrom.sha256})` : undefined],
     ["rerun of", r.rerunOf ? `${r.rerunOf.path} (results.json sha256 ${r.rerunOf.sha256}): its failed, errored and skipped tests` : undefined],
     ["gpucheck", r.gpucheck],
+    ["SIMULATED", r.simulated],
   ];
   const dl = rows
     .filter((x) => x[1] !== undefined)
     .map(([k, v]) => `<dt>${h(k)}</dt><dd>${h(v as string)}</dd>`)
     .join("");
-  return `<header><h1>gpucheck · ${h(r.suite.name)} ${badge(r.outcome)}</h1><dl class="meta">${dl}</dl></header>`;
+  const simulated = r.simulated ? ` <span class="badge error">SIMULATED WORKLOAD</span>` : "";
+  return `<header><h1>gpucheck · ${h(r.suite.name)} ${badge(r.outcome)}${simulated}</h1><dl class="meta">${dl}</dl></header>`;
 }
 
 /** Each node's preflight: what it offers, and what keeps the tests from it. */

@@ -199,6 +199,10 @@ const UnitResult = z
     tail: z.string().describe("last lines of the ranks' logs"),
     telemetry: TelemetrySummary.optional(),
     lost: z.array(z.string()).optional().describe("status infra: the hosts that stopped answering (unreachable, a connection lost mid-run), which an isolation holds against them"),
+    simulated: z
+      .string()
+      .optional()
+      .describe("a stand-in answered instead of the workload (its GPUCHECK_SIMULATED line: test/standin/python3): canned output, not a measurement of these hosts"),
   })
   .meta({ id: "UnitResult" });
 
@@ -283,6 +287,7 @@ const TestResult = z
     units: z.array(UnitResult),
     outcome: Outcome,
     isolation: Isolation.optional().describe("pattern pairwise, bisect or adaptive (or onFailure: isolate after a failed run): the nodes judged, with the evidence of every round"),
+    missing: z.array(z.string()).optional().describe("the planned units (in per-node mode the nodes) whose result never came back: never counted passed, the test is an error"),
   })
   .meta({ id: "TestResult" });
 
@@ -376,6 +381,10 @@ export const ResultsFileSchema = z
       .optional()
       .describe("set by `gpucheck suite --rerun-failed`: the run directory whose failed, errored and skipped tests this run reran, and the sha256 of its results.json"),
     stopped: z.string().optional().describe('why the run stopped before every test started: "--fail-fast: <test> failed", "interrupted by Ctrl-C or SIGTERM"'),
+    simulated: z
+      .string()
+      .optional()
+      .describe("set when any unit was answered by a stand-in for the workload: how many units and which stand-in; such a run is not evidence about hardware"),
   })
   .meta({
     title: "gpucheck results.json",

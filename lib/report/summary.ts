@@ -31,7 +31,12 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
     return cells.join("  ").trimEnd();
   });
 
-  const out = [headerLine(results, paint), ...(results.rerunOf ? [`rerun of ${results.rerunOf.path} (its failed, errored and skipped tests)`] : []), ""];
+  const out = [
+    headerLine(results, paint),
+    ...(results.simulated ? [`SIMULATED: ${results.simulated}`] : []),
+    ...(results.rerunOf ? [`rerun of ${results.rerunOf.path} (its failed, errored and skipped tests)`] : []),
+    "",
+  ];
   if (results.preflight) out.push(...preflightLines(results.preflight), "");
   out.push(...lines);
   const failing = failingHosts(results);
@@ -40,6 +45,9 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   if (parts.length > 0) out.push("", "Failing components:", ...parts.map((line) => `  ${line}`));
   const isolated = isolatedTests(results);
   if (isolated.length) out.push("", "Isolation:", ...isolated.flatMap((t) => isolationLines(t).map((l) => `  ${l}`)));
+  const missing = results.tests.filter((t) => t.missing?.length);
+  if (missing.length)
+    out.push("", "Missing (no result came back, never counted passed):", ...missing.map((t) => `  ${t.name}: ${plural(t.missing!.length, "node")}: ${t.missing!.join(", ")}`));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
   if (!results.complete) {
@@ -57,7 +65,8 @@ function headerLine(r: ResultsFile, paint: (o: Outcome, t: string) => string): s
   const n = (o: Outcome) => units.filter((u) => u.verdict.outcome === o).length;
   const where = r.suite.cluster ? ` on ${r.suite.cluster}` : "";
   const counts = (["passed", "failed", "error", "skipped"] as const).filter((o) => n(o) > 0).map((o) => (o === "error" ? plural(n(o), "error") : `${n(o)} ${o}`));
-  return `gpucheck ${r.suite.name}${where} (${r.platform}): ${paint(r.outcome, r.outcome.toUpperCase())}: ${counts.join(", ") || "nothing ran"}`;
+  const simulated = r.simulated ? " (SIMULATED WORKLOAD)" : "";
+  return `gpucheck ${r.suite.name}${where} (${r.platform}): ${paint(r.outcome, r.outcome.toUpperCase())}${simulated}: ${counts.join(", ") || "nothing ran"}`;
 }
 
 /**

@@ -51,8 +51,14 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
   }));
   const counts = (["passed", "failed", "error", "skipped"] as const).map((o) => [o, p.tests.filter((t) => t.outcome === o).length] as const);
   return {
-    verdict: p.outcome.toUpperCase(),
-    caveat: p.complete ? null : "INCOMPLETE: the run stopped early (interrupted, or --fail-fast); only the tests listed here finished",
+    verdict: `${p.outcome.toUpperCase()}${p.simulated ? " (SIMULATED WORKLOAD)" : ""}`,
+    caveat:
+      [
+        p.simulated ? `SIMULATED WORKLOAD — NOT EVIDENCE ABOUT HARDWARE: ${p.simulated}` : null,
+        p.complete ? null : "INCOMPLETE: the run stopped early (interrupted, or --fail-fast); only the tests listed here finished",
+      ]
+        .filter(Boolean)
+        .join(" · ") || null,
     cluster: p.cluster ?? "(unnamed cluster)",
     hardware: `${plural(p.nodes.length, "node")}, ${plural(gpus.length, "GPU")}${models.length ? ` (${models.join(", ")})` : ""}`,
     suite: { name: p.suite.name, description: p.suite.description, sha256: p.suite.sha256 },

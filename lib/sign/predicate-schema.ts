@@ -86,6 +86,8 @@ export const test = z.object({
   headline: z.object({ metric: z.string(), unit: z.string() }),
   thresholds: z.array(threshold),
   units: z.array(unit),
+  /** the planned units (per-node: the nodes) whose result never came back; the test is an error (added within v1: optional) */
+  missing: z.array(z.string()).optional(),
   /** an isolating pattern's findings: the nodes it found bad (added within v1: optional) */
   isolation: z
     .object({
@@ -123,6 +125,11 @@ export const acceptancePredicate = z.object({
   nodes: z.array(node),
   tests: z.array(test),
   nodeVerdicts: nodeVerdicts.optional(),
+  /**
+   * Set when a stand-in for the workload answered some units (results.json's `simulated`): canned
+   * outputs replayed, so the certificate is no evidence about the hardware (added within v1: optional).
+   */
+  simulated: z.string().optional(),
   /**
    * Set when the verdicts come from `gpucheck judge` with another suite than the one that ran: that
    * suite (its file in the results directory, the path it was read from, its sha256) and the run whose

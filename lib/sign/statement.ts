@@ -35,6 +35,7 @@ export function buildStatement(results: ResultsFile, subjects: SubjectFile[], me
     nodes: nodesOf(results),
     tests: results.tests.map(testOf),
   };
+  if (results.simulated) predicate.simulated = results.simulated;
   if (results.tests.some((t) => t.isolation)) predicate.nodeVerdicts = { ...nodeAcceptance(results), ...(results.excluded?.length && { excluded: true }) };
   if (results.judgedWith) {
     predicate.judged = {
@@ -96,6 +97,7 @@ function testOf(t: TestResult): PredicateTest {
       ...(outlier && { outlier }),
     })),
     units: t.units.map((u) => unitOf(u, t.headline.metric, t.kind)),
+    ...(t.missing?.length && { missing: t.missing }),
     ...(t.isolation && {
       isolation: {
         pattern: t.isolation.pattern,

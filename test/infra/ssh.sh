@@ -14,8 +14,9 @@
 #   bash test/infra/ssh.sh thaw-host I   SIGCONT it again
 #
 # Hosts 1-4 are 127.0.0.2-127.0.0.5, one sshd each with its own host key (node1..node4 are aliases in
-# the client config). Hosts 5..N (the 200-host benchmark) are 127.0.1.1, 127.0.1.2, ...; they share
-# one host key and 16 addresses per sshd: sshd refuses more than 16 ListenAddress (MAX_LISTEN_SOCKS).
+# the client config). Hosts 5..N (the benchmarks' fleets) are 127.0.1.1 .. 127.0.1.250, 127.0.2.1, ...
+# (1,004 hosts end at 127.0.4.250); they share one host key and 16 addresses per sshd: sshd refuses
+# more than 16 ListenAddress (MAX_LISTEN_SOCKS), so 1,000 hosts are 63 sshd's.
 # All listen on port $PORT. Logins are for the unprivileged user $USER_NAME with one client key.
 #
 # What the tests read ($BASE/env, sourced or parsed):
@@ -144,7 +145,9 @@ $(client_options)
 EOF
 chmod 644 "$BASE/config"
 
-install_user_config ssh
+# a second fleet (another GPUCHECK_SSH_BASE and port, e.g. bench/fleet-ssh.sh's 1,000 hosts) gets its
+# own file, so it never rewrites the test hosts' one under another session's tests
+if [ "$BASE" = /run/gpucheck-test/ssh ]; then install_user_config ssh; else install_user_config "ssh-$PORT"; fi
 
 # Open MPI 4.1's orted shares its hwloc topology through shared memory mapped at a "hole" it
 # guesses in its address space; with four hosts on one kernel the guess sometimes lands on a
