@@ -19,15 +19,10 @@ const at = (p: string) => JSON.stringify(join(root, p));
 // each adds to the one before; the last line prints, through node:fs as gpucheck does (cli/output.ts)
 const steps: Array<[string, string]> = [
   ["node:fs (cli/output.ts writes through it)", ""],
-  // the namespace escapes, so the bundler keeps all of zod: with only .config used it drops most of it
-  [
-    "+ zod, all of it, jitless (cli/run-command.ts)",
-    `const zod = await import(${JSON.stringify(Bun.resolveSync("zod", root))}); Object.assign(globalThis, { zod }); zod.config({ jitless: true });`,
-  ],
   ["+ yaml (ES-module build)", `await import(${at("lib/core/yaml.ts")});`],
-  ["+ the kinds and the loader (lib/kinds, lib/load)", `await import(${at("lib/kinds/mod.ts")}); await import(${at("lib/load/mod.ts")});`],
+  ["+ the kinds and the loader (lib/kinds, lib/load; no zod: lib/core/schema.ts)", `await import(${at("lib/kinds/mod.ts")}); await import(${at("lib/load/mod.ts")});`],
   ["+ the platform registry (cli/platforms.ts)", `await import(${at("cli/platforms.ts")});`],
-  ["+ loadSuite(h100-8x), the first (zod builds and runs its schemas)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
+  ["+ loadSuite(h100-8x), the first (its schemas built and run)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
   ["+ loadSuite(h100-8x) again (warm)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
 ];
 

@@ -32,7 +32,11 @@ export interface CommandSpec {
   subcommands?: CommandSpec[];
   /** loads or plans a suite: the platform registry is handed to the stages first (cli/platforms.ts) */
   platforms?: boolean;
-  /** parses nothing with zod, so zod is not loaded to configure it (cli/run-command.ts) */
+  /**
+   * parses nothing with zod, so zod is not loaded to configure it (cli/run-command.ts): a suite is
+   * checked by lib/core/schema.ts, zod's API without zod; only workload results, results.json and
+   * certificates are zod's
+   */
   noZod?: boolean;
   /** main's last argument is commander's Command (completion reads the program): only commander runs it */
   needsProgram?: boolean;
@@ -92,6 +96,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [{ flags: "--json", description: "print JSON: the suite, its tests and any warnings" }],
     load: () => import("./commands/validate.ts"),
     platforms: true,
+    noZod: true,
   },
   {
     name: "show",
@@ -99,6 +104,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [SUITE_ARG],
     load: () => import("./commands/show.ts"),
     platforms: true,
+    noZod: true,
   },
   {
     name: "plan",
@@ -116,6 +122,7 @@ export const COMMANDS: CommandSpec[] = [
     ],
     load: () => import("./commands/plan.ts"),
     platforms: true,
+    noZod: true,
   },
   {
     name: "list",

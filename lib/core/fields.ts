@@ -1,7 +1,7 @@
 // Building blocks of the suite schema, each with the message a user should read.
 // Messages starting with "must" get their subject ("nodes") prepended by ./issues.ts, which knows
 // the path; every other message is complete as written.
-import { z } from "zod";
+import * as z from "./schema.ts";
 import { type Parsed, parseDuration, parseSize, show } from "./units.ts";
 import { suggest } from "./did-you-mean.ts";
 

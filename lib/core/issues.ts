@@ -1,7 +1,8 @@
-// zod issues → problems a person can act on: a path into the suite, where on it to point, and a
-// message in the house style (lower case start, quoted values, colon before detail, no period).
-// Plugins' settings schemas go through here too, so their default zod messages are rewritten.
-import type { z } from "zod";
+// Schema issues (of zod's shape, from lib/core/schema.ts) → problems a person can act on: a path into
+// the suite, where on it to point, and a message in the house style (lower case start, quoted values,
+// colon before detail, no period). Plugins' settings schemas go through here too, so their default
+// zod-worded messages are rewritten.
+import type { Def, Issue, ZodType } from "./schema.ts";
 import { show } from "./units.ts";
 import { suggest } from "./did-you-mean.ts";
 import { KNOWN_KEYS } from "./fields.ts";
@@ -21,13 +22,11 @@ export interface Problem {
   also?: PathKey[][];
 }
 
-type Issue = z.core.$ZodIssue;
-
 /**
  * `schema` (the one that produced the issues) lets unknown keys of schemas written elsewhere —
  * the plugins' settings — get a "did you mean" too.
  */
-export function problemsFromIssues(issues: readonly Issue[], prefix: PathKey[] = [], schema?: z.ZodType): Problem[] {
+export function problemsFromIssues(issues: readonly Issue[], prefix: PathKey[] = [], schema?: ZodType): Problem[] {
   return issues.flatMap((iss) => {
     const rel = iss.path.filter((k): k is PathKey => typeof k !== "symbol");
     return problemsFromIssue(iss, [...prefix, ...rel], () => knownKeysAt(schema, rel));
@@ -105,27 +104,17 @@ function bound(word: string, origin: string, n: number, inclusive: boolean | und
 }
 
 /** The keys of the object schema at `path` inside `schema`, looking through optional, default, pipe, lazy … */
-function knownKeysAt(schema: z.ZodType | undefined, path: readonly PathKey[]): string[] {
-  let def = (schema as { _zod?: { def: Def } } | undefined)?._zod?.def;
+function knownKeysAt(schema: ZodType | undefined, path: readonly PathKey[]): string[] {
+  let def: Def | undefined = schema?.def;
   for (let i = 0; def && i <= path.length; ) {
     const inner = def.innerType ?? def.in ?? def.getter?.();
-    if (inner) def = inner._zod.def;
+    if (inner) def = inner.def;
     else if (i === path.length) return def.shape ? Object.keys(def.shape) : [];
     else {
       const next = def.shape?.[String(path[i])] ?? def.element ?? def.valueType;
-      def = next?._zod.def;
+      def = next?.def;
       i++;
     }
   }
   return [];
-}
-
-interface Def {
-  innerType?: { _zod: { def: Def } };
-  in?: { _zod: { def: Def } };
-  /** z.lazy */
-  getter?: () => { _zod: { def: Def } };
-  shape?: Record<string, { _zod: { def: Def } }>;
-  element?: { _zod: { def: Def } };
-  valueType?: { _zod: { def: Def } };
 }

@@ -1,7 +1,7 @@
 // What a test kind is: everything gpucheck knows about one `kind:` of test, in one object. The
 // registry (./mod.ts) lists them; the loader, planner, preflight, judge, report and `gpucheck list`
 // ask it instead of switching on the kind's name, so a new kind is one file plus one registry line.
-import type { z } from "zod";
+import type { ZodType } from "./schema.ts";
 import type { MetricInfo } from "./metrics.ts";
 import type { PlotSpec } from "./plot-svg.ts";
 import type { PathKey, Problem } from "./issues.ts";
@@ -50,7 +50,7 @@ export interface TestKind<K extends string, P, Block extends object> {
   /** one line for `gpucheck list` and the README */
   summary: string;
   /** the block as written (strict map of optional keys); built on first use */
-  block: z.ZodType;
+  block: ZodType;
   /** the block's keys, for the README's suite reference */
   keys: KeyDoc[];
   /** ranks per node when neither the test nor defaults say; absent = gpusPerNode */
@@ -97,12 +97,7 @@ export interface TestKind<K extends string, P, Block extends object> {
   fleet?(measurements: Array<Measurement | null>, params: P | undefined): void;
   /** `gpucheck judge`: the saved measurements recounted against the judging suite's block */
   recount?(measurements: Array<Measurement | null>, params: P | undefined): Array<Measurement | null>;
-  /**
-   * The shape of the workload's result as the parser reads it (the contract between the Python
-   * workload and this binary): exported as JSON Schema to workload/gpucheck_workload/contract/.
-   */
-  result: z.ZodType;
-  /** what `result` is, for the schema's description */
+  /** what the kind's result schema (lib/kinds/results.ts) reads, for the schema's description */
   resultSource: string;
 }
 

@@ -1,7 +1,7 @@
 // The platform interface: the narrow waist between the plan and the world.
 // A platform renders a planned test into what it would launch (pure, printed by `gpucheck plan`)
 // and runs it (impure, honours ctx.signal, always cleans up what it created before returning).
-import type { z } from "zod";
+import type { ZodType } from "./schema.ts";
 import type { Slots } from "./slots.ts";
 import type { Launch, PlannedTest, PlannedUnit, Suite, UnitRun } from "./types.ts";
 
@@ -71,11 +71,11 @@ export interface Platform<S = unknown, M extends Manifest = Manifest> {
   name: string;
   summary: string;
   /**
-   * zod schema of `platform.<name>:` in a suite; unknown keys must be rejected (strict). Wrapped in
-   * z.lazy so that a command never reading `platform.<name>:` does not build it: zod objects cost
-   * about a millisecond each to build, most of a platform module's load time (BENCHMARKS.md, start-up).
+   * schema of `platform.<name>:` in a suite (lib/core/schema.ts, zod's API without zod); unknown keys
+   * must be rejected (strict). Wrapped in z.lazy so that a command never reading `platform.<name>:`
+   * does not build it (zod objects cost about a millisecond each to build: BENCHMARKS.md, start-up).
    */
-  settings: z.ZodType<S>;
+  settings: ZodType<S>;
   /** the command-line overrides it reads besides --python: any other given flag is an error, never silently ignored */
   flags: ReadonlyArray<Exclude<keyof CliOverrides, "python">>;
   /**

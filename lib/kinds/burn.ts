@@ -1,13 +1,12 @@
 // kind: burn: a sustained load on every rank at once for a duration (GEMM + memory copy + all-reduce
 // each iteration), judged for stability: stragglers, slowdown from the first to the last minute,
 // the rate of clock events; each rank's sustained TFLOP/s a component for the outlier rule.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { burnMeasurement, STRAGGLER_CV, STRAGGLER_MAX_AVG } from "../parsers/burn.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { type BurnParams, burnBlock, resolveBurn } from "./burn/params.ts";
-import { burnResult } from "./burn/result.ts";
 import type { TestKind } from "../core/kind.ts";
 
 export type { BurnParams } from "./burn/params.ts";
@@ -101,7 +100,6 @@ export const burn: TestKind<"burn", BurnParams, KindBlocks["burn"]> = {
     return [plot];
   },
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
-  result: burnResult,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload burn` prints (workload/gpucheck_workload/burn.py), every rank's summary gathered, as lib/parsers/burn.ts reads it",
 };

@@ -1,14 +1,13 @@
 // kind: collective: an nccl-tests style sweep of one collective over message sizes, by gpucheck's
 // own benchmark or the official binaries, judged on bus bandwidth and #wrong; with `rails:` once per
 // HCA, each rail a nic part judged by name.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { ParseError } from "../core/errors.ts";
 import { higher, lower } from "../core/metrics.ts";
 import { ncclMeasurement, parseNccl } from "../parsers/nccl.ts";
 import { transportFromLogs } from "../parsers/nccl-transport.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { type CollectiveParams, collectiveBlock, notInSweep, resolveCollective, sweep } from "./collective/params.ts";
-import { ncclResult } from "./collective/result.ts";
 import { railsArg } from "./collective/rails.ts";
 import { railsMeasurement } from "../parsers/nccl-rails.ts";
 import type { TestKind } from "../core/kind.ts";
@@ -144,6 +143,5 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     if (!c) return { torch: false, gpus: 0, nccl: false };
     return { torch: true, gpus: t.gpusPerNode, nccl: c.backend === "nccl" || (c.backend === "auto" && t.gpusPerNode > 0) };
   },
-  result: ncclResult,
   resultSource: "rank 0's nccl-tests table (gpucheck's benchmark prints the official layout) as lib/parsers/nccl.ts reads it",
 };

@@ -1,13 +1,12 @@
 // kind: dcgm: NVIDIA's own GPU diagnostic, `dcgmi diag -r <level> -j`, one process per node: each
 // failed, warned or skipped plugin result named by GPU with DCGM's text and DCGM_FR code; a node
 // without DCGM (no dcgmi, no nv-hostengine) is unmeasured with the reason, never a pass.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { lower } from "../core/metrics.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { dcgmMeasurement } from "../parsers/dcgm.ts";
 import type { TestKind } from "../core/kind.ts";
 import { DCGM_DEFAULT_LEVEL, type DcgmParams, dcgmBlock, resolveDcgm } from "./dcgm/params.ts";
-import { dcgmResult } from "./dcgm/result.ts";
 
 export type { DcgmParams } from "./dcgm/params.ts";
 
@@ -55,7 +54,6 @@ export const dcgm: TestKind<"dcgm", DcgmParams, KindBlocks["dcgm"]> = {
   plots: () => [],
   // no torch, no GPU count, no dcgmi: a node without DCGM must reach the workload, which says so (unmeasured)
   needs: () => ({ torch: false, gpus: 0, nccl: false }),
-  result: dcgmResult,
   resultSource:
     "the GPUCHECK_RESULT line of `gpucheck_workload dcgm` (workload/gpucheck_workload/dcgm.py): dcgmi's JSON document or why there is none, and nvidia-smi -q's GPUs, as lib/parsers/dcgm.ts reads it",
 };

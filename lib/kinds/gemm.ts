@@ -1,12 +1,11 @@
 // kind: gemm: matrix-multiply throughput of every GPU at once, measured as the MAMF finder does
 // (shape sweep, L2 flushed, random inputs), per dtype; and an output checksum compared across GPUs.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { gemmMeasurement } from "../parsers/gemm.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { GEMM_DTYPES, type GemmParams, gemmBlock, resolveGemm } from "./gemm/params.ts";
-import { gemmResult } from "./gemm/result.ts";
 import type { TestKind } from "../core/kind.ts";
 
 export type { GemmParams } from "./gemm/params.ts";
@@ -122,7 +121,6 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
     return plots;
   },
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
-  result: gemmResult,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload gemm` prints (workload/gpucheck_workload/gemm.py), every rank's sweep and checksum gathered, as lib/parsers/gemm.ts reads it",
 };

@@ -1,12 +1,11 @@
 // kind: inventory: what a node has (GPUs, ECC and row remapping, NVLink and fabric state, the
 // compute InfiniBand ports, pinned settings), one process per node, judged per node.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, lower } from "../core/metrics.ts";
 import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../parsers/inventory.ts";
 import type { KindBlocks, Measurement, NodeInventory, TestSpec } from "../core/types.ts";
 import { given } from "./given.ts";
 import { type InventoryParams, inventoryBlock } from "./inventory/params.ts";
-import { inventoryResult } from "./inventory/result.ts";
 import type { TestKind } from "../core/kind.ts";
 
 declare module "../core/types.ts" {
@@ -74,6 +73,5 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
     addFleetConfigFindings(out, params);
     return out;
   },
-  result: inventoryResult,
   resultSource: "the GPUCHECK_RESULT line of `gpucheck_workload inventory` (workload/gpucheck_workload/inventory.py), as lib/parsers/inventory.ts reads it",
 };

@@ -1,14 +1,13 @@
 // kind: membw: memory bandwidth of every GPU at once: a device-to-device copy and a STREAM-like triad
 // written with torch ops, each GPU's best and median GB/s, the worst GPU named.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, type MetricInfo } from "../core/metrics.ts";
 import { membwMeasurement } from "../parsers/membw.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { copyArgs, copyBlock, copyKeys } from "./copy-params.ts";
 import type { TestKind } from "../core/kind.ts";
-import { type MembwParams, resolveMembw } from "./membw/params.ts";
-import { MEMBW_OPS, membwResult } from "./membw/result.ts";
+import { MEMBW_OPS, type MembwParams, resolveMembw } from "./membw/params.ts";
 
 export type { MembwParams } from "./membw/params.ts";
 
@@ -84,7 +83,6 @@ export const membw: TestKind<"membw", MembwParams, KindBlocks["membw"]> = {
     return plots;
   },
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
-  result: membwResult,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload membw` prints (workload/gpucheck_workload/membw.py), every rank's copy and triad gathered, as lib/parsers/membw.ts reads it",
 };

@@ -3,13 +3,12 @@
 // send/recv pinned to each HCA in turn), each HCA pair a component, with the tool that measured it,
 // so the outlier rule names a weak NIC or cable; and a TCP stream between the two ranks, the only
 // figure on a machine without RDMA, labelled with the interface it crossed.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { nicMeasurement } from "../parsers/nic.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import type { TestKind } from "../core/kind.ts";
 import { type NicParams, nicArgs, nicBlock, resolveNic } from "./nic/params.ts";
-import { nicResult } from "./nic/result.ts";
 
 export type { NicParams } from "./nic/params.ts";
 
@@ -79,7 +78,6 @@ export const nic: TestKind<"nic", NicParams, KindBlocks["nic"]> = {
   // perftest is not a preflight need: without it NCCL send/recv stands in where it can, else its
   // absence is the metrics' reason; the TCP stream runs either way
   needs: () => ({ torch: true, gpus: 0, nccl: false }),
-  result: nicResult,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload nic` prints (workload/gpucheck_workload/nic.py): each HCA's ib_write_bw and ib_read_lat client output from rank 1, or both NCCL send/recv children's output (nic_p2p.py), and the TCP stream, as lib/parsers/nic.ts reads it",
 };

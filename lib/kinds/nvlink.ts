@@ -2,7 +2,7 @@
 // GPUs alone, then every pair at once, then the same with the copy engines (dst.copy_(src) from local
 // rank 0), each link named by its two GPUs. NVLink error counters are not
 // read here: the telemetry every kind gets already gives `nvlink_errors` (lib/core/metrics.ts).
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, type MetricInfo } from "../core/metrics.ts";
 import { linkEnd, NVLINK_CE, NVLINK_PHASES, nvlinkMeasurement } from "../parsers/nvlink.ts";
 import { num, obj, rankDevice } from "../parsers/part.ts";
@@ -11,7 +11,6 @@ import type { KindBlocks, TestResult, TestSpec } from "../core/types.ts";
 import { copyArgs, copyBlock, copyKeys } from "./copy-params.ts";
 import type { PlotContext, TestKind } from "../core/kind.ts";
 import { type NvlinkParams, resolveNvlink } from "./nvlink/params.ts";
-import { nvlinkResult } from "./nvlink/result.ts";
 import { renderMatrix } from "./nvlink/matrix-svg.ts";
 
 export type { NvlinkParams } from "./nvlink/params.ts";
@@ -59,7 +58,6 @@ export const nvlink: TestKind<"nvlink", NvlinkParams, KindBlocks["nvlink"]> = {
   measure: (output) => nvlinkMeasurement(output),
   plots: (test, ctx) => (["pairs", "all"] as const).flatMap((phase) => matrixPlots(test, ctx, phase)),
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
-  result: nvlinkResult,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload nvlink` prints (workload/gpucheck_workload/nvlink.py): every rank's device and every link's timed messages, as lib/parsers/nvlink.ts reads it",
 };

@@ -1,15 +1,14 @@
 // kind: pcie: host↔GPU bandwidth of every GPU with pinned host memory (H2D, D2H, both at once), one
 // GPU at a time and all at once; the PCIe link each GPU and InfiniBand HCA trained to against its
 // maximum, and the replays the GPUs counted during the copies.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { pcieMeasurement, pcieMetric } from "../parsers/pcie.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { copyArgs, copyBlock, copyKeys } from "./copy-params.ts";
 import type { TestKind } from "../core/kind.ts";
-import { type PcieParams, resolvePcie } from "./pcie/params.ts";
-import { PCIE_OPS, PCIE_PHASES, pcieResult } from "./pcie/result.ts";
+import { PCIE_OPS, PCIE_PHASES, type PcieParams, resolvePcie } from "./pcie/params.ts";
 
 export type { PcieParams } from "./pcie/params.ts";
 
@@ -86,7 +85,6 @@ export const pcie: TestKind<"pcie", PcieParams, KindBlocks["pcie"]> = {
     return plots;
   },
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
-  result: pcieResult,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload pcie` prints (workload/gpucheck_workload/pcie.py), every rank's copies, GPU link and (local rank 0) InfiniBand HCA links gathered, as lib/parsers/pcie.ts reads it",
 };

@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { type MetricInfo, TELEMETRY_METRICS } from "../core/metrics.ts";
 import type { AnyKind } from "../core/kind.ts";
-import { KINDS } from "./mod.ts";
+import { KINDS, type KindName } from "./mod.ts";
+import { RESULTS } from "./results.ts";
 
 export const README_BEGIN = "<!-- kinds reference: generated from lib/kinds/ by `bun run scripts/readme-reference.ts`; edit there -->";
 export const README_END = "<!-- end of kinds reference -->";
@@ -64,7 +65,7 @@ export const contractPath = (kind: string) => `schema/workload-${kind}.schema.js
 
 /** The JSON Schema of a kind's workload result (draft 2020-12), from the zod schema its parser is held to. */
 export function contractSchema(k: AnyKind): Record<string, unknown> {
-  const generated = z.toJSONSchema(k.result, { target: "draft-2020-12" }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(RESULTS[k.name as KindName], { target: "draft-2020-12" }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
   return {
     $schema,

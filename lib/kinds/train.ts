@@ -1,12 +1,11 @@
 // kind: train: DDP training of a ResNet or a GPT-2-style transformer, judged on throughput after
 // warm-up, step times, the share of a step spent in the gradient all-reduce, loss and accuracy.
-import { z } from "zod";
+import * as z from "../core/schema.ts";
 import { higher, lower } from "../core/metrics.ts";
 import { trainMeasurement } from "../parsers/train.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import type { TestKind } from "../core/kind.ts";
 import { resolveTrain, trainBlock, type TrainParams } from "./train/params.ts";
-import { trainResult } from "./train/result.ts";
 
 export type { TrainParams } from "./train/params.ts";
 
@@ -110,6 +109,5 @@ export const train: TestKind<"train", TrainParams, KindBlocks["train"]> = {
   },
   // training picks its backend like `backend: auto`: NCCL whenever it has GPUs
   needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
-  result: trainResult,
   resultSource: "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload train` prints (workload/gpucheck_workload/train.py), as lib/parsers/train.ts reads it",
 };

@@ -1,7 +1,7 @@
 // The membw command's GPUCHECK_RESULT → metrics: per operation (copy, triad) the worst GPU's best and
 // median GB/s, every GPU named in the details worst first, and each GPU's own values as a component.
 import { ParseError } from "../core/errors.ts";
-import { MEMBW_OPS } from "../kinds/membw/result.ts";
+import { MEMBW_OPS } from "../kinds/membw/params.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { gbps, setLowest } from "./lowest.ts";
 import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";

@@ -3,7 +3,7 @@
 // their maximum and the replays gained (lib/parsers/pcie-link.ts); each GPU's and NIC's own values
 // as components.
 import { ParseError } from "../core/errors.ts";
-import { PCIE_OPS, PCIE_PHASES } from "../kinds/pcie/result.ts";
+import { PCIE_OPS, PCIE_PHASES } from "../kinds/pcie/params.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { gbps, setLowest } from "./lowest.ts";
 import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";

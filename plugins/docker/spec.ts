@@ -1,6 +1,6 @@
 // Pure: a planned test on one node → the Docker Engine API's container create body.
 // `gpucheck plan --platform docker` prints exactly this.
-import { z } from "zod";
+import * as z from "../../lib/core/schema.ts";
 import type { Launch } from "../../lib/core/types.ts";
 
 export const DEFAULT_IMAGE = "nvcr.io/nvidia/pytorch:24.10-py3";

@@ -1,6 +1,6 @@
 // `platform.k8s:` in a suite. Only what GPU pods need and hand-written manifests often miss;
 // everything has a default that works on a stock NVIDIA GPU Operator cluster.
-import { z } from "zod";
+import * as z from "../../lib/core/schema.ts";
 
 // apimachinery's resource.Quantity grammar: "64", "500m", "256Gi", "1e3"
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$/;

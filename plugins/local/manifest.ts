@@ -1,6 +1,6 @@
 // What the local platform reads from a suite (platform.local:) and what it launches, shared by
 // its render (local.ts) and its run (local/run.ts).
-import { z } from "zod";
+import * as z from "../../lib/core/schema.ts";
 import type { Manifest } from "../../lib/core/platform.ts";
 
 export const settings = z.lazy(() =>

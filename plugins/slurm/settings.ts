@@ -1,6 +1,6 @@
 // `platform.slurm:` in a suite. Every key is optional; what a key leaves out, Slurm's own
 // defaults decide (the default partition, the user's default account …).
-import { z } from "zod";
+import * as z from "../../lib/core/schema.ts";
 
 const text = z.string().trim().min(1);
 const oneLine = text.refine((s) => !/[\r\n]/.test(s), { message: "must be a single line" });

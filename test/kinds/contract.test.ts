@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import type { AnyKind } from "../../lib/core/kind.ts";
 import { KINDS } from "../../lib/kinds/mod.ts";
+import { RESULTS } from "../../lib/kinds/results.ts";
 import { tempDir } from "../tmp.ts";
 import { contractPath } from "../../lib/kinds/reference.ts";
 import { parseNccl } from "../../lib/parsers/nccl.ts";
@@ -79,7 +80,7 @@ function fakeDcgmi(): string {
 
 /** The result as the kind's parser reads it, valid for the zod schema and for the committed JSON Schema. */
 function expectValid(kind: AnyKind, result: unknown, label: string): void {
-  const parsed = kind.result.safeParse(result);
+  const parsed = RESULTS[kind.name as keyof typeof RESULTS].safeParse(result);
   expect(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join("/")}: ${i.message}`)).toEqual([]);
   const file = join(dir, `${label}.json`);
   writeFileSync(file, JSON.stringify(result));
@@ -241,7 +242,7 @@ test("inventory of an H100 node (nvidia-smi and ibstat answering from captured o
 
 test("the contract catches drift: the real train result without samples_per_s fails both validators", async () => {
   const { samples_per_s: _, ...drifted } = taggedLines(await runs.train, "RESULT")[0]!;
-  const parsed = KINDS.train.result.safeParse(drifted);
+  const parsed = RESULTS.train.safeParse(drifted);
   expect(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join("/")}: ${i.message}`)).toEqual(["samples_per_s: Invalid input: expected number, received undefined"]);
   const file = join(dir, "drifted.json");
   writeFileSync(file, JSON.stringify(drifted));

@@ -4,7 +4,7 @@
 // that real faults are found on real hosts is the integration tier's (test/integration/isolate/).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "../../lib/core/schema.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import type { Platform, RunContext } from "../../lib/core/platform.ts";
 import { NCCL_LOG, PREFLIGHT_ANSWER } from "./fake-platform.ts";

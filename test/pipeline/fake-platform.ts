@@ -3,7 +3,7 @@
 // the files on disk) runs in-process, without daemons or torch.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "../../lib/core/schema.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import type { Platform, RunContext } from "../../lib/core/platform.ts";
 

@@ -1,6 +1,6 @@
 // `rails:` of a collective block: the HCAs to run the sweep through one at a time
 // (workload/gpucheck_workload/collective_rails.py), or "auto" for every InfiniBand port of node 0.
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { closest } from "../../core/did-you-mean.ts";
 import { show } from "../../core/units.ts";
 import { hcaList } from "../inventory/params.ts";

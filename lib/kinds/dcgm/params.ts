@@ -1,5 +1,5 @@
 // A dcgm test's block: which `dcgmi diag -r` level to run, and how long dcgmi may take (from the test's timeout).
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { strictMap } from "../../core/fields.ts";
 import type { ResolveContext } from "../../core/kind.ts";
 

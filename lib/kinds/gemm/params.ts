@@ -1,6 +1,6 @@
 // A gemm test's block: as written (zod), its defaults (smaller on CPU), and the rules that need the
 // whole block (min ≤ max, each dtype once).
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { nonNegativeInt, oneOf, positiveInt, strictMap } from "../../core/fields.ts";
 import { given } from "../given.ts";
 import type { ResolveContext } from "../../core/kind.ts";

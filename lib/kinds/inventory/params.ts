@@ -1,6 +1,6 @@
 // An inventory test's block: what a node should have beyond thresholds. The inventory metrics count
 // against it (lib/parsers/inventory.ts).
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { CONFIG_FIELDS } from "../../parsers/inventory-config.ts";
 import { suggest } from "../../core/did-you-mean.ts";
 import { nonNegativeInt, strictMap } from "../../core/fields.ts";

@@ -7,6 +7,9 @@ import type { ResolveContext } from "../../core/kind.ts";
 /** size: bytes per buffer (the copy uses two, the triad three) */
 export type MembwParams = CopyParams;
 
+/** the operations timed (workload/gpucheck_workload/bandwidth.py) */
+export const MEMBW_OPS = ["copy", "triad"] as const;
+
 // 2 GiB per buffer is 40× H100's 50 MiB L2 (H200's is the same size), so the cache cannot hold a
 // buffer and HBM is what is measured; the triad's three fit easily in 80 GB.
 export const MEMBW_DEFAULTS: MembwParams = { size: 2 * 1024 ** 3, iters: 20, warmup: 3 };

@@ -4,7 +4,9 @@ import { z } from "zod";
 import { copyOp, copyResult } from "../copy-result.ts";
 import { deviceSchema } from "../device-schema.ts";
 
-export const MEMBW_OPS = ["copy", "triad"] as const;
+import { MEMBW_OPS } from "./params.ts";
+
+export { MEMBW_OPS };
 
 // built on first use: a command that never checks a workload result does not pay for its zod objects
 export const membwResult = z.lazy(() =>

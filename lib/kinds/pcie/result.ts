@@ -4,8 +4,9 @@ import { z } from "zod";
 import { copyOp, copyResult } from "../copy-result.ts";
 import { deviceSchema } from "../device-schema.ts";
 
-export const PCIE_OPS = ["h2d", "d2h", "bidir"] as const;
-export const PCIE_PHASES = ["solo", "all"] as const;
+import { PCIE_OPS, PCIE_PHASES } from "./params.ts";
+
+export { PCIE_OPS, PCIE_PHASES };
 
 // built on first use: a command that never checks a workload result does not pay for its zod objects
 export const pcieResult = z.lazy(() => {

@@ -2,7 +2,7 @@
 // others nor stops the cross-field checks that do not depend on it. Returns what parsed, every
 // problem, and the dotted names of the fields that did not ("collective.minBytes", "expect.busbw";
 // "train.?" when the train block has an unknown key, "*" when the value is not a map at all).
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { suggest } from "../../core/did-you-mean.ts";
 import { type PathKey, type Problem, problemsFromIssues } from "../../core/issues.ts";
 

@@ -1,7 +1,7 @@
 // The top level of a suite file and its `defaults:` block. The tests and the platform block are
 // checked piece by piece (./test.ts, ./platform.ts) so that one bad test does not hide the
 // problems of the others.
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { bool, duration, envMap, name, nonEmptyText, nonNegativeInt, positiveInt, strictMap, text } from "../../core/fields.ts";
 
 export const SUITE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;

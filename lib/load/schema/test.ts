@@ -2,7 +2,7 @@
 // cross-field rules (metric belongs to the kind, ranks vs GPUs, sizes in the sweep) are applied
 // afterwards by lib/load/resolve.ts, which sees the whole suite. Each kind's block comes from its
 // kind (lib/kinds/).
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { KIND_NAMES, KINDS, type KindName } from "../../kinds/mod.ts";
 import { show } from "../../core/units.ts";
 import { PATTERNS } from "../../core/types.ts";

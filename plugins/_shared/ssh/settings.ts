@@ -1,5 +1,5 @@
 // `platform.ssh:` in a suite. Every key is optional: `--hosts` alone is enough to run.
-import { z } from "zod";
+import * as z from "../../../lib/core/schema.ts";
 
 const seconds = (d: number) => z.number().int().min(1).default(d);
 
