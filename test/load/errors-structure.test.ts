@@ -34,7 +34,7 @@ tests:
     colour: blue
 `,
       `
-suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, pattern, pairs, onFailure, timeout, env, python, ${KINDS}, expect
+suite.yaml:5:5: unknown key "colour": expected one of name, kind, description, nodes, gpusPerNode, ranksPerNode, perNode, pattern, pairs, onFailure, screen, timeout, env, python, ${KINDS}, expect
       colour: blue
       ^
 `,

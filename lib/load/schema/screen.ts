@@ -2,7 +2,7 @@
 // first, instead of groups of about √N hosts. A fault behind one switch then fails one group, and
 // the bisection that follows stays inside it. Whether the groups cover the run's hosts exactly is
 // known only once the hosts are (lib/plan/pattern.ts).
-import { z } from "zod";
+import * as z from "../../core/schema.ts";
 import { show } from "../../core/units.ts";
 
 const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
