@@ -30,20 +30,23 @@ const FLOOR = "0.04 GB/s";
 
 /**
  * A round is one job: sbatch, the batch script on the first node, one srun step per pair, Python
- * and torch imported on both nodes of each pair. On an idle 2-core machine that is 10–15 s; 60 s
- * leaves room for a loaded CI machine, and is also how long a hung round (a frozen node, a ring over
- * a cut fabric) holds the run before gpucheck cancels it. queueTimeout: a round whose job cannot
- * start (a node slurmctld set DOWN) is given up after 60 s rather than the default 30 min.
- * GPUCHECK_LAB_TIMEOUT raises it where the machine is shared: at load 40 on 2 cores importing torch
- * alone takes most of a minute, and every pair times out at 60 s (seen on the dev machine).
+ * and torch imported on both nodes of each pair. The same rounds over ssh took about 15 s each at
+ * load 5 (BENCHMARKS.md, "Isolating patterns on real hosts"), nearly all of it Python and torch
+ * starting; 30 s (the netns test's hung-run timeout) is twice that, and is what every hung round
+ * costs (a frozen node, a ring over a cut fabric). Estimated, not measured on CI: 6–8 minutes for
+ * the file. queueTimeout: a round whose job cannot start is given up after 30 s, not 30 min.
+ * GPUCHECK_LAB_TIMEOUT raises it where the machine is shared: at load 40–90 on 2 cores importing
+ * torch alone took most of a minute, and good pairs timed out at 60 and at 150 s (seen on the dev
+ * machine, where no run of this file could pass for that reason).
  */
-const TIMEOUT = process.env.GPUCHECK_LAB_TIMEOUT ?? "60s";
+const TIMEOUT = process.env.GPUCHECK_LAB_TIMEOUT ?? "30s";
+
 function suite(dir: string, test: string): string {
   const path = join(dir, "suite.yaml");
   writeFileSync(
     path,
     `name: isolate-slurm-lab
-defaults: { gpusPerNode: 0, ranksPerNode: 1, python: /usr/bin/python3, timeout: ${TIMEOUT}, queueTimeout: 60s }
+defaults: { gpusPerNode: 0, ranksPerNode: 1, python: /usr/bin/python3, timeout: ${TIMEOUT}, queueTimeout: 30s }
 platform:
   type: slurm
   slurm: { stageDir: ${JSON.stringify(tempDir("isolate-slurm-stage"))}, cpusPerTask: 1, pollMaxS: 1 }
