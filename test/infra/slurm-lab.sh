@@ -234,11 +234,20 @@ N=${2:-$(node_count)}
 [[ $N =~ ^[0-9]+$ ]] && [ "$N" -ge 1 ] && [ "$N" -le 64 ] || die "start: \"$N\" is not a node count from 1 to 64"
 T0=$(date +%s%N)
 
-# the packages, munged and its key are slurm.sh's: it installs and starts them when missing, and
-# starting its own cluster as well costs a second at most
-if ! command -v slurmctld >/dev/null || ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
-  log "slurm or munge missing: bash test/infra/slurm.sh start"
-  env -u SLURM_CONF bash "$HERE/slurm.sh" start
+# the packages are scripts/ci-deps.sh's; munged and its key are shared with slurm.sh's cluster. Not
+# `slurm.sh start` to get them: with another SLURM_NODES than the running cluster's it would rewrite
+# and restart that cluster under whoever is using it
+command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null ||
+  die "slurm-wlm and munge are not installed: bash scripts/ci-deps.sh (or apt-get install slurm-wlm munge)"
+if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
+  install -d -o munge -g munge -m 0755 /run/munge
+  install -d -o munge -g munge -m 0700 /var/log/munge /etc/munge
+  install -d -o munge -g munge -m 0711 /var/lib/munge
+  [ -s /etc/munge/munge.key ] || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=1024 status=none
+  chown munge:munge /etc/munge/munge.key; chmod 0400 /etc/munge/munge.key
+  log "starting munged"
+  runuser -u munge -- /usr/sbin/munged
+  for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 
 mkdir -p "$STATE" "$ETC" "$SPOOL/ctld" "$LOGS"
