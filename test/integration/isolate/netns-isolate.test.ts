@@ -196,7 +196,7 @@ describe("isolating patterns on the fault lab's hosts", () => {
   );
 
   t(
-    "a ring with onFailure: isolate and a host frozen after the preflight: the ring hangs, is cut at its timeout, and bisect names the host",
+    "a ring with onFailure: isolate and a host frozen after the preflight: the ring hangs (cut at its timeout) or loses the host, and bisect names it",
     async () => {
       const lab = netnsLab();
       const bad = lab.hosts[1]!;
@@ -214,7 +214,8 @@ describe("isolating patterns on the fault lab's hosts", () => {
       const { results } = read(dir);
       const t0 = results.tests[0]!;
       expect(t0.units[0]!.unit).toBe("all");
-      expect(t0.units[0]!.status).toBe("timeout");
+      // hung to the timeout, or the ssh platform lost the frozen host first (as in the pairwise test)
+      expect(t0.units[0]!.status === "timeout" || (t0.units[0]!.status === "infra" && t0.units[0]!.lost?.join() === bad)).toBe(true);
       expect(t0.isolation!.bad).toEqual([bad]);
       expect(t0.isolation!.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual([bad]);
       expect(run.output()).toContain(`\nBad nodes: ${bad} (fabric: `);
