@@ -242,6 +242,15 @@ describe("bad input: the exact message, and nothing applied", () => {
     expect((await lab.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
   });
 
+  tl("slurm-lab.sh", async () => {
+    const lab = slurmLab();
+    const n = lab.nodes.length;
+    expect(await refusal(lab.slow("sn9", "10mbit"))).toBe(`slurm-lab.sh: no node sn9: the lab has ${n} nodes (sn1-sn${n})`);
+    expect(await refusal(lab.slow("sn2", "fast"))).toBe('slurm-lab.sh: slow: rate "fast" is not a tc rate such as 500kbit, 10mbit or 1gbit');
+    expect(await refusal(lab.cutFabric("node1"))).toBe(`slurm-lab.sh: no node node1: the lab has ${n} nodes (sn1-sn${n})`);
+    expect((await lab.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
+  });
+
   ts("slurm.sh", async () => {
     const n = (await slurmFaults.status()).length;
     expect(await refusal(slurmFaults.cpuCap("node9", 10))).toBe(`slurm.sh: no node node9: the cluster has ${n} nodes (node1-node${n})`);
