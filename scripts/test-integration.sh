@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The integration tier (npm run test:integration): builds compiled/gpucheck, starts the real daemons
-# (sshd, Slurm, dockerd, podman on loopback; the fault lab's hosts in network namespaces) with
+# (sshd, Slurm, dockerd, podman on loopback; the fault lab's hosts and a second Slurm cluster in network namespaces) with
 # test/infra/*.sh, runs bun test on test/integration/
 # (the platforms against those daemons, the end-to-end runs of the built binary), stops the daemons.
 # Needs the Debian packages of scripts/ci-deps.sh (scripts/test.sh installs them).
@@ -15,7 +15,7 @@ bun run build >/dev/null || { echo "test-integration.sh: build failed" >&2; exit
 export GPUCHECK_TEST_BINARY="$PWD/compiled/gpucheck"
 
 infra=()
-for name in ssh slurm docker netns; do
+for name in ssh slurm slurm-lab docker netns; do
   # the daemons outlive this run: they keep /tmp, not a TMPDIR scripts/test.sh removes afterwards
   if TMPDIR=/tmp bash "test/infra/$name.sh" start >"/tmp/gpucheck-infra-$name.log" 2>&1; then
     infra+=("$name")

@@ -13,10 +13,10 @@ import type { RunContext } from "../../lib/core/platform.ts";
 import { type SlurmIo, must, systemIo } from "./cli.ts";
 import { JobQuery, cancelJob, followJob, type FollowResult } from "./follow.ts";
 import { expandHostlist } from "./hostlist.ts";
-import { sweepNodes } from "./nodes.ts";
+import { sweepNodes, unusable } from "./nodes.ts";
 import { type OutcomeInput, type UnitPlan, unitRuns } from "./outcome.ts";
 import { SINFO_FORMAT, parseSinfo } from "./query.ts";
-import { END_MARK, groupsOf, jobName, renderSbatch, stagePath, SWEEP_SLOTS, sweepValues } from "./sbatch.ts";
+import { END_MARK, groupNodes, groupsOf, jobName, renderSbatch, stagePath, SWEEP_SLOTS, sweepValues } from "./sbatch.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
@@ -50,10 +50,25 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
     unitResult({ unit, hosts, startedAt: began, decided: { status, message } });
 
   // an isolating round's groups are known: each a step of its own on its nodes
-  const groups = groupsOf(test);
-  let units: UnitPlan[] = groups ? groups.map((u) => ({ unit: u.name, hosts: u.nodes })) : [{ unit: "all", hosts: [] }];
+  let groups = groupsOf(test);
   let sweep: string[] | undefined;
   const aside: UnitRun[] = [];
+  if (groups) {
+    const down = await unusableNodes(io, groupNodes(groups));
+    const held = (g: { nodes: string[] }) => g.nodes.filter((n) => down.has(n));
+    for (const g of groups.filter((g) => held(g).length)) {
+      const lost = held(g);
+      const why = lost.map((n) => `${n} is ${down.get(n)}`).join("; ");
+      aside.push(unitResult({ unit: g.name, hosts: g.nodes, startedAt: began, infra: [`${why}: not submitted (Slurm would hold the round's job for it)`], lost }));
+    }
+    groups = groups.filter((g) => !held(g).length);
+    if (!groups.length) return aside;
+    if (aside.length) {
+      ctx = { ...ctx, test: { ...test, units: groups } };
+      ctx.note(`${aside.length} group(s) not submitted: a node Slurm cannot schedule on (${[...down.keys()].join(", ")})`);
+    }
+  }
+  let units: UnitPlan[] = groups ? groups.map((u) => ({ unit: u.name, hosts: u.nodes })) : [{ unit: "all", hosts: [] }];
   if (test.perNode) {
     const nodelist = ctx.cli.hosts?.length ? ctx.cli.hosts.join(",") : s.nodelist;
     const argv = ["sinfo", "-h", "-N", "-o", SINFO_FORMAT, ...(s.partition ? ["-p", s.partition] : []), ...(nodelist ? ["-n", nodelist] : [])];
@@ -90,6 +105,23 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
   } finally {
     if (archive) rmSync(archive, { force: true });
   }
+}
+
+/**
+ * The nodes of `nodes` that Slurm cannot schedule on now (down, drained, not responding), with why.
+ * A round's groups share one job, and a job that names such a node pends for it: its good groups
+ * would wait out the timeout beside it (a node frozen in round 1 is DOWN by round 2). Unknown when
+ * sinfo does not answer: then every group is submitted, as before.
+ */
+async function unusableNodes(io: SlurmIo, nodes: string[]): Promise<Map<string, string>> {
+  const r = await io.exec(["sinfo", "-h", "-N", "-o", SINFO_FORMAT, "-n", nodes.join(",")]);
+  const down = new Map<string, string>();
+  if (r.spawnError || r.code !== 0) return down;
+  for (const row of parseSinfo(r.stdout)) {
+    const why = unusable(row.state, row.reason);
+    if (why && nodes.includes(row.node) && !down.has(row.node)) down.set(row.node, why);
+  }
+  return down;
 }
 
 async function submit(io: SlurmIo, ctx: RunContext<SlurmSettings>): Promise<string> {

@@ -27,6 +27,8 @@ interface Job {
 
 export class FakeSlurm implements SlurmIo {
   readonly calls: string[][] = [];
+  /** sinfo's state and reason of a node, where not "idle|none" (e.g. "down*|Not responding") */
+  readonly states = new Map<string, string>();
   private readonly jobs = new Map<string, Job>();
   // far from the ids of a real slurmctld on this machine: run.ts's exit hook scancels by id
   private next = 900_000_000 + (process.pid % 1000) * 1000;
@@ -110,7 +112,7 @@ export class FakeSlurm implements SlurmIo {
     return { code: 0, stdout: "", stderr: "" };
   }
 
-  /** `sinfo -h -N -o '%N|%P|%T|%E' [-n list]`: every node idle in partition debug (the default) */
+  /** `sinfo -h -N -o '%N|%P|%T|%E' [-n list]`: every node in partition debug (the default), idle unless `states` says otherwise */
   private sinfo(args: string[]): IoResult {
     const n = args.indexOf("-n");
     const list = n >= 0 ? expandHostlist(args[n + 1]!) : this.nodes;
@@ -118,7 +120,7 @@ export class FakeSlurm implements SlurmIo {
       code: 0,
       stdout: this.nodes
         .filter((x) => list.includes(x))
-        .map((x) => `${x}|debug*|idle|none\n`)
+        .map((x) => `${x}|debug*|${this.states.get(x) ?? "idle|none"}\n`)
         .join(""),
       stderr: "",
     };

@@ -2,9 +2,14 @@
 # The network faults of test/infra/netns.sh (sourced by it). Each acts on both ends of host I's veth
 # pair, eth0 inside the namespace (what the host sends) and gc-hI on the bridge (what it receives):
 # a qdisc only shapes what leaves an interface, so shaping both ends' egress covers both directions.
+# test/infra/slurm-lab.sh sources it too, for its nodes' veths: it sets these before sourcing, and
+# both define group_of I (the host's cgroup) and daemon_pid I (its sshd or slurmd).
+NF_LINK=${NF_LINK:-gc-h} # host I's veth in the root namespace is $NF_LINK$I, the other end eth0 in namespace $NF_LINK$I
+NF_FAB=${NF_FAB:-gc-f}   # its fabric veth: $NF_FAB$I, fab0 inside
+NF_NAME=${NF_NAME:-ns}   # host I as the messages name it
 
 ends() { # ends I: "NETNS DEV" for each end of host I's veth, "-" being the root namespace
-  printf 'gc-h%s eth0\n- gc-h%s\n' "$1" "$1"
+  printf '%s%s eth0\n- %s%s\n' "$NF_LINK" "$1" "$NF_LINK" "$1"
 }
 
 tcn() { # tcn NETNS ARGS...: tc in that namespace
@@ -25,7 +30,7 @@ slow() { # slow I RATE: a token bucket at RATE each way
   # 10 ms of traffic per burst, and never less than a few full-size packets
   burst=$(awk -v b="$bps" 'BEGIN { x = b / 8 / 100; printf "%d", (x < 16384 ? 16384 : x) }')
   while read -r n dev; do
-    [ "$(root_kind "$n" "$dev")" != netem ] || die "slow: ns$1 has a netem qdisc (its delay): unnetem $1 first, tbf and netem cannot both be its root qdisc"
+    [ "$(root_kind "$n" "$dev")" != netem ] || die "slow: $NF_NAME$1 has a netem qdisc (its delay): unnetem $1 first, tbf and netem cannot both be its root qdisc"
   done < <(ends "$1")
   while read -r n dev; do tcn "$n" qdisc replace dev "$dev" root tbf rate "$2" burst "$burst" latency 100ms; done < <(ends "$1")
 }
@@ -68,7 +73,7 @@ netem() { # netem I "SPEC": loss P% through the dropper, every other netem optio
   done
   if [ ${#rest[@]} -gt 0 ]; then
     while read -r n dev; do
-      [ "$(root_kind "$n" "$dev")" != tbf ] || die "netem: ns$i is slowed (tbf): unslow $i first, tbf and netem cannot both be its root qdisc"
+      [ "$(root_kind "$n" "$dev")" != tbf ] || die "netem: $NF_NAME$i is slowed (tbf): unslow $i first, tbf and netem cannot both be its root qdisc"
     done < <(ends "$i")
     while read -r n dev; do
       if ! out=$(tcn "$n" qdisc replace dev "$dev" root netem "${rest[@]}" 2>&1); then
@@ -97,17 +102,17 @@ unnetem() { # unnetem I
 }
 
 cut_link() { # cut_link I up|down
-  ip link set "gc-h$1" "$2"
+  ip link set "$NF_LINK$1" "$2"
 }
 
 host_faults() { # host_faults I: the faults host I has now, read from the kernel: "cut; slow 10Mbit; ..."
-  local f=() root q g=$GROUP/h$1
-  [[ $(ip -o link show "gc-h$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("cut")
-  [[ $(ip -o link show "gc-f$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("fabric cut")
-  root=$(tc qdisc show dev "gc-h$1" root)
+  local f=() root q g; g=$(group_of "$1")
+  [[ $(ip -o link show "$NF_LINK$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("cut")
+  [[ $(ip -o link show "$NF_FAB$1" 2>/dev/null) =~ [\<,]UP[,\>] ]] || f+=("fabric cut")
+  root=$(tc qdisc show dev "$NF_LINK$1" root)
   if [[ $root =~ \ tbf\ .*\ rate\ ([^ ]+) ]]; then f+=("slow ${BASH_REMATCH[1]}")
   elif [[ $root =~ \ netem\ .*limit\ [0-9]+\ *(.*) ]]; then f+=("netem ${BASH_REMATCH[1]}"); fi
-  q=$(loss_percent - "gc-h$1"); [ -z "$q" ] || f+=("loss $q")
+  q=$(loss_percent - "$NF_LINK$1"); [ -z "$q" ] || f+=("loss $q")
   q=$(cg_cap_percent "$g"); [ -z "$q" ] || f+=("cpu-cap $q%")
   ! cg_frozen "$g" || f+=("frozen")
   local IFS=';'; q="${f[*]}"; echo "${q//;/; }"
@@ -115,9 +120,9 @@ host_faults() { # host_faults I: the faults host I has now, read from the kernel
 
 clear_host() { # clear_host I: every fault undone
   cut_link "$1" up
-  ip link set "gc-f$1" up
+  ip link set "$NF_FAB$1" up
   unslow "$1"
   unnetem "$1"
   cg_uncap "$(group_of "$1")"
-  cg_thaw "$(group_of "$1")" "$(sshd_pid "$1")"
+  cg_thaw "$(group_of "$1")" "$(daemon_pid "$1")"
 }

@@ -63,6 +63,7 @@ usage() { echo "usage: netns.sh $*" >&2; exit 2; }
 addr_of() { echo "$NET.$((10 + $1))"; }
 group_of() { echo "$GROUP/h$1"; }
 sshd_pid() { cat "$BASE/h$1/sshd.pid" 2>/dev/null || true; }
+daemon_pid() { sshd_pid "$1"; } # for netns-faults.sh
 host_count() { ls -d "$BASE"/h[0-9]* 2>/dev/null | wc -l || true; }
 
 host_index() { # host_index ARG: ARG (3 or ns3) as the number of a host of the running lab, or die

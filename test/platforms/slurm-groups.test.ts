@@ -5,6 +5,7 @@
 // test/integration/platforms/slurm.test.ts.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { TestToRender } from "../../lib/core/platform.ts";
 import { groupUnit } from "../../lib/plan/pattern.ts";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
@@ -54,6 +55,32 @@ describe("slurm (fake scheduler): a round of groups in one job", () => {
     expect(units[1]!.ranks.map((r) => r.path)).toEqual([0, 1, 2, 3].map((r) => expect.stringMatching(new RegExp(`/logs/pairs/1\\.node4\\+node2/rank-${r}\\.log$`))));
     expect(readFileSync(units[1]!.ranks[3]!.path, "utf8")).toStartWith("ME node4 3 4 node2 ");
     expect(lines.filter((l) => l.startsWith("1.node1+node3/")).length).toBe(4);
+  }, 60_000);
+
+  test("a group with a node Slurm set DOWN is not submitted (the job would pend for it): it is infra, that node lost; the others run", async () => {
+    fake.states.set("node4", "down*|Not responding");
+    try {
+      const before = fake.calls.length;
+      const { units } = await runScript(
+        platform,
+        target(),
+        round("one-down", "print('ok', flush=True)", [
+          ["node1", "node3"],
+          ["node4", "node2"],
+        ]),
+      );
+      expect(units.map((u) => [u.unit, u.status, u.lost])).toEqual([
+        ["1.node1+node3", "completed", undefined],
+        ["1.node4+node2", "infra", ["node4"]],
+      ]);
+      expect(units[1]!.message).toBe("node4 is down* (not responding): Not responding: not submitted (Slurm would hold the round's job for it)");
+      expect(fake.calls.slice(before).filter((c) => c[0] === "sbatch")).toHaveLength(1);
+      const script = readFileSync(join(units[0]!.ranks[0]!.path, "..", "..", "job.sbatch"), "utf8");
+      expect(script).toContain("1 group(s) side by side on 2 node(s)");
+      expect(script).toContain('#SBATCH --nodelist="node[1,3]"');
+    } finally {
+      fake.states.clear();
+    }
   }, 60_000);
 
   test("a group whose rank fails is failed, naming it; the group beside it passes", async () => {

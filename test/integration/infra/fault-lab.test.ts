@@ -4,11 +4,12 @@
 import { describe, expect, test } from "bun:test";
 import type { ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { type CgroupFaults, NETNS_INFRA, netnsLab, SLURM_INFRA, slurmFaults } from "./fault-lab.ts";
+import { type CgroupFaults, NETNS_INFRA, netnsLab, SLURM_INFRA, SLURM_LAB_INFRA, slurmFaults, slurmLab } from "./fault-lab.ts";
 import { busyOnHost, busyOnNode, busyShare, CONNECT, cpuTicks, finish, firstLine, python, tcpMbit, udpDelivered } from "./probes.ts";
 
 const tn = NETNS_INFRA ? test : test.skip;
 const ts = SLURM_INFRA ? test : test.skip;
+const tl = SLURM_LAB_INFRA ? test : test.skip;
 const MB = 1 << 20;
 
 /** The pid a BUSY program printed first, with the process that runs it. */
@@ -161,6 +162,64 @@ describe("slurm: per-node faults act on that node's job steps", () => {
   );
 });
 
+// The namespaced Slurm cluster: every probe is a job step (srun -w snI), so what it measures is what
+// a rank on that node gets.
+describe("slurm lab: network faults act on one node's job steps", () => {
+  tl(
+    "slow: TCP into and out of the slowed node stays under the tbf rate, between two other nodes it does not, and the undo restores it",
+    async () => {
+      const lab = slurmLab();
+      expect(await tcpMbit(lab, "sn1", "sn2", MB)).toBeGreaterThan(40);
+      const undo = await lab.slow("sn2", "8mbit");
+      try {
+        expect((await lab.status())[1]).toMatch(/^sn2 10\.90\.0\.12 slurmd \d+: slow 8Mbit$/);
+        const [into, out, elsewhere] = await Promise.all([tcpMbit(lab, "sn1", "sn2", MB), tcpMbit(lab, "sn2", "sn3", MB), tcpMbit(lab, "sn3", "sn4", MB)]);
+        for (const mbit of [into, out]) {
+          expect(mbit).toBeLessThan(8 * 1.1);
+          expect(mbit).toBeGreaterThan(4);
+        }
+        expect(elsewhere).toBeGreaterThan(40);
+      } finally {
+        await undo();
+      }
+      expect(await tcpMbit(lab, "sn1", "sn2", MB)).toBeGreaterThan(40);
+    },
+    120_000,
+  );
+
+  tl(
+    "cut-fabric: the node's fabric address stops answering while its slurmd (eth0) still runs its steps; uncut, the fabric answers again",
+    async () => {
+      const lab = slurmLab();
+      // the node's slurmd listens on every address of its namespace: port 6818 of its fabric address is a listener to reach
+      const connect = async (addr: string) => (await finish(python(lab, "sn1", CONNECT, addr, 6818))).out.trim();
+      expect(await connect("10.91.0.13")).toMatch(/^connected after /);
+      const undo = await lab.cutFabric("sn3");
+      try {
+        expect((await lab.status())[2]).toMatch(/^sn3 10\.90\.0\.13 slurmd \d+: fabric cut$/);
+        expect(await connect("10.91.0.13")).toMatch(/^failed after (2\.\d s: timed out|\d\.\d s: \[Errno 113\] No route to host)$/);
+        expect(await connect("10.90.0.13")).toMatch(/^connected after /);
+        expect((await finish(lab.ssh("sn3", "hostname"))).out).toBe("sn3\n");
+      } finally {
+        await undo();
+      }
+      expect(await connect("10.91.0.13")).toMatch(/^connected after /);
+    },
+    120_000,
+  );
+
+  tl(
+    "cpu-cap: a step on the capped node gets its 10 % of a CPU, one on another node far more",
+    () => expectCap(slurmLab(), (node, s) => busyOnHost(slurmLab(), node, s), "sn2", "sn1"),
+    60_000,
+  );
+  tl(
+    "freeze: a step on the frozen node makes no progress while one on another node does; thawed, it goes on",
+    () => expectFreeze(slurmLab(), (node, s) => busyOnHost(slurmLab(), node, s), "sn2", "sn1"),
+    60_000,
+  );
+});
+
 /** The message a fault was refused with. */
 const refusal = (p: Promise<unknown>) =>
   p.then(
@@ -183,6 +242,15 @@ describe("bad input: the exact message, and nothing applied", () => {
     expect((await lab.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
   });
 
+  tl("slurm-lab.sh", async () => {
+    const lab = slurmLab();
+    const n = lab.nodes.length;
+    expect(await refusal(lab.slow("sn9", "10mbit"))).toBe(`slurm-lab.sh: no node sn9: the lab has ${n} nodes (sn1-sn${n})`);
+    expect(await refusal(lab.slow("sn2", "fast"))).toBe('slurm-lab.sh: slow: rate "fast" is not a tc rate such as 500kbit, 10mbit or 1gbit');
+    expect(await refusal(lab.cutFabric("node1"))).toBe(`slurm-lab.sh: no node node1: the lab has ${n} nodes (sn1-sn${n})`);
+    expect((await lab.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
+  });
+
   ts("slurm.sh", async () => {
     const n = (await slurmFaults.status()).length;
     expect(await refusal(slurmFaults.cpuCap("node9", 10))).toBe(`slurm.sh: no node node9: the cluster has ${n} nodes (node1-node${n})`);
@@ -197,6 +265,9 @@ describe("bad input: the exact message, and nothing applied", () => {
 describe("every fault was undone", () => {
   tn("netns: no host has a fault", async () => {
     expect((await netnsLab().status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
+  });
+  tl("slurm lab: no node has a fault", async () => {
+    expect((await slurmLab().status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
   });
   ts("slurm: no node has a fault", async () => {
     expect((await slurmFaults.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);

@@ -10,6 +10,7 @@ import { readInfraEnv } from "../infra-env.ts";
 const listed = (process.env.GPUCHECK_INFRA ?? "").split(",");
 export const NETNS_INFRA = listed.includes("netns");
 export const SLURM_INFRA = listed.includes("slurm");
+export const SLURM_LAB_INFRA = listed.includes("slurm-lab");
 const INFRA = join(import.meta.dir, "../../infra");
 const ENV_FILE = `${process.env.GPUCHECK_NETNS_BASE ?? "/run/gpucheck-test/netns"}/env`;
 
@@ -60,27 +61,40 @@ function cgroupFaults(script: string): CgroupFaults {
   return {
     cpuCap: (host, percent) => fault(script, ["cpu-cap", host, String(percent)], ["cpu-uncap", host]),
     freeze: (host) => fault(script, ["freeze", host], ["thaw", host]),
-    status: async () => (await infra(script, "status")).split("\n").filter((l) => /^(ns|node)\d+ .*: /.test(l)),
+    status: async () => (await infra(script, "status")).split("\n").filter((l) => /^(ns|node|sn)\d+ .*: /.test(l)),
   };
 }
 
-export interface NetnsLab extends CgroupFaults {
-  /** ns1..nsN, resolvable on this machine and on every host */
-  hosts: string[];
-  addrs: string[];
-  /** ssh -F: the names, user, key and known_hosts */
-  sshConfig: string;
-  user: string;
+/** The faults of a host's or node's links (test/infra/netns-faults.sh): both labs have them. */
+export interface NetFaults {
   /** A token bucket at `rate` (tc: "10mbit", "500kbit") on the host's link, both ways. */
   slow(host: string, rate: string): Promise<Undo>;
   /** "loss 5%" (both ways), and netem's other options ("delay 50ms") where the kernel has netem. */
   netem(host: string, spec: string): Promise<Undo>;
   /** The host's link down: no carrier, its packets vanish. */
   cut(host: string): Promise<Undo>;
-  /** Its fabric link (fab0, 10.89.0.0/24) down while ssh still reaches it: ranks with GLOO_SOCKET_IFNAME=fab0 lose it. */
+  /** Its fabric link (fab0) down while its management link still works: ranks with GLOO_SOCKET_IFNAME=fab0 lose it. */
   cutFabric(host: string): Promise<Undo>;
-  /** ssh [options] to the host running `command` (a shell command line there); stdin, stdout, stderr are pipes. */
+  /** `command` (a shell command line) on the host; stdin, stdout, stderr are pipes. */
   ssh(host: string, command: string, options?: string[]): ChildProcessWithoutNullStreams;
+}
+
+function netFaults(script: string): Omit<NetFaults, "ssh"> {
+  return {
+    slow: (host, rate) => fault(script, ["slow", host, rate], ["unslow", host]),
+    netem: (host, spec) => fault(script, ["netem", host, spec], ["unnetem", host]),
+    cut: (host) => fault(script, ["cut", host], ["uncut", host]),
+    cutFabric: (host) => fault(script, ["cut-fabric", host], ["uncut-fabric", host]),
+  };
+}
+
+export interface NetnsLab extends CgroupFaults, NetFaults {
+  /** ns1..nsN, resolvable on this machine and on every host */
+  hosts: string[];
+  addrs: string[];
+  /** ssh -F: the names, user, key and known_hosts */
+  sshConfig: string;
+  user: string;
 }
 
 /** The running netns lab; throws (rather than skips) when GPUCHECK_INFRA lists netns but it never started. */
@@ -93,13 +107,36 @@ export function netnsLab(): NetnsLab {
     sshConfig,
     user: env.GPUCHECK_NETNS_USER!,
     ...cgroupFaults("netns.sh"),
-    slow: (host, rate) => fault("netns.sh", ["slow", host, rate], ["unslow", host]),
-    netem: (host, spec) => fault("netns.sh", ["netem", host, spec], ["unnetem", host]),
-    cut: (host) => fault("netns.sh", ["cut", host], ["uncut", host]),
-    cutFabric: (host) => fault("netns.sh", ["cut-fabric", host], ["uncut-fabric", host]),
+    ...netFaults("netns.sh"),
+    // ssh [options] to the host
     ssh: (host, command, options = []) => spawn("ssh", ["-F", sshConfig, ...options, host, command]),
   };
 }
 
 /** The Slurm test cluster's logical nodes (node1..nodeN): CPU cap and freeze of a slurmd and its steps. */
 export const slurmFaults: CgroupFaults = cgroupFaults("slurm.sh");
+
+export interface SlurmLab extends CgroupFaults, NetFaults {
+  /** sn1..snN: each node's slurmd in its own network namespace (test/infra/slurm-lab.sh) */
+  nodes: string[];
+  /** SLURM_CONF and nothing else: what every Slurm command and gpucheck need to reach this cluster, not test/infra/slurm.sh's */
+  env: Record<string, string>;
+}
+
+/**
+ * The running namespaced Slurm cluster; throws (rather than skips) when GPUCHECK_INFRA lists
+ * slurm-lab but it never started. Its `ssh` runs the command as a job step on the node (srun), so
+ * it runs where the node's ranks run: in the node's network namespace and cgroup.
+ */
+export function slurmLab(): SlurmLab {
+  const file = `${process.env.GPUCHECK_SLURM_LAB_BASE ?? "/run/gpucheck-test/slurm-lab"}/env`;
+  const vars = readInfraEnv(file, "slurm-lab");
+  const env = { SLURM_CONF: vars.SLURM_CONF! };
+  return {
+    nodes: vars.GPUCHECK_SLURM_LAB_NODES!.split(","),
+    env,
+    ...cgroupFaults("slurm-lab.sh"),
+    ...netFaults("slurm-lab.sh"),
+    ssh: (node, command) => spawn("srun", ["-w", node, "-N1", "-n1", "--quiet", "bash", "-c", command], { env: { ...process.env, ...env } }),
+  };
+}

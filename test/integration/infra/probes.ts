@@ -3,7 +3,10 @@
 // machine sees for every host (the hosts share its PID namespace).
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import type { NetnsLab } from "./fault-lab.ts";
+import type { NetFaults } from "./fault-lab.ts";
+
+/** Where a probe runs: a lab host over ssh, or a Slurm lab node as a job step. */
+type Lab = Pick<NetFaults, "ssh">;
 
 export const PYTHON = "/usr/bin/python3";
 
@@ -77,7 +80,7 @@ export function firstLine(p: ChildProcess): Promise<string> {
 }
 
 /** `program` run by the host's Python with `args` (the program goes on stdin, so nothing needs quoting). */
-export const python = (lab: NetnsLab, host: string, program: string, ...args: (string | number)[]) => {
+export const python = (lab: Lab, host: string, program: string, ...args: (string | number)[]) => {
   const p = lab.ssh(host, [PYTHON, "-", ...args].join(" "));
   p.stdin.end(program);
   return p;
@@ -85,7 +88,7 @@ export const python = (lab: NetnsLab, host: string, program: string, ...args: (s
 const port = () => 20000 + Math.floor(Math.random() * 10000);
 
 /** TCP throughput from host `from` to host `to` (by name), Mbit/s, as the receiver saw it. */
-export async function tcpMbit(lab: NetnsLab, from: string, to: string, bytes: number): Promise<number> {
+export async function tcpMbit(lab: Lab, from: string, to: string, bytes: number): Promise<number> {
   const p = port();
   const receiver = python(lab, to, TCP_RECEIVE, p);
   const done = finish(receiver);
@@ -98,7 +101,7 @@ export async function tcpMbit(lab: NetnsLab, from: string, to: string, bytes: nu
 }
 
 /** How many of `count` UDP datagrams from `from` arrive at `to`. */
-export async function udpDelivered(lab: NetnsLab, from: string, to: string, count: number): Promise<number> {
+export async function udpDelivered(lab: Lab, from: string, to: string, count: number): Promise<number> {
   const p = port();
   const receiver = python(lab, to, UDP_RECEIVE, p);
   const done = finish(receiver);
@@ -115,7 +118,7 @@ export async function busyShare(p: ChildProcess): Promise<number> {
   return Number(m[1]);
 }
 
-export const busyOnHost = (lab: NetnsLab, host: string, seconds: number) => python(lab, host, BUSY, seconds);
+export const busyOnHost = (lab: Lab, host: string, seconds: number) => python(lab, host, BUSY, seconds);
 export const busyOnNode = (node: string, seconds: number) => spawn("srun", ["-w", node, "-N1", "-n1", "--quiet", PYTHON, "-c", BUSY, String(seconds)]);
 
 /** User + system CPU time of a process so far, in clock ticks (/proc/<pid>/stat fields 14 and 15). */
