@@ -12,11 +12,8 @@ import { FakeCluster } from "../k8s-fake/cluster.ts";
 import { PYTHON, runOnFake } from "../k8s-fake/harness.ts";
 import { runContextFor, scriptTest } from "../platforms/conformance.ts";
 import { tempDir } from "../tmp.ts";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import "../../cli/platforms.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
-import { buildPlan } from "../../lib/plan/plan.ts";
+import { planLines } from "../pipeline/planned-suite.ts";
 import { fakeWorkload } from "../fakes/fake-workload.ts";
 
 const NODES = ["n-1", "n-2", "n-3", "n-4"];
@@ -57,17 +54,14 @@ describe("plan equals run: k8s", () => {
 
   test("a pairwise round: gpucheck plan's Service and Indexed Job per pair are the objects the run creates", async () => {
     const dir = tempDir("gpucheck-k8s-plan-pairs-");
-    const yaml = [
+    const { suite, plan } = await planLines(dir, [
       "name: pairs",
       `platform: { type: k8s, k8s: { image: python:3-local, nodes: [${NODES.join(", ")}] } }`,
       `defaults: { python: ${fakeWorkload(dir)}, gpusPerNode: 0, ranksPerNode: 1 }`,
       "tests:",
       "  - { name: fabric, kind: collective, pattern: pairwise, collective: { backend: gloo } }",
-      "",
-    ].join("\n");
-    writeFileSync(join(dir, "suite.yaml"), yaml);
-    const suite = await loadSuite(join(dir, "suite.yaml"));
-    const planned = buildPlan(suite, { cli: {} }).tests[0]!;
+    ]);
+    const planned = plan.tests[0]!;
     const rendered = planned.rendered as { manifests: Manifest[] };
     expect(planned.units!.map((u) => u.name)).toEqual(["1.n-1+n-2", "1.n-3+n-4"]);
     expect(rendered.manifests.map((m) => m.kind)).toEqual(["ConfigMap", "Service", "Job", "Service", "Job"]);

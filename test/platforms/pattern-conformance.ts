@@ -4,22 +4,19 @@
 // the same bad node by its place in the run's host list: what results.json, junit.xml and the
 // summary name must not depend on which platform found it.
 import { expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliOverrides, Platform } from "../../lib/core/platform.ts";
-import type { Progress } from "../../lib/core/progress.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
 import { executePlan } from "../../lib/pipeline/run-suite.ts";
-import { buildPlan } from "../../lib/plan/plan.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { fakeWorkload, type NodeFault } from "../fakes/fake-workload.ts";
+import { planLines, silentProgress } from "../pipeline/planned-suite.ts";
 import { assertResultsValid } from "../report/json-schema.ts";
 import { assertJunitValid } from "../report/xsd.ts";
 import { tempDir } from "../tmp.ts";
 
 export interface PatternTarget {
-  name: string;
   /** the run's hosts, in the order the plan takes them */
   nodes: string[];
   /** the test's timeout in the hang cases (default 10s): far above what a healthy unit takes on a loaded machine (a round of docker containers took over 5 s on this 2-core machine at a load of 60) */
@@ -45,28 +42,26 @@ const FAULTS = [undefined, "fail", "hang"] as const;
 const BAD = 2;
 
 export async function runPattern(t: PatternTarget, keys: readonly string[], fault: NodeFault | undefined): Promise<PatternRun> {
-  const dir = tempDir(`gpucheck-pattern-${t.name}-`);
+  const dir = tempDir("gpucheck-pattern-");
   const workload = fakeWorkload(dir, fault);
   const { platformYaml, platform, cli = {}, python = workload } = t.setup(workload, fault);
-  const yaml = [
-    "name: pattern-conformance",
-    `platform: ${platformYaml}`,
-    `defaults: { python: ${python}, gpusPerNode: 0, ranksPerNode: 1${fault?.end === "hang" ? `, timeout: ${t.hangTimeout ?? "10s"}` : ""} }`,
-    "tests:",
-    "  - name: fabric",
-    "    kind: collective",
-    ...keys.map((k) => `    ${k}`),
-    "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
-    "",
-  ].join("\n");
-  writeFileSync(join(dir, "suite.yaml"), yaml);
-  const suite = await loadSuite(join(dir, "suite.yaml"));
-  const plan = buildPlan(suite, { cli });
+  const { yaml, suite, plan } = await planLines(
+    dir,
+    [
+      "name: pattern-conformance",
+      `platform: ${platformYaml}`,
+      `defaults: { python: ${python}, gpusPerNode: 0, ranksPerNode: 1${fault?.end === "hang" ? `, timeout: ${t.hangTimeout ?? "10s"}` : ""} }`,
+      "tests:",
+      "  - name: fabric",
+      "    kind: collective",
+      ...keys.map((k) => `    ${k}`),
+      "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
+    ],
+    { cli },
+  );
   const outDir = join(dir, "run");
-  const none = () => {};
-  const progress: Progress = { testStarted: none, phase: none, metric: none, ranksReporting: none, testFinished: none, note: none, line: none, close: none };
   const started = Date.now();
-  await executePlan(suite, plan, { outDir, cli, progress, command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
+  await executePlan(suite, plan, { outDir, cli, progress: silentProgress(), command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
   const elapsedMs = Date.now() - started;
   assertResultsValid(join(outDir, "results.json"));
   assertJunitValid(join(outDir, "junit.xml"));
