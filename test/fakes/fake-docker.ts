@@ -1,7 +1,7 @@
-// A Docker engine in this process: an HTTP server on a unix socket answering the part of the
+// A Docker engine in this process: an HTTP server on a unix socket (or a loopback TCP port) answering the part of the
 // Engine API the docker platform uses through dockerode (version, image inspect, create,
 // put_archive, attach, start, wait, stop, list by label, remove), so the platform's own client
-// code runs unchanged against `unix://<socket>`. A "container" is a scratch root directory and a
+// code runs unchanged against `unix://<socket>` or `tcp://127.0.0.N:<port>`. A "container" is a scratch root directory and a
 // local process group: the workload archive is unpacked into the root, and paths under the
 // container's /opt/gpucheck (Cmd, Env, WorkingDir) are rewritten into it. What it does not have:
 // images (every image "exists", the command runs on this machine's Python), networks, GPUs,

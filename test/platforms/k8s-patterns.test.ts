@@ -21,6 +21,8 @@ afterAll(async () => {
 
 patternConformance("k8s", () => ({
   nodes: NODES,
+  // a healthy pair's Job (scheduled, its pods started and followed) took over 10 s at a load of 150 on 2 cores
+  hangTimeout: "20s",
   setup: () => {
     const kubeconfig = cluster.kubeconfig(tempDir("gpucheck-pattern-kc-"), { namespace: "gpu" });
     return {
