@@ -5,7 +5,7 @@
 import { stringify } from "../lib/core/yaml.ts";
 import type { UnitRun } from "../lib/core/types.ts";
 import { type Manifest, manifestInput, namespaceOf } from "./k8s/input.ts";
-import { buildManifests } from "./k8s/manifests.ts";
+import { buildManifests, MODE_REFUSES_GROUPS } from "./k8s/manifests.ts";
 import { slot } from "../lib/core/slots.ts";
 import { settings, type K8sSettings } from "./k8s/settings.ts";
 import type { Manifest as PlatformManifest, Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
@@ -52,6 +52,7 @@ export const k8s: Platform<K8sSettings, K8sManifest> = {
   // the named nodes, known before the run, one pod per node; without them nodes are learnt at run time
   hostsFrom: "platform.k8s.nodes in the suite",
   hosts: (ctx) => (ctx.settings.nodes ? { names: ctx.settings.nodes, separate: true } : undefined),
+  groupsRefused: (s) => (s.mode === "indexed-job" ? undefined : { key: "mode", why: MODE_REFUSES_GROUPS(s.mode) }),
   render,
   run,
 };

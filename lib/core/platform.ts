@@ -90,6 +90,11 @@ export interface Platform<S = unknown, M extends Manifest = Manifest> {
    * every unit runs at once, bounded together by the test's timeout.
    */
   perNodeWindow?(settings: S): number;
+  /**
+   * pure: where settings of an `anyUnits` platform still rule out a round's groups (k8s's Kubeflow
+   * modes), the setting's key and why, so the loader can point at the test and at the setting
+   */
+  groupsRefused?(settings: S): { key: string; why: string } | undefined;
   /** where a suite names the hosts before the run, when it is not --hosts (k8s: "platform.k8s.nodes in the suite") */
   hostsFrom?: string;
   /** pure: the hosts a run will use; absent or undefined when they are known only at run time (k8s, slurm without a node list) */

@@ -7,6 +7,7 @@ import type { Suite, TestSpec } from "../core/types.ts";
 import { show } from "../core/units.ts";
 import { isMap } from "./merge.ts";
 import { resolveTest } from "./resolve.ts";
+import { groupsRefused } from "./pattern.ts";
 
 export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, "source">; problems: Problem[] } {
   const problems: Problem[] = [];
@@ -35,6 +36,8 @@ export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, 
     const r = resolveTest(t.data as TestInput, (defaults?.data ?? {}) as DefaultsInput, ["tests", i], new Set([...t.broken, ...brokenDefaults]));
     problems.push(...r.problems);
     tests.push(r.spec);
+    const refused = groupsRefused(r.spec, ["tests", i], platform.block);
+    if (refused) problems.push(refused);
   });
 
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);

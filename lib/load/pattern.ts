@@ -2,8 +2,11 @@
 // test's kind and node count. The patterns themselves (which hosts meet in which round) are
 // lib/isolate's; here is only what a suite may combine.
 import type { AnyKind, Report } from "../core/kind.ts";
-import type { Pattern, TestCommon } from "../core/types.ts";
-import type { PathKey } from "./schema.ts";
+import { isolating, patternOf } from "../core/pattern.ts";
+import { getPlatform } from "../core/platform.ts";
+import type { Pattern, TestCommon, TestSpec } from "../core/types.ts";
+import type { PathKey, Problem } from "./schema.ts";
+import type { PlatformBlock } from "./schema/platform.ts";
 import type { TestInput } from "./schema/test.ts";
 
 type Resolved = Pick<TestCommon, "perNode"> & Partial<Pick<TestCommon, "pattern" | "pairs" | "onFailure" | "screen">>;
@@ -63,5 +66,25 @@ export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], repor
     ...(t.pairs !== undefined && { pairs: t.pairs }),
     ...(t.onFailure !== undefined && { onFailure: t.onFailure }),
     ...(t.screen !== undefined && { screen: t.screen }),
+  };
+}
+
+/**
+ * An isolating test on the suite's platform whose settings rule out a round's groups: pointed at
+ * the test's key and at the setting, before anything is planned.
+ */
+export function groupsRefused(spec: TestSpec, at: PathKey[], block: PlatformBlock): Problem | undefined {
+  const onFailure = spec.onFailure === "isolate" && patternOf(spec) === "ring";
+  if (!onFailure && !isolating(patternOf(spec))) return undefined;
+  const settings = block.settings[block.type];
+  const refused = settings === undefined ? undefined : getPlatform(block.type)?.groupsRefused?.(settings);
+  if (!refused) return undefined;
+  const key = onFailure ? "onFailure" : "pattern";
+  const named = onFailure ? '"onFailure: isolate"' : `"pattern: ${spec.pattern}"`;
+  return {
+    path: [...at, key],
+    at: "value",
+    message: `${named} runs groups of nodes side by side, which platform "${block.type}" with ${refused.why}`,
+    also: [["platform", block.type, refused.key]],
   };
 }

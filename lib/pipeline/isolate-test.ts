@@ -32,6 +32,8 @@ export async function runIsolation(
   baseline?: ResultsFile,
   /** the whole-cluster run that failed (`onFailure: isolate`): it stands as the first round when that round is the whole set */
   ring?: { units: UnitResult[]; records: RunRecord[] },
+  /** after each round: the isolation so far (incomplete), for results.json to keep what a killed run finished */
+  onRound?: (sofar: IsolationRun) => void,
 ): Promise<IsolationRun> {
   const h = headlineRule(test.kind, test.expect, paramsOf(test.spec));
   const machine = isolation(iso.pattern, iso.hosts, { ...isolationOptions(iso), ...(h.floor !== undefined && { floor: h.floor }) });
@@ -56,9 +58,14 @@ export async function runIsolation(
     // a round cut short by Ctrl-C is not evidence: the verdict stays what the finished rounds say
     if (env.signal.aborted) break;
     machine.feed(round.groups.map((group, i) => asGroup(group, judged[i]!, h)));
+    onRound?.({ units: [...run.units], records: [...run.records], verdict: verdictOf(machine, iso) });
   }
+  return { ...run, verdict: verdictOf(machine, iso) };
+}
+
+function verdictOf(machine: ReturnType<typeof isolation>, iso: PlannedIsolation): IsolationVerdict {
   const runOf = { hosts: iso.hosts, seed: iso.seed, ...(iso.pairs !== undefined && { pairs: iso.pairs }), ...(iso.screen && { screen: iso.screen }) };
-  return { ...run, verdict: { ...machine.verdict(), run: runOf } };
+  return { ...machine.verdict(), run: runOf };
 }
 
 /** The test's result: every round's units, the isolation's verdict, and an outcome that follows it. */

@@ -9,7 +9,7 @@ import { assessTest, mergeInventory } from "../assess/assess.ts";
 import { closeRun } from "../assess/run-outcome.ts";
 import { executeTest, saveRecords, type TestEnv, testLogDir } from "../execute/run-test.ts";
 import type { RunRecord } from "../execute/record.ts";
-import { isolatedResult, isolationWanted, runIsolation } from "./isolate-test.ts";
+import { type IsolationRun, isolatedResult, isolationWanted, runIsolation } from "./isolate-test.ts";
 import { judgeRun } from "../assess/judge.ts";
 import { RESOLVED_SUITE } from "../load/read.ts";
 import { resolvePlatform } from "../plan/plan.ts";
@@ -20,7 +20,7 @@ import { PREFLIGHT_ONLY } from "../execute/not-started.ts";
 import { preflightHeadline } from "../report/preflight-text.ts";
 import { runFilesSink } from "../report/write.ts";
 import { runSimulated } from "../parsers/simulated.ts";
-import type { Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult } from "../core/types.ts";
+import type { Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult, UnitResult } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
 import type { CliOverrides, Platform } from "../core/platform.ts";
 
@@ -71,7 +71,9 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   for (const [i, test] of plan.tests.entries()) {
     if (opts.signal.aborted || blocked) break;
     opts.progress.testStarted(test.name, i, test.kind, test.perNode === true);
-    const { result, records } = await runTest(test, env, opts.baseline);
+    // an isolating test's finished rounds are on disk before the next starts: a killed run keeps them
+    const sofar = (partial: TestResult) => write({ ...results, tests: [...results.tests, partial], outcome: judgeRun([...results.tests, partial]) });
+    const { result, records } = await runTest(test, env, opts.baseline, sofar);
     results.tests.push(result);
     results.inventory = mergeInventory(results.inventory, records);
     results.outcome = judgeRun(results.tests);
@@ -121,10 +123,19 @@ function openRun(outDir: string, plan: Plan, opts: ExecuteOptions): ResultsFile 
  * One test: execute then assess; an isolating pattern round by round; a ring test with `onFailure:
  * isolate` that failed or hung, isolated after it, its own run standing as the whole set's round.
  */
-async function runTest(test: PlannedTest, env: RunEnv, baseline?: ResultsFile): Promise<{ result: TestResult; records: RunRecord[] }> {
+async function runTest(
+  test: PlannedTest,
+  env: RunEnv,
+  baseline: ResultsFile | undefined,
+  sofar: (partial: TestResult) => void,
+): Promise<{ result: TestResult; records: RunRecord[] }> {
   const logDir = testLogDir(env.outDir, test.name);
+  const onRound = (before: { units: UnitResult[]; records: RunRecord[] }) => (run: IsolationRun) => {
+    saveRecords(logDir, [...before.records, ...run.records]);
+    sofar(isolatedResult(test, run, before.units));
+  };
   if (test.isolation && !test.isolation.onFailure) {
-    const run = await runIsolation(test, test.isolation, env, env.render, baseline);
+    const run = await runIsolation(test, test.isolation, env, env.render, baseline, undefined, onRound({ units: [], records: [] }));
     saveRecords(logDir, run.records);
     return { result: isolatedResult(test, run), records: run.records };
   }
@@ -135,7 +146,7 @@ async function runTest(test: PlannedTest, env: RunEnv, baseline?: ResultsFile): 
   env.progress.note(
     `${test.name}: the run over ${test.nodes} nodes ${whole.status === "timeout" ? "hung" : "failed"}: isolating the node(s) behind it by ${test.isolation.pattern}`,
   );
-  const run = await runIsolation(test, test.isolation, env, env.render, baseline, { units: result.units, records });
+  const run = await runIsolation(test, test.isolation, env, env.render, baseline, { units: result.units, records }, onRound({ units: result.units, records }));
   const all = [...records, ...run.records];
   saveRecords(logDir, all);
   return { result: isolatedResult(test, run, result.units), records: all };

@@ -121,6 +121,9 @@ export function groupObjects(i: ManifestInput, unit: PlannedUnit, index: number)
   return [headlessService(i, name, unit.name), rankJob(i, name, unit.nodes.length, labels, unit.nodes)];
 }
 
+/** the load-time refusal (lib/load/pattern.ts) and the render-time one, for a `--platform k8s` the suite did not name, say the same */
+export const MODE_REFUSES_GROUPS = (mode: string) => `mode "${mode}" cannot: use mode: indexed-job for it`;
+
 /** the node name `gpucheck plan` shows for per-node Jobs (real names come from the API at run time) */
 export const PLAN_NODE = "each-matching-node";
 
@@ -131,9 +134,7 @@ export function buildManifests(i: ManifestInput, nodes: string[] = i.settings.no
   if (groups) {
     // the Kubeflow operators own their pods' rendezvous and naming; a round's groups need ours
     if (i.settings.mode !== "indexed-job") {
-      throw new SuiteError(
-        `k8s: test "${i.test.name}" runs groups of nodes side by side (an isolating pattern), which mode "${i.settings.mode}" cannot: use mode: indexed-job for it`,
-      );
+      throw new SuiteError(`k8s: test "${i.test.name}" runs groups of nodes side by side (an isolating pattern), which ${MODE_REFUSES_GROUPS(i.settings.mode)}`);
     }
     return [configMap(i), ...groups.flatMap((g, k) => groupObjects(i, g, k))];
   }

@@ -1,14 +1,15 @@
-// A Docker engine in this process: an HTTP server on a unix socket answering the part of the
+// A Docker engine in this process: an HTTP server on a unix socket (or a loopback TCP port) answering the part of the
 // Engine API the docker platform uses through dockerode (version, image inspect, create,
 // put_archive, attach, start, wait, stop, list by label, remove), so the platform's own client
-// code runs unchanged against `unix://<socket>`. A "container" is a scratch root directory and a
+// code runs unchanged against `unix://<socket>` or `tcp://127.0.0.N:<port>`. A "container" is a scratch root directory and a
 // local process group: the workload archive is unpacked into the root, and paths under the
 // container's /opt/gpucheck (Cmd, Env, WorkingDir) are rewritten into it. What it does not have:
 // images (every image "exists", the command runs on this machine's Python), networks, GPUs,
 // ulimits, pulls, and engine faults; dockerd and podman cover those in test/integration/.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { constants } from "node:os";
 import { join } from "node:path";
@@ -36,19 +37,29 @@ export class FakeDockerEngine {
   private constructor(
     private readonly server: Server,
     base: string,
+    url: string,
   ) {
     this.base = base;
-    this.url = `unix://${join(base, "docker.sock")}`;
+    this.url = url;
   }
 
-  static async start(): Promise<FakeDockerEngine> {
+  /**
+   * On a unix socket, or with `tcp` on a TCP port of that loopback address (127.0.0.2, …): engines
+   * on sockets are all node "localhost" to the platform, on distinct addresses each a node of its own.
+   */
+  static async start(opts: { tcp?: string } = {}): Promise<FakeDockerEngine> {
     const base = tempDir("gpucheck-fakedocker-");
     let engine: FakeDockerEngine | undefined;
     const server = createServer((req, res) => {
       engine!.handle(req, res).catch((err: Error) => reply(res, 500, { message: err.message }));
     });
-    engine = new FakeDockerEngine(server, base);
-    await new Promise<void>((resolve) => server.listen(join(base, "docker.sock"), resolve));
+    // dockerd keeps an idle client connection open; node's 5 s default would close sockets that
+    // dockerode's agent is about to reuse, an ECONNRESET no real engine gives
+    server.keepAliveTimeout = 0;
+    const sock = join(base, "docker.sock");
+    await new Promise<void>((resolve) => (opts.tcp ? server.listen(0, opts.tcp, resolve) : server.listen(sock, resolve)));
+    const url = opts.tcp ? `tcp://${opts.tcp}:${(server.address() as AddressInfo).port}` : `unix://${sock}`;
+    engine = new FakeDockerEngine(server, base, url);
     return engine;
   }
 
@@ -59,7 +70,9 @@ export class FakeDockerEngine {
 
   async stop(): Promise<void> {
     for (const c of this.containers.values()) if (c.proc?.pid && c.exitCode === undefined) signalGroup(c.proc.pid, "SIGKILL");
-    await new Promise((resolve) => this.server.close(resolve));
+    const closed = new Promise((resolve) => this.server.close(resolve));
+    this.server.closeAllConnections();
+    await closed;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -93,11 +106,16 @@ export class FakeDockerEngine {
     reply(res, 201, { Id: id, Warnings: [] });
   }
 
-  private putArchive(c: Container, path: string, tar: Buffer, res: ServerResponse): void {
+  /** without blocking the event loop: the engine serves other clients (a round's containers) meanwhile */
+  private async putArchive(c: Container, path: string, tar: Buffer, res: ServerResponse): Promise<void> {
     const dir = join(c.root, path);
     mkdirSync(dir, { recursive: true });
-    const r = spawnSync("tar", ["-x", "-f", "-", "-C", dir], { input: tar });
-    if (r.status !== 0) return reply(res, 500, { message: `extracting the archive: ${r.stderr}` });
+    const tarProc = spawn("tar", ["-x", "-f", "-", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    tarProc.stderr.on("data", (d: Buffer) => (stderr += d));
+    tarProc.stdin.end(tar);
+    const code = await new Promise<number | null>((resolve) => tarProc.on("close", resolve));
+    if (code !== 0) return reply(res, 500, { message: `extracting the archive: ${stderr}` });
     res.writeHead(200).end();
   }
 

@@ -193,6 +193,38 @@ suite.yaml:5:5: "perNode: false" contradicts "pattern: each-node", which runs th
       ^
 `,
     ],
+    [
+      "an isolating pattern on k8s in a Kubeflow mode, whose operators own the pods' rendezvous and naming",
+      `
+name: s
+platform:
+  type: k8s
+  k8s: { image: "x:1", mode: pytorchjob, nodes: [a, b, c] }
+tests:
+  - name: j
+    kind: collective
+    pattern: pairwise
+`,
+      `
+suite.yaml:8:14: "pattern: pairwise" runs groups of nodes side by side, which platform "k8s" with mode "pytorchjob" cannot: use mode: indexed-job for it
+      pattern: pairwise
+               ^
+`,
+    ],
+    [
+      "onFailure: isolate on k8s in mode mpijob",
+      `
+name: s
+platform: { type: k8s, k8s: { image: "x:1", mode: mpijob, nodes: [a, b, c] } }
+tests:
+  - { name: k, kind: collective, nodes: 3, onFailure: isolate }
+`,
+      `
+suite.yaml:4:55: "onFailure: isolate" runs groups of nodes side by side, which platform "k8s" with mode "mpijob" cannot: use mode: indexed-job for it
+    - { name: k, kind: collective, nodes: 3, onFailure: isolate }
+                                                        ^
+`,
+    ],
   ]);
 });
 
@@ -281,6 +313,14 @@ suite.yaml:6:26: item 2 of "rack1" must be a host name, got 3
 });
 
 describe("what patterns leave as it was", () => {
+  test("a Kubeflow mode in the k8s block of a suite that runs elsewhere, and a k8s test without a pattern, stay valid", async () => {
+    const k8s = 'k8s: { image: "x:1", mode: pytorchjob, nodes: [a, b] }';
+    const ssh = await load({ "s.yaml": `name: s\nplatform: { type: ssh, ${k8s} }\ntests:\n  - { name: a, kind: collective, pattern: pairwise }\n` });
+    expect(ssh.tests[0]!.pattern).toBe("pairwise");
+    const ring = await load({ "s.yaml": `name: s\nplatform: { type: k8s, ${k8s} }\ntests:\n  - { name: a, kind: collective, nodes: 2 }\n` });
+    expect(ring.tests[0]!.nodes).toBe(2);
+  });
+
   test("perNode: true beside nodes: 4 stays valid: every host, one at a time (only a written each-node pattern checks nodes)", async () => {
     const s = await load({ "s.yaml": "name: s\ntests:\n  - { name: a, kind: collective, perNode: true, nodes: 4, gpusPerNode: 0, ranksPerNode: 2 }\n" });
     expect(s.tests[0]).toMatchObject({ perNode: true, nodes: 4 });
