@@ -33,7 +33,7 @@ table.exceptions td:first-child { white-space: nowrap; }
 svg.plot .node-label { font-size: 10px; fill: var(--fail); } svg.plot .muted-text { fill: var(--muted); } svg.heat text { font-size: 11px; }
 figure.dist { margin: 0; max-width: 560px; } figure.dist .small { margin: 2px 4px 8px; }
 p.search input { font: inherit; padding: 3px 8px; width: 16em; border: 1px solid var(--line); border-radius: 6px; }
-#node-results table { width: auto; } #node-results td { white-space: nowrap; }
+#node-results { overflow-x: auto; } #node-results table { width: auto; } #node-results td { white-space: nowrap; }
 `;
 
 /**
@@ -67,9 +67,10 @@ export const SCRIPT = `
       if (q) for (var i = 0; i < fleet.nodes.length && found.length < 20; i++) if (fleet.nodes[i].toLowerCase().indexOf(q) >= 0) found.push(i);
       document.getElementById("node-found").textContent = q ? (found.length === 20 ? "first 20 matches" : found.length + " match" + (found.length === 1 ? "" : "es")) : "";
       if (!found.length) { out.innerHTML = ""; return; }
-      var head = "<tr><th>node</th>" + fleet.tests.map(function (t) { return '<th><a href="#' + t.anchor + '">' + esc(t.name) + "</a></th>"; }).join("") + "</tr>";
-      var rows = found.map(function (i) {
-        return '<tr data-node="' + esc(fleet.nodes[i]) + '"><td class="mono">' + esc(fleet.nodes[i]) + "</td>" + fleet.tests.map(function (t) {
+      // a test per row and a column per node found: ten tests stay readable beside one to a few nodes
+      var head = "<tr><th>test</th>" + found.map(function (i) { return '<th class="mono" data-node="' + esc(fleet.nodes[i]) + '">' + esc(fleet.nodes[i]) + "</th>"; }).join("") + "</tr>";
+      var rows = fleet.tests.map(function (t) {
+        return '<tr><td><a href="#' + t.anchor + '">' + esc(t.name) + "</a></td>" + found.map(function (i) {
           var c = words[t.cells[i]], v = t.values[i];
           return '<td><span class="badge ' + c + '">' + c.toUpperCase() + "</span>" + (v === null ? "" : " " + esc(v) + " " + esc(t.unit)) + "</td>";
         }).join("") + "</tr>";

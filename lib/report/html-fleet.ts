@@ -195,7 +195,7 @@ function exceptions(v: FleetView): string {
     rows.push({
       rank: -RANK.unmeasured * 2,
       node: v.nodes[i],
-      html: `<tr data-outcome="unmeasured" data-node="${escapeAttr(v.nodes[i])}"><td class="mono">${h(v.nodes[i])}</td><td>${names}</td><td>${badge("unmeasured")}</td><td class="num">—</td><td class="num"></td><td>no result from ${of}: not measured, so not accepted</td></tr>`,
+      html: `<tr data-outcome="unmeasured" data-node="${escapeAttr(v.nodes[i])}"><td class="mono">${h(v.nodes[i])}</td><td>${ks.length === v.tests.length ? "every test" : `${ks.length} of ${v.tests.length} tests`}</td><td>${badge("unmeasured")}</td><td class="num">—</td><td class="num"></td><td>no result from ${of}, so not accepted: ${names}</td></tr>`,
     });
   }
   if (rows.length === 0) return "<p>Every node passed every test, none far out of its distribution.</p>";

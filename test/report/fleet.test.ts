@@ -33,7 +33,7 @@ describe("report.html at 1,000 nodes", () => {
     expect(rows[1][3]).toContain("nic_bw_gbps 96.6 Gb/s &lt; 370 Gb/s expected");
     expect(rows[2][3]).toContain("DCGM_FR_FIELD_VIOLATION");
     expect([rows[3][1], rows[3][2]]).toEqual(["unmeasured", fleetHost(LOST)]);
-    expect(rows[3][3]).toContain("not measured, so not accepted");
+    expect(rows[3][3]).toContain("no result from any test, so not accepted");
     // a node with no result is one row, not one per test, and nothing else is listed
     expect(rows.filter((r) => r[2] === fleetHost(LOST))).toHaveLength(1);
     expect(rows).toHaveLength(4);
