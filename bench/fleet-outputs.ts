@@ -55,14 +55,11 @@ const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 /** The write after test k: the series files of tests 1..k-1 are on disk already (the sink writes each once). */
 function writeAfter(r: ResultsFile, k: number): number[] {
   const upTo = (n: number): ResultsFile => ({ ...r, tests: r.tests.slice(0, n) });
-  const out: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const dir = join(base, `w${k}-${i}`);
-    const written = new Set<string>();
-    writeRunFiles(dir, upTo(k - 1), written);
-    out.push(time(() => writeRunFiles(dir, upTo(k), written)));
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = join(base, `w${k}`);
+  const before = new Set<string>();
+  writeRunFiles(dir, upTo(k - 1), before);
+  const out = Array.from({ length: runs }, () => time(() => writeRunFiles(dir, upTo(k), new Set(before))));
+  rmSync(dir, { recursive: true, force: true });
   return out;
 }
 
