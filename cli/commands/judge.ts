@@ -50,6 +50,8 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
   try {
     // the logs come along (hard links where the file system allows) so the report's links work
     linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
+    // and a big run's telemetry series, which its results.json names by file
+    linkTree(join(sourceDir, RESULT_FILES.telemetry), join(outDir, RESULT_FILES.telemetry));
     for (const f of ["suite.yaml"]) if (existsSync(join(sourceDir, f))) copyFileSync(join(sourceDir, f), join(outDir, f));
     writeFileSync(join(outDir, JUDGED_WITH_FILE), suiteText(suite));
     writeFinalFiles(outDir, results);

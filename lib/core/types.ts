@@ -364,6 +364,8 @@ export interface TelemetrySummary {
   throttleReasons: string[];
   xids: string[];
   series?: Record<string, SeriesPoint[]>;
+  /** results.json of a test of many units: the file under the results directory that holds `series` (lib/report/write.ts) */
+  seriesFile?: string;
 }
 
 export interface UnitResult {

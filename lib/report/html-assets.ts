@@ -27,6 +27,13 @@ svg.plot .series path { stroke-width: 1.8; } svg.plot .series circle { stroke: n
 svg.plot .threshold line { stroke: var(--fail); stroke-width: 1.5; stroke-dasharray: 6 4; } svg.plot .threshold text { fill: var(--fail); }
 svg.plot .legend-item { cursor: pointer; } svg.plot .legend-item.off { opacity: .35; } svg.plot .hidden { display: none; }
 .muted { color: var(--muted); }
+.mono, .hostlist { font-family: ui-monospace, monospace; } .hostlist { word-break: break-all; font-size: 13px; } .small { font-size: 12px; }
+.badge.unmeasured { background: #fff; color: var(--muted); border: 1px dashed var(--muted); } .badge.outlier { background: #bf8700; }
+table.exceptions td:first-child { white-space: nowrap; }
+svg.plot .node-label { font-size: 10px; fill: var(--fail); } svg.plot .muted-text { fill: var(--muted); } svg.heat text { font-size: 11px; }
+figure.dist { margin: 0; max-width: 560px; } figure.dist .small { margin: 2px 4px 8px; }
+p.search input { font: inherit; padding: 3px 8px; width: 16em; border: 1px solid var(--line); border-radius: 6px; }
+#node-results { overflow-x: auto; } #node-results table { width: auto; } #node-results td { white-space: nowrap; }
 `;
 
 /**
@@ -46,6 +53,31 @@ export const SCRIPT = `
     svg.setAttribute("data-rendered-series", String(n));
   });
   document.body.setAttribute("data-plots-rendered", String(plots.length));
+  // a fleet's search by node name: its verdict and headline in every test, from the data embedded in the page
+  var search = document.getElementById("node-search");
+  var data = document.getElementById("fleet-data");
+  if (search && data) {
+    var fleet = JSON.parse(data.textContent);
+    var words = { p: "passed", f: "failed", e: "error", s: "skipped", u: "unmeasured" };
+    var esc = function (s) { return String(s).replace(/[&<>"]/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); };
+    search.addEventListener("input", function () {
+      var q = search.value.trim().toLowerCase();
+      var out = document.getElementById("node-results");
+      var found = [];
+      if (q) for (var i = 0; i < fleet.nodes.length && found.length < 20; i++) if (fleet.nodes[i].toLowerCase().indexOf(q) >= 0) found.push(i);
+      document.getElementById("node-found").textContent = q ? (found.length === 20 ? "first 20 matches" : found.length + " match" + (found.length === 1 ? "" : "es")) : "";
+      if (!found.length) { out.innerHTML = ""; return; }
+      // a test per row and a column per node found: ten tests stay readable beside one to a few nodes
+      var head = "<tr><th>test</th>" + found.map(function (i) { return '<th class="mono" data-node="' + esc(fleet.nodes[i]) + '">' + esc(fleet.nodes[i]) + "</th>"; }).join("") + "</tr>";
+      var rows = fleet.tests.map(function (t) {
+        return '<tr><td><a href="#' + t.anchor + '">' + esc(t.name) + "</a></td>" + found.map(function (i) {
+          var c = words[t.cells[i]], v = t.values[i];
+          return '<td><span class="badge ' + c + '">' + c.toUpperCase() + "</span>" + (v === null ? "" : " " + esc(v) + " " + esc(t.unit)) + "</td>";
+        }).join("") + "</tr>";
+      });
+      out.innerHTML = '<table class="verdicts">' + head + rows.join("") + "</table>";
+    });
+  }
   document.querySelectorAll("g.legend-item").forEach(function (item) {
     item.addEventListener("click", function () {
       var name = item.getAttribute("data-series");

@@ -14,12 +14,17 @@ import { nodeProbes, preflightHeadline } from "./preflight-text.ts";
 import { kindOf } from "../kinds/mod.ts";
 import { componentTable } from "./html-components.ts";
 import { isolationSection } from "./isolation-html.ts";
+import { isFleet } from "./fleet.ts";
+import { fleetInventory, fleetSection, fleetView } from "./html-fleet.ts";
+import { compressHostlist } from "../core/hostlist.ts";
 
 const h = escapeText;
 const badge = (o: Outcome) => `<span class="badge ${o}">${o.toUpperCase()}</span>`;
 
 export function renderHtml(r: ResultsFile): string {
   const title = `gpucheck ${r.suite.name}: ${r.outcome.toUpperCase()}`;
+  // a fleet's page is by exception: the nodes that need a look, the rest as counts and ranges
+  const fleet = isFleet(r);
   return [
     "<!DOCTYPE html>",
     '<html lang="en">',
@@ -32,10 +37,10 @@ export function renderHtml(r: ResultsFile): string {
     "</head>",
     `<body data-outcome="${r.outcome}">`,
     header(r),
-    ...(r.preflight ? [preflightSection(r.preflight)] : []),
-    verdictTable(r),
-    ...r.tests.map(testSection),
-    inventory(r.inventory),
+    ...(r.preflight ? [preflightSection(r.preflight, fleet)] : []),
+    fleet ? fleetSection(fleetView(r)) : verdictTable(r),
+    ...r.tests.map((t, i) => testSection(t, i, fleet)),
+    fleet ? fleetInventory(r) : inventory(r.inventory),
     `<footer class="muted"><p>Written by gpucheck ${h(r.gpucheck)} from results.json (schema version ${r.schemaVersion}). Raw logs are under logs/ beside this file.</p></footer>`,
     `<script>${SCRIPT}</script>`,
     "</body>",
@@ -73,13 +78,16 @@ function header(r: ResultsFile): string {
 }
 
 /** Each node's preflight: what it offers, and what keeps the tests from it. */
-function preflightSection(pre: PreflightResult): string {
-  const rows = pre.nodes.map((n) => {
+function preflightSection(pre: PreflightResult, fleet: boolean): string {
+  const passed = pre.nodes.filter((n) => n.passed).map((n) => n.node);
+  const rows = (fleet ? pre.nodes.filter((n) => !n.passed) : pre.nodes).map((n) => {
     const problems = n.problems.length ? `<ul class="checks">${n.problems.map((p) => `<li class="unjudged">${h(p.message)}</li>`).join("")}</ul>` : "";
     const logs = logLinks(n.logs);
     return `<tr data-outcome="${n.passed ? "passed" : "error"}"><td>${h(n.node)}</td><td>${badge(n.passed ? "passed" : "error")}</td><td>${h(nodeProbes(n))}${problems}${logs ? `<p class="muted">logs: ${logs}</p>` : ""}</td></tr>`;
   });
-  return `<section id="preflight"><h2>Preflight</h2><p>${h(preflightHeadline(pre))}</p><table class="verdicts"><tr><th>node</th><th>verdict</th><th>found</th></tr>${rows.join("")}</table></section>`;
+  const rest = fleet && passed.length ? `<p>${badge("passed")} ${passed.length}: <span class="mono hostlist">${h(compressHostlist(passed))}</span></p>` : "";
+  const table = rows.length ? `<table class="verdicts"><tr><th>node</th><th>verdict</th><th>found</th></tr>${rows.join("")}</table>` : "";
+  return `<section id="preflight"><h2>Preflight</h2><p>${h(preflightHeadline(pre))}</p>${table}${rest}</section>`;
 }
 
 function verdictTable(r: ResultsFile): string {
@@ -93,8 +101,15 @@ function verdictTable(r: ResultsFile): string {
   return `<section id="verdicts"><h2>Verdicts</h2><table class="verdicts">${head}${rows.join("")}</table></section>`;
 }
 
-function testSection(t: TestResult, i: number): string {
-  const plots = plotsForTest(t, i).map(renderPlot);
+/** The units a fleet's test shows in full: those that did not pass (at most FLEET_SHOWN); the rest are a count and ranges. */
+const FLEET_SHOWN = 50;
+
+function testSection(t: TestResult, i: number, fleet: boolean): string {
+  const shown = fleet && t.units.length > 1 ? t.units.filter((u) => u.verdict.outcome !== "passed").slice(0, FLEET_SHOWN) : t.units;
+  // a fleet's curves: the units shown and one passing unit for comparison, not a thousand lines
+  const typical = t.units.find((u) => u.verdict.outcome === "passed");
+  const plotted = fleet && t.units.length > 1 ? { ...t, units: [...shown.slice(0, 8), ...(typical ? [typical] : [])] } : t;
+  const plots = plotsForTest(plotted, i).map(renderPlot);
   const shape = `${t.kind} · ${t.nodes} node(s) × ${t.gpusPerNode} GPU(s), world size ${t.worldSize}${t.perNode ? " · per node" : ""}`;
   return [
     `<section class="test" id="test-${i}" data-test="${escapeAttr(t.name)}" data-outcome="${t.outcome}">`,
@@ -103,9 +118,20 @@ function testSection(t: TestResult, i: number): string {
     ...(t.isolation ? [isolationSection(t.isolation, t.headline.unit)] : []),
     plots.length ? `<div class="plots">${plots.join("\n")}</div>` : `<p class="muted">No plottable data.</p>`,
     ...(t.launch ? [launchBlock(t.launch)] : []),
-    ...t.units.map((u) => unitBlock(t, u)),
+    ...(shown !== t.units ? [unitsNotShown(t, shown)] : []),
+    ...shown.map((u) => unitBlock(t, u)),
     "</section>",
   ].join("\n");
+}
+
+/** A fleet's test: what its units came to, with the passing nodes as ranges, above the units shown in full. */
+function unitsNotShown(t: TestResult, shown: UnitResult[]): string {
+  const passed = t.units.filter((u) => u.verdict.outcome === "passed");
+  const hidden = t.units.length - passed.length - shown.length;
+  const hosts = passed.flatMap((u) => u.hosts);
+  const lines = [`${passed.length} of ${t.units.length} units passed${hosts.length ? `: <span class="mono hostlist">${h(compressHostlist(hosts))}</span>` : ""}.`];
+  if (shown.length) lines.push(`The ${shown.length} that did not are below${hidden > 0 ? `, and ${hidden} more (the table of nodes above lists them)` : ""}.`);
+  return `<p>${lines.join(" ")}</p>`;
 }
 
 /** The command and environment as run, so one test can be rerun by hand on a node. */

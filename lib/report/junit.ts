@@ -9,6 +9,7 @@ import { partLabel } from "../core/parts.ts";
 import { attrs, cdata, escapeText } from "../core/xml.ts";
 import type { NodeVerdict } from "../core/isolation.ts";
 import { checkMark, humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
+import { isFleet } from "./fleet.ts";
 
 interface Case {
   test: TestResult;
@@ -22,18 +23,33 @@ interface Case {
 }
 
 export function renderJunit(results: ResultsFile): string {
-  const cases = results.tests.flatMap(casesOf);
-  const count = (o: Outcome) => cases.filter((c) => c.outcome === o).length;
+  const fleet = isFleet(results);
+  const cases = results.tests.flatMap((t) => casesOf(t, fleet));
+  const count = (o: Outcome, of = cases) => of.filter((c) => c.outcome === o).length;
   const time = seconds(suiteSeconds(results));
   const counts = { tests: cases.length, failures: count("failed"), errors: count("error") };
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(`<testsuites${attrs({ name: "gpucheck", ...counts, time })}>`);
   // Jenkins recomputes counts from the testcases, but the xUnit plugin's XSD requires them.
-  out.push(`  <testsuite${attrs({ name: results.suite.name, ...counts, skipped: count("skipped"), time, timestamp: isoSeconds(results.startedAt) })}>`);
-  out.push("    <properties>");
-  for (const [name, value] of properties(results)) out.push(`      <property${attrs({ name, value })}/>`);
-  out.push("    </properties>");
-  for (const c of cases) out.push(...renderCase(results, c));
+  const suite = (name: string, of: Case[], secs: string, timestamp: string) => {
+    out.push(
+      `  <testsuite${attrs({ name, tests: of.length, failures: count("failed", of), errors: count("error", of), skipped: count("skipped", of), time: secs, timestamp: isoSeconds(timestamp) })}>`,
+    );
+    out.push("    <properties>");
+    for (const [name, value] of properties(results)) out.push(`      <property${attrs({ name, value })}/>`);
+    out.push("    </properties>");
+    for (const c of of) out.push(...renderCase(results, c, fleet));
+  };
+  if (!fleet) suite(results.suite.name, cases, time, results.startedAt);
+  else {
+    // a fleet: one testsuite per test, so Jenkins' tree opens on ten tests, not on 10,000 nodes
+    for (const [i, t] of results.tests.entries()) {
+      const of = cases.filter((c) => c.test === t);
+      suite(`${results.suite.name}.${t.name}`, of, seconds(t.units.reduce((m, u) => Math.max(m, u.durationS), 0)), t.units[0]?.startedAt ?? results.startedAt);
+      if (i < results.tests.length - 1) out.push("  </testsuite>");
+    }
+    if (results.tests.length === 0) suite(results.suite.name, cases, time, results.startedAt);
+  }
   // Jenkins shows the suite's output beside its cases: the preflight says why none ran
   const notes: string[] = results.preflight ? preflightLines(results.preflight) : [];
   if (!results.complete) {
@@ -72,14 +88,17 @@ function properties(r: ResultsFile): Array<[string, string]> {
  * of an isolating pattern ("<test> [2.gpu01+gpu07]"); an isolating test adds one per node, so
  * Jenkins' tree names the bad node ("<test> [node gpu07]").
  */
-function casesOf(test: TestResult): Case[] {
+function casesOf(test: TestResult, fleet: boolean): Case[] {
   if (test.units.length === 0) return [{ test, unit: null, name: test.name, outcome: test.outcome }];
   const single = test.units.length === 1 && !test.perNode;
   return test.units
     .flatMap((u): Case[] => [
       { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
-      // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace
-      ...partChecks(u).map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } })),
+      // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace;
+      // in a fleet only the parts that did not pass (8,000 passing GPUs per test would bury them)
+      ...partChecks(u)
+        .map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } }))
+        .filter((c) => !fleet || c.outcome !== "passed"),
     ])
     .concat((test.isolation?.nodes ?? []).map((n) => ({ test, unit: null, name: `${test.name} [node ${n.node}]`, outcome: NODE_OUTCOME[n.verdict], node: n })));
 }
@@ -101,9 +120,10 @@ function renderNodeCase(c: Case, n: NodeVerdict, classname: string): string[] {
   return [head, ...body, "    </testcase>"];
 }
 
-function renderCase(results: ResultsFile, c: Case): string[] {
-  // classname "gpucheck.<suite>.<kind>": Jenkins splits packages at dots, so dots inside names go
-  const classname = ["gpucheck", results.suite.name, c.test.kind].map((p) => p.replace(/\./g, "_")).join(".");
+function renderCase(results: ResultsFile, c: Case, fleet: boolean): string[] {
+  // classname "gpucheck.<suite>.<kind>": Jenkins splits packages at dots, so dots inside names go;
+  // in a fleet the test's name, so that its class lists the nodes of one test
+  const classname = ["gpucheck", results.suite.name, fleet ? c.test.name : c.test.kind].map((p) => p.replace(/\./g, "_")).join(".");
   if (c.part) return renderPartCase(c, c.part.checks, classname);
   if (c.node) return renderNodeCase(c, c.node, classname);
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(c.unit?.durationS ?? 0) })}>`;

@@ -181,6 +181,12 @@ const TelemetrySummary = z
     series: Series.optional().describe(
       "util_pct, power_w, temp_c (GPU nodes), cpu_util_pct (nodes without a GPU); x = seconds since the first sample; at most 600 points, heat and power as each time bucket's peak",
     ),
+    seriesFile: z
+      .string()
+      .optional()
+      .describe(
+        "instead of series, in a test of more than 32 units: the file holding them (a JSON object of the same shape), relative to the results directory, e.g. telemetry/burn/gpu0042.json",
+      ),
   })
   .meta({ id: "TelemetrySummary" });
 

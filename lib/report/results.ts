@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
+import { FLEET_UNITS } from "./fleet.ts";
 
 export const RESULT_FILES = {
   results: "results.json",
@@ -12,6 +13,8 @@ export const RESULT_FILES = {
   html: "report.html",
   summary: "summary.txt",
   logs: "logs",
+  /** per-unit telemetry series of tests too big to keep them in results.json (write.ts) */
+  telemetry: "telemetry",
 } as const;
 
 /**
@@ -63,7 +66,26 @@ export class ResultsWriteError extends PlatformError {
  * would otherwise be one line per number, several times the size (bench/report-files.ts).
  */
 export function serialiseResults(results: ResultsFile): string {
-  return `${layout(results, "")}\n`;
+  return `${layout(oneLinePerUnit(results), "")}\n`;
+}
+
+/**
+ * A test of a fleet (more than FLEET_UNITS units, one per node) writes each unit on one line (and
+ * each node's inventory and preflight), and
+ * its telemetry series into a file of its own (write.ts): indenting every check of 1,000 nodes made
+ * results.json nearly twice the size and its writing slower (bench/fleet-outputs.ts). The units
+ * become values whose toJSON layout() writes on one line; a line per node still diffs well.
+ */
+function oneLinePerUnit(results: ResultsFile): ResultsFile {
+  if (!results.tests.some((t) => t.units.length > FLEET_UNITS)) return results;
+  const line = <T>(u: T): T => ({ toJSON: () => u }) as unknown as T;
+  return {
+    ...results,
+    tests: results.tests.map((t) => (t.units.length > FLEET_UNITS ? { ...t, units: t.units.map(line) } : t)),
+    // and a node's inventory (eight GPUs of eight fields each) and preflight a line each
+    inventory: results.inventory.map(line),
+    ...(results.preflight ? { preflight: { ...results.preflight, nodes: results.preflight.nodes.map(line) } } : {}),
+  };
 }
 
 function layout(v: unknown, indent: string): string {
@@ -83,6 +105,8 @@ function layout(v: unknown, indent: string): string {
 /** A value, or an array or object of values: one data point. */
 function isFlat(x: unknown): boolean {
   if (x === null || typeof x !== "object") return true;
+  // a unit of a fleet's test: one line of its own (oneLinePerUnit), never a whole array of them on one
+  if (typeof (x as { toJSON?: unknown }).toJSON === "function") return false;
   const parts = Array.isArray(x) ? x : Object.values(x);
   return parts.length <= 4 && parts.every((p) => p === null || typeof p !== "object");
 }

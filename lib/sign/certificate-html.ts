@@ -4,6 +4,8 @@ import { escapeAttr, escapeText } from "../core/xml.ts";
 import type { CertificateView } from "./certificate-view.ts";
 
 const e = escapeText;
+/** A fleet's certificate lists at most this many failed parts and rejected nodes, so it stays a few pages. */
+const MAX_ROWS = 40;
 
 const CSS = `
 @page { size: A4; margin: 12mm 13mm; }
@@ -32,23 +34,32 @@ p { margin: 1mm 0; }
 footer { margin-top: 2mm; font-size: 7.5pt; color: #555; }
 .nowrap { white-space: nowrap; }
 .serials { font-size: 7pt; word-spacing: -0.5mm; }
+.hostlist { word-break: break-all; }
 section.keep { break-inside: avoid; }
 h2 { break-after: avoid; }
 `;
 
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+}
+
 export function renderCertificateHtml(v: CertificateView): string {
   const fact = (k: string, val: string) => `<tr><th>${e(k)}</th><td>${val}</td></tr>`;
   // alike nodes (the usual case) get one line each, so 32 nodes still fit on two pages
-  const nodes = v.nodesAlike
-    ? `<p>Every node: ${e(v.nodesAlike)}</p>\n<table>\n<thead><tr><th>Node</th><th>GPU serial numbers</th></tr></thead>\n${v.nodes
-        .map((n) => `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="mono serials">${e(n.serials) || "—"}</td></tr>`)
+  const nodes = v.nodeGroups
+    ? `<p>${e(plural(v.nodes.length, "node"))}${v.nodeGroups.length === 1 ? `, every one: ${e(v.nodesAlike ?? `${v.nodeGroups[0].gpus} · ${v.nodeGroups[0].versions}`)}` : ` in ${v.nodeGroups.length} configurations`}. The serial numbers of all ${e(v.nodes.reduce((s, n) => s + (n.serials ? n.serials.split(" ").length : 0), 0).toLocaleString("en"))} GPUs are in the signed file (<span class="mono">certificate.intoto.json</span>, predicate.nodes), covered by the signature.</p>\n<table>\n<thead><tr><th>Nodes</th><th>Count</th><th>GPUs</th><th>Versions</th></tr></thead>\n${v.nodeGroups
+        .map((g) => `<tr><td class="mono hostlist">${e(g.hosts)}</td><td>${g.count}</td><td class="nowrap">${e(g.gpus)}</td><td class="small">${e(g.versions)}</td></tr>`)
         .join("\n")}\n</table>`
-    : `<table>\n<thead><tr><th>Node</th><th>GPUs</th><th>GPU serial numbers</th><th>Versions</th></tr></thead>\n${v.nodes
-        .map(
-          (n) =>
-            `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="nowrap">${e(n.gpus)}</td><td class="mono small">${e(n.serials) || "—"}</td><td class="small">${e(n.versions)}</td></tr>`,
-        )
-        .join("\n")}\n</table>`;
+    : v.nodesAlike
+      ? `<p>Every node: ${e(v.nodesAlike)}</p>\n<table>\n<thead><tr><th>Node</th><th>GPU serial numbers</th></tr></thead>\n${v.nodes
+          .map((n) => `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="mono serials">${e(n.serials) || "—"}</td></tr>`)
+          .join("\n")}\n</table>`
+      : `<table>\n<thead><tr><th>Node</th><th>GPUs</th><th>GPU serial numbers</th><th>Versions</th></tr></thead>\n${v.nodes
+          .map(
+            (n) =>
+              `<tr><td class="mono nowrap">${e(n.hostname)}</td><td class="nowrap">${e(n.gpus)}</td><td class="mono small">${e(n.serials) || "—"}</td><td class="small">${e(n.versions)}</td></tr>`,
+          )
+          .join("\n")}\n</table>`;
   const tests = v.tests
     .map((t) => {
       const row = `<tr><td>${e(t.name)}</td><td class="${t.outcome === "PASSED" ? "ok" : "bad"}">${e(t.outcome)}</td><td>${e(t.measured)}</td><td>${e(t.threshold)}</td></tr>`;
@@ -56,16 +67,24 @@ export function renderCertificateHtml(v: CertificateView): string {
       return (t.note ? `${row}\n<tr class="note"><td></td><td colspan="3">${e(t.note)}</td></tr>` : row) + transport;
     })
     .join("\n");
+  // a fleet's node names are hostlist ranges (gpu[0001-0998]): monospaced, broken anywhere
+  const list = (x: string) => (v.nodeGroups ? `<span class="mono hostlist">${e(x)}</span>` : e(x));
+  // and its failed parts and rejected nodes are the first MAX_ROWS; the rest are in the signed file
+  const rows = <T>(xs: T[]) => (v.nodeGroups ? xs.slice(0, MAX_ROWS) : xs);
+  const more = (n: number, what: string) =>
+    v.nodeGroups && n > MAX_ROWS ? `<p class="small">… and ${n - MAX_ROWS} more ${what}: every one is in the signed file, certificate.intoto.json.</p>\n` : "";
   const parts = v.parts.length
-    ? `<section class="keep">\n<h2>Parts that failed</h2>\n<table>\n<thead><tr><th>Test</th><th>Part</th><th>Verdict</th><th>Why</th></tr></thead>\n${v.parts
+    ? `<section class="keep">\n<h2>Parts that failed</h2>\n<table>\n<thead><tr><th>Test</th><th>Part</th><th>Verdict</th><th>Why</th></tr></thead>\n${rows(v.parts)
         .map((x) => `<tr><td>${e(x.test)}</td><td class="mono small">${e(x.part)}</td><td class="bad">${e(x.outcome)}</td><td class="small">${e(x.why)}</td></tr>`)
-        .join("\n")}\n</table>\n</section>\n`
+        .join("\n")}\n</table>\n${more(v.parts.length, "failed parts")}</section>\n`
     : "";
   const nv = v.nodeVerdicts;
   const nodeVerdicts = nv
-    ? `<section class="keep">\n<h2>Nodes</h2>\n<table class="facts">\n${fact("Accepted", e(nv.accepted))}\n${nv.unjudged ? `${fact("Not judged", e(nv.unjudged))}\n` : ""}</table>\n${
+    ? `<section${nv.rejected.length > 20 ? "" : ' class="keep"'}>\n<h2>${v.nodeGroups ? "Node verdicts" : "Nodes"}</h2>\n<table class="facts">\n${fact("Accepted", list(nv.accepted))}\n${nv.unjudged ? `${fact("Not judged", `${list(nv.unjudged)}${v.nodeGroups ? " (not measured by every per-node test, so not accepted)" : ""}`)}\n` : ""}</table>\n${
         nv.rejected.length
-          ? `<table>\n<thead><tr><th>Rejected node</th><th>Why</th></tr></thead>\n${nv.rejected.map((r) => `<tr><td class="bad mono">${e(r.node)}</td><td class="small">${e(r.why)}</td></tr>`).join("\n")}\n</table>\n`
+          ? `<table>\n<thead><tr><th>Rejected node</th><th>Why</th></tr></thead>\n${rows(nv.rejected)
+              .map((r) => `<tr><td class="bad mono">${e(r.node)}</td><td class="small">${e(r.why)}</td></tr>`)
+              .join("\n")}\n</table>\n${more(nv.rejected.length, "rejected nodes")}`
           : "<p>Rejected: none</p>\n"
       }</section>\n`
     : "";
@@ -99,7 +118,7 @@ ${fact("Run", e(v.run))}
 ${fact("Result", `<b>${e(v.verdict)}</b> · ${e(v.counts)}`)}
 ${fact("gpucheck", e(v.gpucheck))}
 </table>
-<h2>Nodes</h2>
+<h2>${v.nodeGroups ? "Hardware" : "Nodes"}</h2>
 ${nodes}
 <section class="keep">
 <h2>Tests</h2>

@@ -57,23 +57,32 @@ export function renderCertificateMd(v: CertificateView): string {
       ],
     ),
     "",
-    "## Nodes",
+    v.nodeGroups ? "## Hardware" : "## Nodes",
     "",
-    ...(v.nodesAlike
+    ...(v.nodeGroups
       ? [
-          `Every node: ${v.nodesAlike}`,
+          `${v.nodes.length} nodes; the serial numbers of every GPU are in the signed file (certificate.intoto.json, predicate.nodes).`,
           "",
           table(
-            ["Node", "GPU serial numbers"],
-            v.nodes.map((n) => [n.hostname, n.serials]),
+            ["Nodes", "Count", "GPUs", "Versions"],
+            v.nodeGroups.map((g) => [g.hosts, String(g.count), g.gpus, g.versions]),
           ),
         ]
-      : [
-          table(
-            ["Node", "GPUs", "GPU serial numbers", "Versions"],
-            v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions]),
-          ),
-        ]),
+      : v.nodesAlike
+        ? [
+            `Every node: ${v.nodesAlike}`,
+            "",
+            table(
+              ["Node", "GPU serial numbers"],
+              v.nodes.map((n) => [n.hostname, n.serials]),
+            ),
+          ]
+        : [
+            table(
+              ["Node", "GPUs", "GPU serial numbers", "Versions"],
+              v.nodes.map((n) => [n.hostname, n.gpus, n.serials, n.versions]),
+            ),
+          ]),
     "",
     "## Tests",
     "",
@@ -96,7 +105,7 @@ export function renderCertificateMd(v: CertificateView): string {
       : []),
     ...(v.nodeVerdicts
       ? [
-          "## Nodes",
+          v.nodeGroups ? "## Node verdicts" : "## Nodes",
           "",
           `Accepted: ${v.nodeVerdicts.accepted}`,
           ...(v.nodeVerdicts.unjudged ? ["", `Not judged: ${v.nodeVerdicts.unjudged}`] : []),

@@ -1,6 +1,8 @@
 // What a human-readable certificate shows, computed once from the signed statement so that the
 // HTML and the Markdown say the same thing, and say only what the signature covers.
+import { compressHostlist } from "../core/hostlist.ts";
 import { partName } from "../core/parts.ts";
+import { FLEET_UNITS } from "../report/fleet.ts";
 import { formatDuration, withUnit } from "../core/quantity.ts";
 import type { KeyAlgorithm } from "./public-key.ts";
 import { PREDICATE_TYPE, type PredicateTest, type Statement } from "./predicate.ts";
@@ -23,6 +25,11 @@ export interface CertificateView {
   nodes: Array<{ hostname: string; gpus: string; serials: string; versions: string }>;
   /** "8 × NVIDIA H100 80GB HBM3 · driver …" when every node has the same, so rows need only names and serials */
   nodesAlike: string | null;
+  /**
+   * A fleet (more than FLEET_UNITS nodes): the nodes grouped by what they have, each group's names as
+   * hostlist ranges, in place of a row per node; the serials stay in the signed file. null otherwise.
+   */
+  nodeGroups: Array<{ hosts: string; count: number; gpus: string; versions: string }> | null;
   tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string; transport: string }>;
   /** the parts judged on their own that failed or could not be judged: what to replace or look at, and why */
   parts: Array<{ test: string; part: string; outcome: string; why: string }>;
@@ -50,6 +57,10 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     versions: [n.driver && `driver ${n.driver}`, n.cuda && `CUDA ${n.cuda}`, n.nccl && `NCCL ${n.nccl}`].filter(Boolean).join(", ") || "—",
   }));
   const counts = (["passed", "failed", "error", "skipped"] as const).map((o) => [o, p.tests.filter((t) => t.outcome === o).length] as const);
+  // a fleet names its nodes as ranges (gpu[0001-0998]), and is judged node by node even without an isolating test
+  const fleet = p.nodes.length > FLEET_UNITS || p.tests.some((t) => t.units.length > FLEET_UNITS);
+  const names = (list: string[]) => (fleet ? compressHostlist(list) : list.join(", "));
+  const verdicts = p.nodeVerdicts ?? (fleet ? perNodeVerdicts(p) : undefined);
   return {
     verdict: `${p.outcome.toUpperCase()}${p.simulated ? " (SIMULATED WORKLOAD)" : ""}`,
     caveat:
@@ -81,6 +92,7 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     }`,
     nodes,
     nodesAlike: nodes.length > 1 && nodes.every((n) => n.gpus === nodes[0].gpus && n.versions === nodes[0].versions) ? `${nodes[0].gpus} · ${nodes[0].versions}` : null,
+    nodeGroups: fleet ? groupNodes(nodes) : null,
     tests: p.tests.map(testRow),
     parts: p.tests.flatMap((t) =>
       t.units.flatMap((u) =>
@@ -92,12 +104,12 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
         }),
       ),
     ),
-    nodeVerdicts: p.nodeVerdicts
+    nodeVerdicts: verdicts
       ? {
-          rejected: p.nodeVerdicts.rejected.map((r) => ({ node: r.node, why: clip(r.why.join("; "), 300) })),
+          rejected: verdicts.rejected.map((r) => ({ node: r.node, why: clip(r.why.join("; "), 300) })),
           // a re-judged run without the rejected nodes says so where the accepted ones are named
-          accepted: `${p.nodeVerdicts.accepted.join(", ") || "none"}${p.nodeVerdicts.excluded ? " (the verdicts above are of the cluster without the rejected nodes: gpucheck judge --exclude-bad)" : ""}`,
-          unjudged: p.nodeVerdicts.unjudged.join(", "),
+          accepted: `${names(verdicts.accepted) || "none"}${verdicts.excluded ? " (the verdicts above are of the cluster without the rejected nodes: gpucheck judge --exclude-bad)" : ""}`,
+          unjudged: names(verdicts.unjudged),
         }
       : null,
     signer: { fingerprint: signer.fingerprint, algorithm: signer.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256" },
@@ -108,6 +120,50 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
       st.subject.map((s) => s.name),
     ),
   };
+}
+
+/**
+ * A fleet without an isolating test: each node by its own units of the per-node tests. Rejected: a
+ * unit that failed or ended in an error, with why. Not judged: a node some per-node test has no
+ * passing result for (lost, skipped): not measured is never accepted. A whole-cluster test's verdict
+ * is the cluster's and names no node.
+ */
+function perNodeVerdicts(p: Statement["predicate"]): NonNullable<Statement["predicate"]["nodeVerdicts"]> {
+  const all = new Set([...p.nodes.map((n) => n.hostname), ...p.tests.flatMap((t) => t.units.flatMap((u) => u.hosts))]);
+  const why = new Map<string, string[]>();
+  const unmeasured = new Set<string>();
+  for (const t of p.tests.filter((x) => x.perNode)) {
+    const seen = new Set<string>();
+    for (const u of t.units) {
+      for (const host of u.hosts) {
+        if (u.outcome === "passed") seen.add(host);
+        else if (u.outcome === "failed" || u.outcome === "error") {
+          seen.add(host);
+          why.set(host, [...(why.get(host) ?? []), `${t.name}: ${u.outcome}: ${u.reason}`]);
+        }
+      }
+    }
+    for (const n of all) if (!seen.has(n)) unmeasured.add(n);
+  }
+  const order = (xs: Iterable<string>) => [...xs].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  return {
+    rejected: order(why.keys()).map((node) => ({ node, why: why.get(node) as string[] })),
+    unjudged: order([...unmeasured].filter((n) => !why.has(n))),
+    accepted: order([...all].filter((n) => !why.has(n) && !unmeasured.has(n))),
+  };
+}
+
+/** Nodes alike as one group; the groups in the order of their first node. */
+function groupNodes(nodes: CertificateView["nodes"]): NonNullable<CertificateView["nodeGroups"]> {
+  const groups = new Map<string, string[]>();
+  for (const n of nodes) {
+    const key = `${n.gpus}\u0001${n.versions}`;
+    groups.set(key, [...(groups.get(key) ?? []), n.hostname]);
+  }
+  return [...groups].map(([key, hosts]) => {
+    const [gpus, versions] = key.split("\u0001");
+    return { hosts: compressHostlist(hosts), count: hosts.length, gpus, versions };
+  });
 }
 
 /** One line per test: the headline number against its threshold; the worst unit when there are several. */

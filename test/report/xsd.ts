@@ -16,8 +16,7 @@ function xmllint(args: string[]): { code: number | null; out: string; err: strin
 
 /** Throws with xmllint's own message when the file is not valid, or when a testsuite's counts are wrong. */
 export function assertJunitValid(path: string): void {
-  const v = xmllint(["--noout", "--schema", JUNIT_XSD, path]);
-  if (v.code !== 0) throw new Error(`${path} does not validate against junit-10.xsd:\n${v.err}`);
+  assertJunitSchemaValid(path);
   const q = (xpath: string) => xmllint(["--xpath", xpath, path]).out.trim();
   const suites = Number(q("count(//testsuite)"));
   for (let i = 1; i <= suites; i++) {
@@ -35,6 +34,12 @@ export function assertJunitValid(path: string): void {
       if (said !== n) throw new Error(`${path}: testsuite ${i} says ${attr}="${said}" but has ${n}`);
     }
   }
+}
+
+/** Against junit-10.xsd only: one xmllint run, for files too big to query once per count (test/report/fleet.test.ts counts them itself). */
+export function assertJunitSchemaValid(path: string): void {
+  const v = xmllint(["--noout", "--schema", JUNIT_XSD, path]);
+  if (v.code !== 0) throw new Error(`${path} does not validate against junit-10.xsd:\n${v.err}`);
 }
 
 /** The same for text not yet on disk. */
