@@ -81,8 +81,11 @@ export class FakeSlurm implements SlurmIo {
     const child = spawn("bash", [script], { cwd, env, detached: true, stdio: ["ignore", out, out] });
     closeSync(out);
     const job: Job = { id, nodes, pgid: child.pid!, state: "RUNNING", cancelled: false, exited: Promise.resolve() };
+    // "exit", not "close": the batch output goes to a file, so there is no stream to wait for, and
+    // "close" was seen never to come for a job whose script had ended (rounds of isolating patterns,
+    // several jobs at once), leaving it RUNNING for ever
     job.exited = new Promise((resolve) =>
-      child.on("close", (code) => {
+      child.on("exit", (code) => {
         // slurmd kills what the batch script left behind in its job
         signalGroup(job.pgid, "SIGKILL");
         job.state = job.cancelled ? "CANCELLED" : code === 0 ? "COMPLETED" : "FAILED";

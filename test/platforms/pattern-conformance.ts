@@ -74,17 +74,12 @@ export async function runPattern(t: PatternTarget, keys: readonly string[], faul
  * their time is waiting for a hung unit's timeout, while a healthy unit must stay well inside that
  * timeout on a loaded machine, which too many runs at once in this one process would not.
  */
-export function patternConformance(
-  name: string,
-  target: () => PatternTarget,
-  opts: { timeoutMs?: number; atOnce?: number; faults?: ReadonlyArray<(typeof FAULTS)[number]> } = {},
-): void {
-  const faults = opts.faults ?? FAULTS;
+export function patternConformance(name: string, target: () => PatternTarget, opts: { timeoutMs?: number; atOnce?: number } = {}): void {
   let runs: Map<string, Promise<PatternRun>> | undefined;
   const all = () => {
     if (runs) return runs;
     const t = target();
-    const queue = PATTERNS.flatMap((p) => faults.map((f) => ({ key: `${p.name}/${f}`, keys: p.keys, fault: f && { node: t.nodes[BAD]!, end: f } })));
+    const queue = PATTERNS.flatMap((p) => FAULTS.map((f) => ({ key: `${p.name}/${f}`, keys: p.keys, fault: f && { node: t.nodes[BAD]!, end: f } })));
     queue.sort((a, b) => Number(b.fault?.end === "hang") - Number(a.fault?.end === "hang"));
     const started = new Map(queue.map((s) => [s.key, Promise.withResolvers<PatternRun>()]));
     const next = async (): Promise<void> => {
@@ -100,7 +95,7 @@ export function patternConformance(
     return runs;
   };
   for (const p of PATTERNS) {
-    for (const f of faults) {
+    for (const f of FAULTS) {
       test(
         `${name}: ${p.name}, ${f === undefined ? "no fault" : `one node's collective ${f === "fail" ? "fails" : "hangs"}`}: ${f ? "that node is named bad, and no other" : "no node is named"}`,
         async () => {

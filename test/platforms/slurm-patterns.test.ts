@@ -10,20 +10,10 @@ import { patternConformance } from "./pattern-conformance.ts";
 // one scheduler for every scenario: its job ids are unique, and with no queue the jobs of scenarios side by side all start at once
 const fake = new FakeSlurm();
 
-// Not the hanging node here: on the fake Slurm a round whose group hangs was never cancelled at its
-// timeout (the job's tasks alive 5 minutes on, no scancel reached them; cause not found yet), which
-// stalls the whole file. A hang on Slurm is covered by the real cluster: slurm-isolate.test.ts's
-// frozen node, and slurm-groups.test.ts's hung group beside finished ones.
-const NO_HANG = [undefined, "fail"] as const;
-
-patternConformance(
-  "slurm",
-  () => ({
-    nodes: ["node1", "node2", "node3", "node4"],
-    setup: () => ({
-      platformYaml: `{ type: slurm, slurm: { nodelist: "node[1-4]", stageDir: ${JSON.stringify(tempDir("gpucheck-pattern-slurm-stage-"))}, pollMaxS: 0.5 } }`,
-      platform: onFakeSlurm(fake),
-    }),
+patternConformance("slurm", () => ({
+  nodes: ["node1", "node2", "node3", "node4"],
+  setup: () => ({
+    platformYaml: `{ type: slurm, slurm: { nodelist: "node[1-4]", stageDir: ${JSON.stringify(tempDir("gpucheck-pattern-slurm-stage-"))}, pollMaxS: 0.5 } }`,
+    platform: onFakeSlurm(fake),
   }),
-  { faults: NO_HANG },
-);
+}));
