@@ -2,53 +2,58 @@
 // first, a failing group is bisected inside itself, and the groups are checked against the run's
 // hosts before anything runs. On the fake hosts of fake-hosts.ts.
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PLATFORMS } from "../../cli/platforms.ts";
 import { registerPlatforms } from "../../lib/core/platform.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
 import { executePlan } from "../../lib/pipeline/run-suite.ts";
-import { buildPlan } from "../../lib/plan/plan.ts";
 import { renderPlanText } from "../../lib/plan/text.ts";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
 import { tempDir } from "../tmp.ts";
 import { fakeHostsPlatform, type UnitEnd } from "./fake-hosts.ts";
 import { PYTHON } from "./fake-platform.ts";
+import { planLines, silentProgress } from "./planned-suite.ts";
 
 const HOSTS = ["r1a", "r1b", "r1c", "r2a", "r2b", "r2c"];
 const RACKS = "screen: { rack1: [r1a, r1b, r1c], rack2: [r2a, r2b, r2c] }";
 
-async function suiteWith(keys: string[]) {
-  const dir = tempDir("gpucheck-screen-");
-  const yaml = [
-    "name: screen",
-    `defaults: { python: ${PYTHON}, gpusPerNode: 0, ranksPerNode: 1 }`,
-    "tests:",
-    "  - name: fabric",
-    "    kind: collective",
-    ...keys.map((k) => `    ${k}`),
-    "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
-    "",
-  ].join("\n");
-  writeFileSync(join(dir, "suite.yaml"), yaml);
-  return { dir, yaml, suite: await loadSuite(join(dir, "suite.yaml")) };
-}
+const lines = (keys: string[]) => [
+  "name: screen",
+  `defaults: { python: ${PYTHON}, gpusPerNode: 0, ranksPerNode: 1 }`,
+  "tests:",
+  "  - name: fabric",
+  "    kind: collective",
+  ...keys.map((k) => `    ${k}`),
+  "    collective: { op: all_reduce, minBytes: 1, maxBytes: 128MiB, backend: gloo }",
+];
 
+/** The suite with `keys` planned and run on the fake hosts, `end` saying how each group's run ends. */
 async function run(keys: string[], end: (hosts: string[]) => UnitEnd) {
-  const { dir, yaml, suite } = await suiteWith(keys);
+  const dir = tempDir("gpucheck-screen-");
   const launched: string[][] = [];
   const platform = fakeHostsPlatform({ hosts: HOSTS, end }, launched);
   registerPlatforms({ ...PLATFORMS, "fake-hosts": platform });
   try {
-    const plan = buildPlan(suite, { platform: "fake-hosts", cli: {} });
+    const { yaml, suite, plan } = await planLines(dir, lines(keys), { platform: "fake-hosts" });
     const outDir = join(dir, "run");
-    const none = () => {};
-    const progress = { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, testFinished: none, note: none, close: none };
-    await executePlan(suite, plan, { outDir, cli: {}, progress, command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
+    await executePlan(suite, plan, { outDir, cli: {}, progress: silentProgress(), command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
     const results = JSON.parse(readFileSync(join(outDir, "results.json"), "utf8")) as ResultsFile;
     return { plan, suite, outDir, results, launched };
+  } finally {
+    registerPlatforms(PLATFORMS);
+  }
+}
+
+/** What planning the suite with `keys` on the fake hosts throws. */
+async function refusal(keys: string[]): Promise<string> {
+  registerPlatforms({ ...PLATFORMS, "fake-hosts": fakeHostsPlatform({ hosts: HOSTS, end: () => "ok" }) });
+  try {
+    await planLines(tempDir("gpucheck-screen-"), lines(keys), { platform: "fake-hosts" });
+    return "planned";
+  } catch (err) {
+    return (err as Error).message;
   } finally {
     registerPlatforms(PLATFORMS);
   }
@@ -92,19 +97,11 @@ describe("screen: the suite's groups, screened first", () => {
   });
 
   test("groups that do not cover the run's hosts exactly are refused before anything runs", async () => {
-    const platform = fakeHostsPlatform({ hosts: HOSTS, end: () => "ok" });
-    registerPlatforms({ ...PLATFORMS, "fake-hosts": platform });
-    try {
-      const partial = (await suiteWith(["pattern: adaptive", "screen: { rack1: [r1a, r1b, r1c], rack2: [r2a, r2b] }"])).suite;
-      expect(() => buildPlan(partial, { platform: "fake-hosts", cli: {} })).toThrow(
-        'gpucheck: test "fabric" has "pattern: adaptive", which screens the groups of "screen" first, and r2c is in no group',
-      );
-      const stranger = (await suiteWith(["pattern: adaptive", "screen: { rack1: [r1a, r1b, r1c], rack2: [r2a, r2b, r2c, gpu99] }"])).suite;
-      expect(() => buildPlan(stranger, { platform: "fake-hosts", cli: {} })).toThrow(
-        'gpucheck: test "fabric" has "pattern: adaptive", which screens the groups of "screen" first, and "gpu99" in group "rack2" is not a host of the run (r1a, r1b, r1c, r2a, r2b, r2c)',
-      );
-    } finally {
-      registerPlatforms(PLATFORMS);
-    }
+    expect(await refusal(["pattern: adaptive", "screen: { rack1: [r1a, r1b, r1c], rack2: [r2a, r2b] }"])).toBe(
+      'gpucheck: test "fabric" has "pattern: adaptive", which screens the groups of "screen" first, and r2c is in no group',
+    );
+    expect(await refusal(["pattern: adaptive", "screen: { rack1: [r1a, r1b, r1c], rack2: [r2a, r2b, r2c, gpu99] }"])).toBe(
+      'gpucheck: test "fabric" has "pattern: adaptive", which screens the groups of "screen" first, and "gpu99" in group "rack2" is not a host of the run (r1a, r1b, r1c, r2a, r2b, r2c)',
+    );
   });
 });
