@@ -5,7 +5,8 @@
 // squeue-*.txt); scancel ends the job's process group as slurmd would (SIGTERM, then SIGKILL
 // after a KillWait of 1 s). What it does not have: a queue (every job starts at once), sacct and
 // `scontrol show job` (answered "command not found"), sbcast (use platform.slurm.stageDir).
-// A node can have its link cut: its tasks fail in any step it shares with other nodes.
+// A node can have its link cut: its tasks fail in any step it shares with other nodes, except a
+// per-node sweep's one step, where each node's ranks meet on their own node.
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
