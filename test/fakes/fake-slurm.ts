@@ -82,17 +82,27 @@ export class FakeSlurm implements SlurmIo {
     const child = spawn("bash", [script], { cwd, env, detached: true, stdio: ["ignore", out, out] });
     closeSync(out);
     const job: Job = { id, nodes, pgid: child.pid!, state: "RUNNING", cancelled: false, exited: Promise.resolve() };
-    // "exit", not "close": the batch output goes to a file, so there is no stream to wait for, and
-    // "close" was seen never to come for a job whose script had ended (rounds of isolating patterns,
-    // several jobs at once), leaving it RUNNING for ever
-    job.exited = new Promise((resolve) =>
-      child.on("exit", (code) => {
+    // The script's end, from whichever says so first: the child's "exit" event, or /proc showing
+    // it ended. Bun was seen to miss both "close" and "exit" of batch scripts started side by side
+    // (the processes left as zombies nobody reaped), which left their jobs RUNNING for ever and
+    // stalled every test waiting on them.
+    job.exited = new Promise((resolve) => {
+      let done = false;
+      const end = (code: number | null) => {
+        if (done) return;
+        done = true;
+        clearInterval(poll);
         // slurmd kills what the batch script left behind in its job
         signalGroup(job.pgid, "SIGKILL");
         job.state = job.cancelled ? "CANCELLED" : code === 0 ? "COMPLETED" : "FAILED";
         resolve();
-      }),
-    );
+      };
+      const poll = setInterval(() => {
+        const code = endedCode(job.pgid);
+        if (code !== undefined) end(code);
+      }, 250);
+      child.on("exit", (code) => end(code));
+    });
     this.jobs.set(id, job);
     return { code: 0, stdout: `${id}\n`, stderr: "" };
   }
@@ -129,6 +139,24 @@ export class FakeSlurm implements SlurmIo {
       stderr: "",
     };
   }
+}
+
+/**
+ * A process that ended and that nobody reaped, from /proc: its exit code (the last field of a
+ * zombie's /proc/<pid>/stat is its wait status; null for a signal). Undefined while it runs, and
+ * once it is gone: whoever reaped it emits "exit".
+ */
+function endedCode(pid: number): number | null | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (fields[0] !== "Z") return undefined;
+  const status = Number(fields.at(-1));
+  return status & 0x7f ? null : (status >> 8) & 0xff;
 }
 
 function signalGroup(pgid: number, sig: NodeJS.Signals): void {
