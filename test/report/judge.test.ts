@@ -204,6 +204,17 @@ describe("skipped, aggregation, exit codes, headline", () => {
     expect(headlineOf("train", [])).toEqual({ metric: "samples_per_s", unit: "samples/s" });
     expect(headlineOf("inventory", [])).toEqual({ metric: "gpu_count", unit: "count" });
   });
+
+  test("the headline is what the test judges when it sets no threshold on the kind's own headline", () => {
+    // gpu-1x's transformer bounds TFLOP/s and telemetry: its line showed samples/s with no threshold
+    const tflops: Expectation = { metric: "tflops", unit: "TFLOP/s", min: 148, text: "tflops: min 148 TFLOP/s" };
+    const xid: Expectation = { metric: "xid_hardware", unit: "count", max: 0, text: "xid_hardware: max 0" };
+    expect(headlineOf("train", [xid, tflops])).toEqual({ metric: "tflops", unit: "TFLOP/s" });
+    // telemetry alone (not the kind's own metric) leaves the kind's headline
+    expect(headlineOf("train", [xid])).toEqual({ metric: "samples_per_s", unit: "samples/s" });
+    const sps: Expectation = { metric: "samples_per_s", unit: "img/s", min: 1950, text: "samples_per_s: min 1950 img/s" };
+    expect(headlineOf("train", [tflops, sps])).toEqual({ metric: "samples_per_s", unit: "img/s" });
+  });
 });
 
 test("a platform message that already says what happened is not repeated", () => {

@@ -57,10 +57,12 @@ class Nvml:
         self.pci = {}
         for i, h in self.handles:
             info = self._get("nvmlDeviceGetPciInfo_v3", h, _PciInfo())
-            self.pci[i] = info.busId.decode("ascii", "replace") if info else None
+            self.pci[i] = info.busId.decode("ascii", "replace") if info is not None else None
         self.events, self.events_why = None, None
 
     def _get(self, fn, handle, out, *args):
+        # callers test the answer with `is None`: a ctypes number is falsy at 0, and 0 is a reading
+        # (no clock event reason active, 0 W, 0 °C), which an H100 under load reports in every sample
         return out if getattr(self.lib, fn)(handle, *args, ctypes.byref(out)) == NVML_SUCCESS else None
 
     def sample(self):
@@ -76,13 +78,13 @@ class Nvml:
             gpus.append({
                 "index": index,
                 "pci_bus_id": self.pci.get(index),
-                "util_pct": util.gpu if util else None,
-                "sm_clock_mhz": clock.value if clock else None,
-                "power_w": round(power.value / 1000.0, 2) if power else None,  # mW
-                "temp_c": temp.value if temp else None,
-                "mem_used_mib": round(mem.used / 1048576.0, 1) if mem else None,
+                "util_pct": util.gpu if util is not None else None,
+                "sm_clock_mhz": clock.value if clock is not None else None,
+                "power_w": round(power.value / 1000.0, 2) if power is not None else None,  # mW
+                "temp_c": temp.value if temp is not None else None,
+                "mem_used_mib": round(mem.used / 1048576.0, 1) if mem is not None else None,
                 # None, not []: a GPU whose reasons could not be read has not been seen unthrottled
-                "throttle_reasons": nvsmi.throttling(reasons.value) if reasons else None,
+                "throttle_reasons": nvsmi.throttling(reasons.value) if reasons is not None else None,
             })
         return gpus
 

@@ -82,3 +82,14 @@ def test_journal_with_kernel_messages_is_read(node):
     tool(node, "journalctl", 'cat "%s/xid-dmesg-48-63-94-dbe-row-remap-iso.txt"' % FIXTURES)
     inv = inventory.collect()
     assert inv["xid_source"] == "journalctl" and [e["code"] for e in inv["xid_events"]][:3] == [48, 63, 94]
+
+
+def test_lent_h100_in_a_vm_580_driver():
+    # the capture gpucheck itself made on a lent H100 (580 driver, a VM without NVSwitch): the first
+    # inventory source read from a real GPU by this project rather than from a published capture
+    driver, cuda, [g] = nvsmi.parse_query(fixture_text("nvidia-smi-q-h100-1gpu-580.159.04-firecracker.txt"))
+    assert (driver, cuda) == ("580.159.04", "13.0")
+    assert (g["name"], g["serial"], g["pci_bus_id"]) == ("NVIDIA H100 80GB HBM3", "1652624048604", "00000000:00:06.0")
+    assert (g["pcie_gen"], g["pcie_gen_max"], g["pcie_width"], g["pcie_width_max"]) == (5, 5, 16, 16)
+    assert (g["remapped_rows_pending"], g["remapped_rows_failure"], g["retired_pages"]) == (False, False, None)
+    assert (g["fabric_state"], g["clock_event_reasons"], g["power_limit_w"]) == ("N/A", [], 700.0)

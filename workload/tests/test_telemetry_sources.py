@@ -197,3 +197,58 @@ def test_nvml_xid_events_and_a_gpu_that_refuses_them():
     assert n.xids() == [{"kind": "xid", "code": 79, "gpu": 0, "pci": "00000000:19:00.0"},
                         {"kind": "xid", "code": 999, "gpu": 0, "pci": "00000000:19:00.0"}]
     assert n.xids() == []
+
+
+class FakeNvmlReadings:
+    """The sample's NVML entry points, with what the lent H100 80GB HBM3 answered under load
+    (BENCHMARKS.md "GPU figures"): no clock event reason active, so a reasons mask of 0."""
+
+    def __init__(self, reasons_rc=0, mask=0, power_mw=0):
+        self.reasons_rc, self.mask, self.power_mw = reasons_rc, mask, power_mw
+
+    def nvmlDeviceGetUtilizationRates(self, handle, ref):
+        ref._obj.gpu, ref._obj.memory = 100, 41
+        return 0
+
+    def nvmlDeviceGetClockInfo(self, handle, clock, ref):
+        ref._obj.value = 1980
+        return 0
+
+    def nvmlDeviceGetPowerUsage(self, handle, ref):
+        ref._obj.value = self.power_mw
+        return 0
+
+    def nvmlDeviceGetTemperature(self, handle, sensor, ref):
+        ref._obj.value = 0
+        return 0
+
+    def nvmlDeviceGetMemoryInfo(self, handle, ref):
+        ref._obj.used = 0
+        return 0
+
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle, ref):
+        ref._obj.value = self.mask
+        return self.reasons_rc
+
+
+def nvml_with(lib):
+    import ctypes
+    from gpucheck_workload.nvml import Nvml
+    n = Nvml.__new__(Nvml)
+    n.lib, n.handles, n.pci = lib, [(0, ctypes.c_void_p(1))], {0: "00000000:00:06.0"}
+    return n
+
+
+def test_nvml_zero_is_a_reading_not_a_gap():
+    # a mask of 0 (nothing holds the clocks down) was once taken for "unread", since a ctypes
+    # number is falsy at 0: every loaded sample of the H100 made throttle_hw an error
+    assert nvml_with(FakeNvmlReadings()).sample() == [{
+        "index": 0, "pci_bus_id": "00000000:00:06.0", "util_pct": 100, "sm_clock_mhz": 1980, "power_w": 0.0,
+        "temp_c": 0, "mem_used_mib": 0.0, "throttle_reasons": []}]
+    assert nvml_with(FakeNvmlReadings(mask=0x48))._get("nvmlDeviceGetPowerUsage", None, __import__("ctypes").c_uint()).value == 0
+    assert nvml_with(FakeNvmlReadings(mask=0x48)).sample()[0]["throttle_reasons"] == ["hw_slowdown", "hw_thermal_slowdown"]
+
+
+def test_nvml_reasons_refused_are_unread():
+    # NVML_ERROR_NOT_SUPPORTED: the reasons stay None, and the throttle metrics unmeasured
+    assert nvml_with(FakeNvmlReadings(reasons_rc=3)).sample()[0]["throttle_reasons"] is None
