@@ -3,13 +3,21 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 WORKLOAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+# GPUCHECK_TEST_PYTHON: where torch is not in /usr/bin/python3 (a lent GPU machine's is a venv's)
+PYTHON = os.environ.get("GPUCHECK_TEST_PYTHON") or ("/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
 sys.path.insert(0, WORKLOAD)
+# These tests describe nodes without GPUs (a test that wants a GPU says so with its own fakes): on a
+# machine that has one, torch would otherwise see it and the ranks would take the CUDA path.
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
+# the GPU and fabric tools a machine may have in /usr/bin, which a test node has only when it fakes them
+HOST_TOOLS = ("nvidia-", "dcgm", "nv-hostengine", "ib", "perfquery", "mpirun")
+_system_bin = None
 
 
 def fixture_text(name):
@@ -29,8 +37,21 @@ def tools_on_path(tmp_path, monkeypatch):
     """tmp_path/bin, ahead of the system's tools on PATH: where a test node's fake commands go."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bin_dir)
+    monkeypatch.setenv("PATH", "%s:%s" % (bin_dir, system_bin()))
     return bin_dir
+
+
+def system_bin():
+    """/usr/bin and /bin as links, less HOST_TOOLS: the same node on a GPU machine as on CI's."""
+    global _system_bin
+    if _system_bin is None:
+        _system_bin = tempfile.mkdtemp(prefix="gpucheck-sysbin-")
+        for d in ("/usr/bin", "/bin"):
+            for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                link = os.path.join(_system_bin, name)
+                if not name.startswith(HOST_TOOLS) and not os.path.lexists(link):
+                    os.symlink(os.path.join(d, name), link)
+    return _system_bin
 
 
 def free_port():
