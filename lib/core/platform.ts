@@ -52,6 +52,10 @@ export interface RunContext<S> extends RenderContext<S> {
   onLine(unit: string, rank: number, line: string): void;
   /** platform-level notes for the console ("submitted job 42", "pulling image …") */
   note(message: string): void;
+  /** a unit's turn came (ssh's window): the progress counts it running from here, not from its first line */
+  unitStarted?(unit: string): void;
+  /** a unit is over, as it ends rather than with the test: the person watching 1,000 nodes sees each one */
+  unitEnded?(run: UnitRun): void;
 }
 
 export type TestToRender = Omit<PlannedTest, "rendered" | "units"> & { units?: PlannedUnit[] };

@@ -79,6 +79,8 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
         env.progress.line(unit, rank, line);
       },
       note: (m) => env.progress.note(m),
+      unitStarted: (unit) => env.progress.unitStarted(unit),
+      unitEnded: (run) => env.progress.unitEnded(run),
     });
   } catch (err) {
     // a platform that cannot even start the test still yields a verdict: error, with the reason
@@ -89,6 +91,8 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   } finally {
     clearTimeout(timer);
   }
+  // the units a platform did not stream as they ended (or all, where it does not) are counted now
+  for (const u of units) env.progress.unitEnded(u);
   return units.map((u) => recordOf(u, env.outDir));
 }
 

@@ -70,7 +70,7 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   let stopped: string | undefined;
   for (const [i, test] of plan.tests.entries()) {
     if (opts.signal.aborted || blocked) break;
-    opts.progress.testStarted(test.name, i, test.kind, test.perNode === true);
+    opts.progress.testStarted(test.name, i, test.kind, test.perNode === true, expectedUnits(test));
     // an isolating test's finished rounds are on disk before the next starts: a killed run keeps them
     const sofar = (partial: TestResult) => write({ ...results, tests: [...results.tests, partial], outcome: judgeRun([...results.tests, partial]) });
     const { result, records } = await runTest(test, env, opts.baseline, sofar);
@@ -90,6 +90,11 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   closeRun(results, plan.tests, { stopped, blocked, interrupted: opts.signal.aborted, now: new Date().toISOString() });
   write(results);
   return results;
+}
+
+/** The nodes a per-node test will report, where the plan knows its hosts (not k8s, not an unnamed Slurm partition). */
+function expectedUnits(test: PlannedTest): number | undefined {
+  return test.perNode && test.units.every((u) => !u.eachNode) ? test.units.length : undefined;
 }
 
 function markSimulated(results: ResultsFile): void {

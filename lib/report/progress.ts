@@ -9,6 +9,9 @@ import { formatBytes, formatDuration, withUnit } from "../core/quantity.ts";
 import { parseTagged } from "../parsers/protocol.ts";
 import { xmlSafe } from "../core/xml.ts";
 import { TtyBlock } from "./progress-tty.ts";
+import { NodeTally, slowestUnits } from "./progress-nodes.ts";
+import { FLEET_UNITS } from "./fleet.ts";
+import type { UnitRun } from "../core/types.ts";
 
 export type ProgressMode = "tty" | "plain" | "none";
 
@@ -20,7 +23,19 @@ export interface ProgressOptions {
   color?: boolean;
   /** clock, for tests */
   now?: () => number;
+  /** plain mode: how often a per-node test's counts and slowest nodes are printed while it runs */
+  statusEveryMs?: number;
 }
+
+/** What a unit's status says before judging, in the line a per-node test prints as each node ends. */
+const ENDED: Record<UnitRun["status"], string> = {
+  completed: "done",
+  failed: "failed",
+  timeout: "timed out",
+  infra: "infra error",
+  cancelled: "cancelled",
+  skipped: "skipped",
+};
 
 /** `--progress auto`: redraw only on a real terminal that can take cursor movements. */
 export function progressMode(requested: string, stream: NodeJS.WriteStream = process.stderr, env = process.env): ProgressMode {
@@ -33,7 +48,13 @@ export function createProgress(opts: ProgressOptions): Progress {
   const now = opts.now ?? Date.now;
   const color = opts.color ?? (opts.mode === "tty" && !process.env.NO_COLOR);
   const started = now();
-  const s = { test: "", index: -1, kind: "" as string, perNode: false, nodes: new Set<string>(), phase: "", testStart: started, alive: 0, metric: "", lastMetricPrint: 0 };
+  const s = { test: "", index: -1, kind: "" as string, perNode: false, phase: "", testStart: started, alive: 0, metric: "", lastMetricPrint: 0 };
+  let tally: NodeTally | null = null;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const stopTicker = () => {
+    if (ticker) clearInterval(ticker);
+    ticker = undefined;
+  };
   const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const stamp = () => new Date(now()).toTimeString().slice(0, 8);
 
@@ -51,14 +72,25 @@ export function createProgress(opts: ProgressOptions): Progress {
     // the number people watch comes before the counts: a narrow terminal cuts the end of the line
     const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`];
     if (s.metric) detail.push(s.metric);
-    if (s.perNode) detail.push(`nodes reporting ${s.nodes.size}`);
+    if (tally) detail.push(`nodes ${tally.counts()}`);
     detail.push(`ranks reporting ${s.alive}`);
-    return [head, `  ${detail.join(" · ")}`];
+    const slowest = tally?.slowest(now());
+    return slowest ? [head, `  ${detail.join(" · ")}`, `  running longest: ${slowest}`] : [head, `  ${detail.join(" · ")}`];
   }
 
   const api: Progress = {
-    testStarted(name, index, kind, perNode) {
-      Object.assign(s, { test: name, index, kind, perNode, nodes: new Set<string>(), phase: "", testStart: now(), alive: 0, metric: "", lastMetricPrint: 0 });
+    testStarted(name, index, kind, perNode, units) {
+      Object.assign(s, { test: name, index, kind, perNode, phase: "", testStart: now(), alive: 0, metric: "", lastMetricPrint: 0 });
+      tally = perNode ? new NodeTally(units) : null;
+      stopTicker();
+      // the Jenkins console has no redrawn block: the counts and the longest-running nodes come as a line
+      if (tally && opts.mode === "plain") {
+        ticker = setInterval(() => {
+          if (!tally?.anyRunning) return;
+          emit(`[${s.test}] nodes ${tally.counts()}; running longest: ${tally.slowest(now())}`);
+        }, opts.statusEveryMs ?? 30_000);
+        ticker.unref?.();
+      }
       emit(`[${index + 1}/${opts.total}] ${name} (${kind}${perNode ? ", per node" : ""}): started`);
     },
     phase(text) {
@@ -67,10 +99,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       tty?.redraw();
     },
     line(unit, rank, text) {
-      if (s.perNode && !s.nodes.has(unit)) {
-        s.nodes.add(unit);
-        tty?.redraw();
-      }
+      if (tally?.started(unit, now())) tty?.redraw();
       // protocol lines are for gpucheck, not for people (telemetry alone is one per node every
       // 500 ms); they stay in the logs. A progress line still moves the status display.
       if (text.includes("GPUCHECK_NCCL_INFO ")) return; // NCCL's INFO account: hundreds of lines per rank
@@ -96,8 +125,22 @@ export function createProgress(opts: ProgressOptions): Progress {
       s.alive = n;
       tty?.redraw();
     },
+    unitStarted(unit) {
+      if (tally?.started(unit, now())) tty?.redraw();
+    },
+    unitEnded(run) {
+      if (!tally?.end(run)) return;
+      const took = formatDuration(Math.max(0, Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000);
+      const why = run.status !== "completed" && run.message ? `: ${clean(run.message)}` : "";
+      emit(`[${s.test}] node ${run.unit} ${ENDED[run.status]}${why} in ${took} · ${tally.counts()}`);
+    },
     testFinished(result) {
+      stopTicker();
+      tally = null;
+      // a fleet's nodes were each shown as they ended: the verdicts list the exceptions, then one count
+      const fleet = result.perNode && result.units.length > FLEET_UNITS;
       for (const u of result.units) {
+        if (fleet && u.verdict.outcome === "passed") continue;
         const o = u.verdict.outcome;
         const mark = paint(o === "passed" ? "32" : o === "skipped" ? "33" : "31", o.toUpperCase());
         const h = headlineFor(result, u);
@@ -105,11 +148,18 @@ export function createProgress(opts: ProgressOptions): Progress {
         const why = o === "passed" ? `${h.value}${h.threshold ? ` (${h.threshold})` : ""}` : clean(u.verdict.reason);
         emit(`${mark} ${name}: ${why} in ${formatDuration(u.durationS)}`);
       }
+      if (fleet) {
+        const passed = result.units.filter((u) => u.verdict.outcome === "passed").length;
+        const o = result.outcome;
+        const mark = paint(o === "passed" ? "32" : o === "skipped" ? "33" : "31", o.toUpperCase());
+        emit(`${mark} ${result.name}: ${passed} of ${result.units.length} nodes passed; longest: ${slowestUnits(result.units)}`);
+      }
     },
     note(text) {
       emit(`note: ${clean(text)}`);
     },
     close() {
+      stopTicker();
       tty?.close();
     },
   };

@@ -5,7 +5,7 @@ import type Docker from "dockerode";
 import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
-import { stopReason, unitResult } from "../_shared/unit-result.ts";
+import { ended, stopReason, unitResult } from "../_shared/unit-result.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import { client, removeRun } from "./client.ts";
 import { engineList, sshBlock, type Engine } from "./engines.ts";
@@ -53,7 +53,7 @@ export async function runDocker(ctx: RunContext<DockerSettings>, runId: string):
   };
 
   try {
-    return await Promise.all(units.map(runOne));
+    return await Promise.all(units.map(async (u) => ended(ctx, await runOne(u))));
   } finally {
     const removal = `docker rm -f $(docker ps -aq --filter label=${RUN_LABEL}=${runId})`;
     if (ctx.cli.keep) ctx.note(`kept the containers of ${ctx.test.name} (--keep); to remove them on each engine: ${removal}`);

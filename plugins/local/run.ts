@@ -6,7 +6,7 @@ import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
 import { exitHow } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
-import { stopReason, unitResult } from "../_shared/unit-result.ts";
+import { ended, stopReason, unitResult } from "../_shared/unit-result.ts";
 import { runProc } from "../_shared/proc.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
@@ -30,7 +30,7 @@ export async function bindLocal(ctx: RunContext<Settings>, render: (ctx: RunCont
 export async function runLocal(ctx: RunContext<Settings>, render: (ctx: RunContext<Settings>) => LocalManifest): Promise<UnitRun[]> {
   const manifest = await bindLocal(ctx, render);
   stage(ctx.workload, manifest.stageDir);
-  return Promise.all(manifest.units.map((u) => runUnit(ctx, manifest.host, u.unit, u.ranks)));
+  return Promise.all(manifest.units.map(async (u) => ended(ctx, await runUnit(ctx, manifest.host, u.unit, u.ranks))));
 }
 
 async function runUnit(ctx: RunContext<Settings>, host: string, unit: string, launches: RankLaunch[]): Promise<UnitRun> {

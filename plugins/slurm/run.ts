@@ -20,6 +20,7 @@ import { END_MARK, groupNodes, groupsOf, jobName, renderSbatch, stagePath, SWEEP
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
+import { StepMarks } from "./step-marks.ts";
 import { FileTail, RankTails } from "./tail.ts";
 
 /** Jobs submitted and not yet seen ending: cancelled even if gpucheck dies without cleaning up. */
@@ -148,10 +149,17 @@ async function follow(ctx: RunContext<SlurmSettings>, io: SlurmIo, id: string, u
     units.map((u) => ({ unit: u.unit, ranks: u.unit === "all" ? ctx.test.worldSize : u.hosts.length * ctx.test.ranksPerNode })),
     ctx.onLine,
   );
+  const marks = new StepMarks(
+    units.map((u) => ({ unit: u.unit, hosts: u.hosts, ranks: u.unit === "all" ? ctx.test.worldSize : u.hosts.length * ctx.test.ranksPerNode })),
+    began,
+    (run) => ctx.unitEnded?.(run),
+  );
   let endSeen = false;
   const tick = () => {
     tails.poll();
-    if (batch.read().includes(END_MARK)) endSeen = true;
+    const lines = batch.read();
+    marks.see(lines);
+    if (lines.includes(END_MARK)) endSeen = true;
     return endSeen;
   };
   let res: FollowResult | { kind: "lost"; why: string };

@@ -3,6 +3,7 @@
 import { rmSync } from "node:fs";
 import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
+import { ended } from "../_shared/unit-result.ts";
 import { runProc } from "../_shared/proc.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
@@ -99,20 +100,21 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   };
   try {
     const planned = new Map(manifest.units.map((u) => [u.unit, u]));
-    if (!windowed) return await Promise.all(units.map((u) => runUnit(u, env, planned.get(u.unit)!)));
+    if (!windowed) return await Promise.all(units.map(async (u) => ended(ctx, await runUnit(u, env, planned.get(u.unit)!))));
     // pdsh -f: at most maxParallel hosts connected at once, the next one starting as soon as one
     // ends, each host's ControlMaster closed with its unit: 1,000 hosts are never 1,000 masters
     const window = limiter(s.maxParallel);
     const runs = await Promise.all(
       units.map((u) =>
         window.run(async () => {
-          if (ctx.signal.aborted) return notReached(u, ctx.signal, s.maxParallel);
+          if (ctx.signal.aborted) return ended(ctx, notReached(u, ctx.signal, s.maxParallel));
+          ctx.unitStarted?.(u.unit);
           // each host has the test's timeout to itself: one that never answers costs one timeout, never the fleet's
           const own = new AbortController();
           const timer = setTimeout(() => own.abort("timeout"), ctx.test.timeoutMs);
           const signal = AbortSignal.any([ctx.signal, own.signal]);
           try {
-            return await runUnit(u, { ...env, signal, ready: (h) => ready(h, signal) }, planned.get(u.unit)!);
+            return ended(ctx, await runUnit(u, { ...env, signal, ready: (h) => ready(h, signal) }, planned.get(u.unit)!));
           } finally {
             clearTimeout(timer);
             await close(u.hosts[0]!);

@@ -33,6 +33,14 @@ export function gpucheckAsync(args: string[], opts: { cwd?: string; env?: Record
   return { child, output: () => out, exited };
 }
 
+/** Resolves once the run's preflight passed: a fault injected from there is the tests', not the preflight's, to find. */
+export async function preflightPassed(run: ReturnType<typeof gpucheckAsync>): Promise<void> {
+  while (!/preflight: PASSED/.test(run.output())) {
+    if (run.child.exitCode !== null) throw new Error(`gpucheck ended before its preflight passed:\n${run.output()}`);
+    await Bun.sleep(100);
+  }
+}
+
 export function tempDir(prefix: string): string {
   return tempDirWithPrefix(`gpucheck-${prefix}-`);
 }

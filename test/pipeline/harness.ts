@@ -1,5 +1,6 @@
 // Runs a suite through the whole pipeline in-process on the fake platform and reads back what it
 // wrote, checking on the way that results.json and junit.xml are valid.
+import { silentProgress } from "./planned-suite.ts";
 import { expect } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,17 +43,7 @@ interface Seen {
 }
 
 function quietProgress(seen: Seen): Progress {
-  const none = () => {};
-  return {
-    testStarted: none,
-    phase: none,
-    line: none,
-    metric: none,
-    ranksReporting: none,
-    testFinished: (r) => seen.finished.push(`${r.name}: ${r.outcome}`),
-    note: (m) => seen.notes.push(m),
-    close: none,
-  };
+  return silentProgress(seen.notes, { testFinished: (r) => void seen.finished.push(`${r.name}: ${r.outcome}`) });
 }
 
 export async function runSuite(tests: Array<{ name: string; timeout?: string; behaviour: Behaviour }>, opts: { failFast?: boolean; cancelOn?: string } = {}) {

@@ -1,6 +1,7 @@
 // `pattern: pairwise` on the k8s platform through the whole pipeline in-process, against the fake
 // API server (test/k8s-fake): each round one Indexed Job per pair, pinned to its nodes, running the
 // real workload (gloo on CPU), each pair judged, and the isolation naming the node whose pods fail.
+import { silentProgress } from "./planned-suite.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,8 +57,7 @@ test("pairwise over 4 k8s nodes: a Job per pair, all of a round at once, the nod
   const kubeconfig = cluster.kubeconfig(dir, { namespace: "gpu" });
   const platform = { ...k8s, run: (ctx: Parameters<typeof k8s.run>[0]) => runTest(ctx, { source: { env: { KUBECONFIG: kubeconfig } } }) };
   const notes: string[] = [];
-  const none = () => {};
-  const progress: Progress = { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, testFinished: none, note: (m) => notes.push(m), close: none };
+  const progress: Progress = silentProgress(notes);
   const outDir = join(dir, "run");
   await executePlan(suite, plan, { outDir, cli: {}, progress, command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
   assertResultsValid(join(outDir, "results.json"));

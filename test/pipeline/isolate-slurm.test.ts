@@ -2,6 +2,7 @@
 // rounds, each round one job of the fake Slurm (test/fakes/fake-slurm.ts) with a step per pair
 // running the real workload (gloo on CPU), each pair judged, and the isolation naming the node
 // whose link is cut. The real Slurm runs a round in test/integration/platforms/slurm.test.ts.
+import { silentProgress } from "./planned-suite.ts";
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,8 +44,7 @@ test("pairwise over 4 slurm nodes: one job per round, a step per pair, the node 
     ["node1+node4", "node2+node3"],
   ]);
   const notes: string[] = [];
-  const none = () => {};
-  const progress: Progress = { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, testFinished: none, note: (m) => notes.push(m), close: none };
+  const progress: Progress = silentProgress(notes);
   const outDir = join(dir, "run");
   await executePlan(suite, plan, { outDir, cli: {}, progress, command: ["gpucheck"], suiteText: yaml, signal: new AbortController().signal, platform });
   assertResultsValid(join(outDir, "results.json"));

@@ -1,6 +1,7 @@
 // The isolating patterns through the whole pipeline in-process: plan, rounds launched as units,
 // each unit judged, the isolation's verdict, and what results.json, junit.xml and the summary say.
 // The hosts are a fake platform's (fake-hosts.ts); real faults on real hosts are the integration tier's.
+import { silentProgress } from "./planned-suite.ts";
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,10 +31,7 @@ import { NCCL_LOG, PYTHON } from "./fake-platform.ts";
 const HOSTS = ["h1", "h2", "h3", "h4"];
 const SIGNER = { fingerprint: "SHA256:bbXpuKG6zhzdmnxq256TlqzFBzRl2f6OOg722cYNbU8", algorithm: "ed25519" as const };
 
-function quiet(notes: string[]): Progress {
-  const none = () => {};
-  return { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, testFinished: none, note: (m) => notes.push(m), close: none };
-}
+const quiet = (notes: string[]): Progress => silentProgress(notes);
 
 /** One gloo collective with `keys` (pattern, onFailure, timeout) on the fake hosts. */
 async function run(keys: string[], script: HostsScript, extra: string[] = []) {

@@ -14,7 +14,9 @@ export async function planLines(dir: string, lines: string[], opts: { platform?:
   return { yaml, suite, plan: buildPlan(suite, { cli: opts.cli ?? {}, ...(opts.platform && { platform: opts.platform }) }) };
 }
 
-export function silentProgress(): Progress {
+/** A progress that shows nothing; `notes` collects the platforms' notes where a test reads them. */
+export function silentProgress(notes?: string[], over: Partial<Progress> = {}): Progress {
   const none = () => {};
-  return { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, testFinished: none, note: none, close: none };
+  const note = notes ? (m: string) => void notes.push(m) : none;
+  return { testStarted: none, phase: none, line: none, metric: none, ranksReporting: none, unitStarted: none, unitEnded: none, testFinished: none, note, close: none, ...over };
 }

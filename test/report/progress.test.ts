@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createProgress, progressMode } from "../../lib/report/progress.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
+import type { UnitRun } from "../../lib/core/types.ts";
 
 /** A stream that records what was written; a TTY of 100 columns when asked. */
 function sink(tty = false) {
@@ -16,6 +17,21 @@ function clock(start = Date.parse("2025-03-04T05:06:07Z")) {
 }
 
 const STAMP = /^\d\d:\d\d:\d\d /;
+
+/** A unit as a platform reports it when it ends: 3.5 s from start to end. */
+function unit(name: string, status: UnitRun["status"], message?: string): UnitRun {
+  return {
+    unit: name,
+    hosts: [name],
+    status,
+    ...(message ? { message } : {}),
+    startedAt: "2025-03-04T05:06:07.000Z",
+    endedAt: "2025-03-04T05:06:10.500Z",
+    ranks: [],
+    output: "",
+    tail: "",
+  };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("plain mode (Jenkins console)", () => {
@@ -55,6 +71,72 @@ describe("plain mode (Jenkins console)", () => {
     expect(out.text()).not.toContain("\x1b");
   });
 
+  test("a per-node test prints a line per node as it ends, with the counts; a node reported twice counts once", () => {
+    const out = sink();
+    const c = clock();
+    const p = createProgress({ mode: "plain", total: 1, stream: out.stream, now: c.now });
+    p.testStarted("inventory", 0, "inventory", true, 4);
+    p.unitStarted("h1");
+    p.unitStarted("h2");
+    p.unitEnded(unit("h1", "completed"));
+    p.unitEnded(unit("h2", "failed", "rank 0 on h2 failed with exit code 3: nvidia-smi not found"));
+    p.unitEnded(unit("h3", "timeout", "timed out after 30.0 s"));
+    p.unitEnded(unit("h4", "infra", "host h4 unreachable"));
+    // the executor reports every unit again when the platform returns: counted once
+    p.unitEnded(unit("h1", "completed"));
+    p.close();
+    expect(out.text().replace(/^\d\d:\d\d:\d\d /gm, "")).toBe(
+      [
+        "[1/1] inventory (inventory, per node): started",
+        "[inventory] node h1 done in 3.500 s · 1 of 4 done, 1 running",
+        "[inventory] node h2 failed: rank 0 on h2 failed with exit code 3: nvidia-smi not found in 3.500 s · 2 of 4 done (1 failed), 0 running",
+        "[inventory] node h3 timed out: timed out after 30.0 s in 3.500 s · 3 of 4 done (2 failed), 0 running",
+        "[inventory] node h4 infra error: host h4 unreachable in 3.500 s · 4 of 4 done (2 failed, 1 unreachable), 0 running",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("while nodes run, the counts and the nodes running longest are printed every statusEveryMs", async () => {
+    const out = sink();
+    const c = clock();
+    const p = createProgress({ mode: "plain", total: 1, stream: out.stream, now: c.now, statusEveryMs: 30 });
+    p.testStarted("inventory", 0, "inventory", true, 3);
+    p.unitStarted("h1");
+    c.advance(4_000);
+    p.unitStarted("h2");
+    c.advance(41_000);
+    await sleep(100);
+    p.unitEnded(unit("h1", "completed"));
+    p.unitEnded(unit("h2", "completed"));
+    const before = out.text();
+    await sleep(100);
+    p.close();
+    expect(before).toContain("[inventory] nodes 0 of 3 done, 2 running; running longest: h1 45.0 s, h2 41.0 s\n");
+    // none running: nothing more is printed
+    expect(out.text()).toBe(before);
+  });
+
+  test("a fleet's verdicts list the nodes that did not pass, then one count with the slowest nodes", () => {
+    const out = sink();
+    const p = createProgress({ mode: "plain", total: 1, stream: out.stream, color: false });
+    const per = FIXTURES["per-node"]().tests[0]!;
+    // 40 nodes (a fleet is over 32): the fixture's four, ten times, each a node of its own
+    const units = Array.from({ length: 10 }, (_, i) => per.units.map((u, k) => ({ ...u, unit: `n${String(i * 4 + k).padStart(2, "0")}`, durationS: i * 4 + k }))).flat();
+    p.testStarted(per.name, 0, "collective", true, 40);
+    p.testFinished({ ...per, units });
+    p.close();
+    const lines = out
+      .text()
+      .replace(/^\d\d:\d\d:\d\d /gm, "")
+      .split("\n")
+      .filter(Boolean)
+      .slice(1);
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toStartWith("FAILED nvlink-allreduce [n02]: busbw 181.3 GB/s at 8 GiB < 400 GB/s expected (-55%)");
+    expect(lines[10]).toBe("FAILED nvlink-allreduce: 30 of 40 nodes passed; longest: n39 39.0 s, n38 38.0 s, n37 37.0 s");
+  });
+
   test("none mode writes nothing", () => {
     const out = sink();
     const p = createProgress({ mode: "none", total: 1, stream: out.stream });
@@ -90,17 +172,25 @@ describe("tty mode", () => {
     expect(out.chunks.at(-1)).toBe("\x1b[2A\r\x1b[J");
   });
 
-  test("a per-node test counts the nodes that have reported, however many the platform chose", async () => {
+  test("a per-node test counts the nodes done, failed, unreachable and running, and names those running longest", async () => {
     const out = sink(true);
     const c = clock();
     const p = createProgress({ mode: "tty", total: 1, stream: out.stream, now: c.now, color: false });
+    // how many nodes: the platform's choice (k8s, an unnamed Slurm partition), so no "of N"
     p.testStarted("inventory", 0, "inventory", true);
-    for (const n of ["gpu-01", "gpu-02", "gpu-01", "gpu-07"]) p.line(n, 0, 'GPUCHECK_INVENTORY {"host":"x"}');
+    p.line("gpu-01", 0, 'GPUCHECK_INVENTORY {"host":"x"}');
+    c.advance(5_000);
+    p.unitStarted("gpu-02");
+    c.advance(2_000);
+    for (const n of ["gpu-01", "gpu-07"]) p.line(n, 0, 'GPUCHECK_INVENTORY {"host":"x"}');
+    p.unitEnded(unit("gpu-07", "infra", "host gpu-07 unreachable: ssh: connect to host gpu-07 port 22: Connection refused"));
     p.ranksReporting(3);
+    c.advance(1_000);
     await sleep(120);
-    expect(out.chunks.at(-1)!.split("\n").slice(-3, -1)).toEqual([
+    expect(out.chunks.at(-1)!.split("\n").slice(-4, -1)).toEqual([
       "gpucheck  test 1 of 1: inventory (inventory, per node)",
-      "  running · 0.000 s (total 0.000 s) · nodes reporting 3 · ranks reporting 3",
+      "  running · 8.000 s (total 8.000 s) · nodes 1 done (1 unreachable), 2 running · ranks reporting 3",
+      "  running longest: gpu-01 8.000 s, gpu-02 3.000 s",
     ]);
     p.close();
   });

@@ -16,7 +16,7 @@ sys.path.insert(0, WORKLOAD)
 # machine that has one, torch would otherwise see it and the ranks would take the CUDA path.
 os.environ["CUDA_VISIBLE_DEVICES"] = ""
 # the GPU and fabric tools a machine may have in /usr/bin, which a test node has only when it fakes them
-HOST_TOOLS = ("nvidia-", "dcgm", "nv-hostengine", "ib", "perfquery", "mpirun")
+HOST_TOOLS = ("nvidia-", "dcgm", "nv-hostengine", "ib", "perfquery")
 _system_bin = None
 
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResultsFile } from "../../../lib/core/types.ts";
-import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
+import { gpucheck, gpucheckAsync, preflightPassed, tempDir } from "../../e2e/cli.ts";
 import { assertJunitValid } from "../../report/xsd.ts";
 import { NETNS_INFRA, netnsLab, type Undo } from "../infra/fault-lab.ts";
 
@@ -118,10 +118,7 @@ describe("isolating patterns on the fault lab's hosts", () => {
       suite(dir, "pairwise", "30s");
       const run = gpucheckAsync(args(dir));
       // frozen once every host answered the preflight: a host frozen before it is the preflight's to name
-      while (!/preflight: PASSED/.test(run.output())) {
-        if (run.child.exitCode !== null) throw new Error(`gpucheck ended before its preflight passed:\n${run.output()}`);
-        await Bun.sleep(100);
-      }
+      await preflightPassed(run);
       undo = await lab.freeze(bad);
       const code = await run.exited;
       expect(code).toBe(1);
@@ -205,10 +202,7 @@ describe("isolating patterns on the fault lab's hosts", () => {
       // frozen host) costs the whole timeout, so it is kept as short as the frozen test's above
       suite(dir, "ring", HUNG, "", "nodes: 4\n    onFailure: isolate");
       const run = gpucheckAsync(args(dir));
-      while (!/preflight: PASSED/.test(run.output())) {
-        if (run.child.exitCode !== null) throw new Error(`gpucheck ended before its preflight passed:\n${run.output()}`);
-        await Bun.sleep(100);
-      }
+      await preflightPassed(run);
       undo = await lab.freeze(bad);
       expect(await run.exited).toBe(1);
       const { results } = read(dir);

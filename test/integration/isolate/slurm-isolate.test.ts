@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResultsFile } from "../../../lib/core/types.ts";
-import { gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
+import { gpucheck, gpucheckAsync, preflightPassed, tempDir } from "../../e2e/cli.ts";
 import { assertJunitValid } from "../../report/xsd.ts";
 import { SLURM_LAB_INFRA, slurmLab, type Undo } from "../infra/fault-lab.ts";
 
@@ -145,10 +145,7 @@ describe("isolating patterns on the namespaced Slurm cluster", () => {
       suite(dir, PAIRWISE);
       const gc = gpucheckAsync(args(dir), { env: lab.env });
       // a node frozen before the preflight is the preflight's to name
-      while (!/preflight: PASSED/.test(gc.output())) {
-        if (gc.child.exitCode !== null) throw new Error(`gpucheck ended before its preflight passed:\n${gc.output()}`);
-        await Bun.sleep(100);
-      }
+      await preflightPassed(gc);
       undo = await lab.freeze(bad);
       expect(await gc.exited).toBe(1);
       expectNamed(dir, gc.output(), bad);
@@ -167,6 +164,47 @@ describe("isolating patterns on the namespaced Slurm cluster", () => {
       const r = run(dir);
       expect(r.status).toBe(1);
       expectNamed(dir, r.stdout, bad);
+    },
+    900_000,
+  );
+
+  t(
+    "a ring with a node behind a 20 Mbit/s link fails its floor, and onFailure: isolate bisects to that node",
+    async () => {
+      const lab = slurmLab();
+      const bad = lab.nodes[2]!;
+      undo = await lab.slow(bad, "20mbit");
+      const dir = tempDir("slurm-isolate-ring-slow");
+      suite(dir, "    nodes: 4\n    onFailure: isolate");
+      const r = run(dir);
+      expect(r.status).toBe(1);
+      const results = expectNamed(dir, r.stdout, bad);
+      const units = results.tests[0]!.units;
+      // the whole ring ran to its end and measured below the floor: failed, not hung
+      expect(units[0]!.unit).toBe("all");
+      expect(units[0]!.hosts).toHaveLength(4);
+      expect(units[0]!.verdict.outcome).toBe("failed");
+      expect(results.tests[0]!.isolation!.launches).toBeGreaterThan(1);
+    },
+    900_000,
+  );
+
+  t(
+    "a ring with a node frozen after the preflight hangs or loses the node, and onFailure: isolate names it",
+    async () => {
+      const lab = slurmLab();
+      const bad = lab.nodes[1]!;
+      const dir = tempDir("slurm-isolate-ring-frozen");
+      suite(dir, "    nodes: 4\n    onFailure: isolate");
+      const gc = gpucheckAsync(args(dir), { env: lab.env });
+      await preflightPassed(gc);
+      undo = await lab.freeze(bad);
+      expect(await gc.exited).toBe(1);
+      const results = expectNamed(dir, gc.output(), bad);
+      const first = results.tests[0]!.units[0]!;
+      expect(first.unit).toBe("all");
+      // cut at the timeout, or not submitted at all once Slurm marked the frozen node DOWN
+      expect(first.status === "timeout" || (first.status === "infra" && first.lost?.join() === bad)).toBe(true);
     },
     900_000,
   );
