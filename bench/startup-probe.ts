@@ -12,15 +12,21 @@ const root = join(import.meta.dir, "..");
 const i = process.argv.indexOf("--runs");
 const runs = Number(i > 0 ? process.argv[i + 1] : "10");
 const work = mkdtempSync(join(tmpdir(), "gpucheck-probe-"));
-// eight binaries of 110 MB: nothing stays behind, whatever the outcome
+// a dozen binaries of 110 MB: nothing stays behind, whatever the outcome
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const at = (p: string) => JSON.stringify(join(root, p));
 
 // each adds to the one before; the last line prints, through node:fs as gpucheck does (cli/output.ts)
+const parsers = ["burn", "dcgm", "gemm", "inventory", "membw", "nccl", "nccl-rails", "nccl-transport", "nic", "nvlink", "part", "pcie", "train"];
 const steps: Array<[string, string]> = [
   ["node:fs (cli/output.ts writes through it)", ""],
   ["+ yaml (ES-module build)", `await import(${at("lib/core/yaml.ts")});`],
-  ["+ the kinds and the loader (lib/kinds, lib/load; no zod: lib/core/schema.ts)", `await import(${at("lib/kinds/mod.ts")}); await import(${at("lib/load/mod.ts")});`],
+  ["+ the schema builder, fields, units, metrics (lib/core)", ["schema", "fields", "units", "metrics"].map((m) => `await import(${at(`lib/core/${m}.ts`)});`).join(" ")],
+  ["+ the parsers the kinds import for `measure` (lib/parsers)", parsers.map((m) => `await import(${at(`lib/parsers/${m}.ts`)});`).join(" ")],
+  ["+ the kinds (lib/kinds/mod.ts)", `await import(${at("lib/kinds/mod.ts")});`],
+  ["+ the isolation engine (lib/isolate/mod.ts)", `await import(${at("lib/isolate/mod.ts")});`],
+  ["+ the embedded suites and workload (lib/core/assets.ts)", `await import(${at("lib/core/assets.ts")});`],
+  ["+ the loader (lib/load/mod.ts)", `await import(${at("lib/load/mod.ts")});`],
   ["+ the platform registry (cli/platforms.ts)", `await import(${at("cli/platforms.ts")});`],
   ["+ loadSuite(h100-8x), the first (its schemas built and run)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
   ["+ loadSuite(h100-8x) again (warm)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],

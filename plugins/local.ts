@@ -34,7 +34,8 @@ function render(ctx: RenderContext<Settings>): LocalManifest {
       },
     })),
   }));
-  const slots = Object.fromEntries(Object.entries(SLOTS).filter(([k]) => slotsIn({ stageDir, units }).includes(k)));
+  const used = slotsIn({ stageDir, units });
+  const slots = Object.fromEntries(Object.entries(SLOTS).filter(([k]) => used.includes(k)));
   return { host, stageDir, units, slots };
 }
 

@@ -9,8 +9,9 @@ const root = join(import.meta.dir, "..");
 const bun = process.execPath;
 writeFileSync(join(root, "lib", "core", "assets.gen.ts"), renderAssets());
 // what start-up reads instead of computing it: `gpucheck list` (from the suites just embedded, so
-// each generator runs in a process of its own), `--help` in a pipe, the shapes verify checks
-for (const gen of ["gen-list.ts", "gen-help.ts", "gen-shapes.ts"]) {
+// each generator runs in a process of its own), `--help` in a pipe, the shapes verify checks, the
+// built-in suites' data
+for (const gen of ["gen-list.ts", "gen-help.ts", "gen-shapes.ts", "gen-suite-data.ts"]) {
   const p = Bun.spawnSync([bun, join(root, "scripts", gen)], { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) {
     console.error(`build: scripts/${gen} failed with ${p.exitCode}`);

@@ -393,7 +393,26 @@ function shallowClone<T>(v: T): T {
   return v;
 }
 
+// what a key's schema makes of its absence, asked for every key of every map parsed: computed once
+// per schema (a lazy one is built to answer)
+const optins = new WeakMap<Any, Optin>();
+const optouts = new WeakMap<Any, "optional" | undefined>();
+
 function optin(s: Any): Optin {
+  if (optins.has(s)) return optins.get(s);
+  const o = optinOf(s);
+  optins.set(s, o);
+  return o;
+}
+
+function optout(s: Any): "optional" | undefined {
+  if (optouts.has(s)) return optouts.get(s);
+  const o = optoutOf(s);
+  optouts.set(s, o);
+  return o;
+}
+
+function optinOf(s: Any): Optin {
   const d = s.def;
   switch (d.type) {
     case "optional":
@@ -414,7 +433,7 @@ function optin(s: Any): Optin {
   }
 }
 
-function optout(s: Any): "optional" | undefined {
+function optoutOf(s: Any): "optional" | undefined {
   const d = s.def;
   switch (d.type) {
     case "optional":
@@ -559,12 +578,12 @@ function parseObject(s: Any, p: Payload): Payload {
   for (const key of Object.keys(shape)) {
     if (key === "__proto__") continue;
     const el = shape[key]!;
-    const r = run(el, { value: input[key], issues: [] });
-    // zod's handlePropertyResult
+    // zod's handlePropertyResult; zod parses an absent optional key too, only to drop the result
     const present = key in input;
     const oi = optin(el);
     const optionalOut = optout(el) === "optional";
     if (!present && optionalOut && oi === "optional") continue;
+    const r = run(el, { value: input[key], issues: [] });
     if (r.issues.length) {
       if (oi !== undefined && optionalOut && !present) continue;
       p.issues.push(...prefix(key, r.issues));

@@ -76,6 +76,10 @@ export function shapeOf(schema: z.ZodType): Shape {
   }
 }
 
+// a certificate holds hundreds of strings of a few patterns (digests, names): each compiled once
+const compiled = new Map<string, RegExp>();
+const regex = (pattern: string): RegExp => compiled.get(pattern) ?? compiled.set(pattern, new RegExp(pattern)).get(pattern)!;
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
 /**
@@ -101,7 +105,7 @@ export function conform(value: unknown, shape: Shape): unknown {
       return out;
     }
     case "string":
-      return typeof value === "string" && (shape.pattern === undefined || new RegExp(shape.pattern).test(value)) ? value : MISMATCH;
+      return typeof value === "string" && (shape.pattern === undefined || regex(shape.pattern).test(value)) ? value : MISMATCH;
     case "number":
       return typeof value === "number" && Number.isFinite(value) ? value : MISMATCH;
     case "boolean":

@@ -13,9 +13,8 @@ const SLOT = /\{\{([A-Za-z0-9_.:-]+)\}\}/g;
 /** The slot names a value mentions, in order of first appearance. */
 export function slotsIn(value: unknown): string[] {
   const found = new Set<string>();
-  walk(value, (s) => {
-    for (const m of s.matchAll(SLOT)) found.add(m[1]!);
-    return s;
+  visit(value, (s) => {
+    if (s.includes("{{")) for (const m of s.matchAll(SLOT)) found.add(m[1]!);
   });
   return [...found];
 }
@@ -38,6 +37,17 @@ export function complete<T>(value: T, slots: Iterable<string>, what: string): T 
   const left = slotsIn(value).filter((n) => named.has(n));
   if (left.length) throw new PlatformError(`internal error: ${what} still has unbound slot(s) ${left.map(slot).join(", ")}`);
   return value;
+}
+
+/** Every string of the value (keys too), in walk()'s order, without copying it: a plan's manifests are large. */
+function visit(value: unknown, f: (s: string) => void): void {
+  if (typeof value === "string") f(value);
+  else if (Array.isArray(value)) for (const v of value) visit(v, f);
+  else if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) {
+      f(k);
+      visit(v, f);
+    }
 }
 
 function walk(value: unknown, f: (s: string) => string): unknown {

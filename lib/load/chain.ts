@@ -44,10 +44,12 @@ function parent(ext: unknown, files: SourceFile[], cwd: string, diagnostics: Dia
   return next.file;
 }
 
-/** The file's data: by Bun's native parser when the text is plain (yaml-plain.ts), else by `yaml`. */
+/** The file's data: as the build read it (a built-in), by Bun's native parser when the text is plain (yaml-plain.ts), else by `yaml`. */
 function toJS(file: SourceFile, diagnostics: Diagnostic[]): Record<string, unknown> | undefined {
   let raw: unknown = SLOW;
-  if (file.plain) {
+  if (file.json !== undefined) {
+    raw = JSON.parse(file.json);
+  } else if (file.plain) {
     try {
       raw = Bun.YAML.parse(file.text);
     } catch {

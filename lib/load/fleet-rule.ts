@@ -3,7 +3,8 @@
 // or two broken nodes cannot drag a median and a MAD the way they drag a mean and a deviation.
 import type { MetricInfo } from "../core/metrics.ts";
 import type { FleetRule } from "../core/types.ts";
-import { FLEET_K } from "../isolate/mod.ts";
+// fleet.ts alone: the isolation engine behind lib/isolate/mod.ts is not the loader's to load
+import { FLEET_K } from "../isolate/fleet.ts";
 import type { Report } from "./outlier.ts";
 import type { PathKey, ThresholdInput } from "./schema.ts";
 

@@ -30,12 +30,32 @@ export interface Tracked {
 const NOT_INHERITED = new Set(["extends", "remove"]);
 
 export function track(value: unknown, file: number, path: PathKey[] = []): Tracked {
-  const prov: Prov = { origin: { file, path } };
-  if (isMap(value) || Array.isArray(value)) {
-    prov.children = new Map();
-    for (const [k, v] of entries(value)) prov.children.set(String(k), track(v, file, [...path, k]).prov);
+  return { value, prov: new FileProv({ file, path }, value) };
+}
+
+/**
+ * The provenance of a value as one file wrote it. Its children are made when first asked for: a
+ * suite without `extends` and without problems asks for none, and a merge only for the levels it
+ * crosses. The value's containers are not changed before then (keepEnvAsWritten changes scalars).
+ */
+class FileProv implements Prov {
+  #children?: Map<string, Prov>;
+  #value: unknown;
+  constructor(
+    readonly origin: Origin,
+    value: unknown,
+  ) {
+    this.#value = value;
   }
-  return { value, prov };
+
+  get children(): Map<string, Prov> | undefined {
+    const value = this.#value;
+    if (this.#children || !(isMap(value) || Array.isArray(value))) return this.#children;
+    this.#children = new Map();
+    const { file, path } = this.origin;
+    for (const [k, v] of entries(value)) this.#children.set(String(k), new FileProv({ file, path: [...path, k] }, v));
+    return this.#children;
+  }
 }
 
 /** The origin of the deepest tracked ancestor of `path`, and the part of `path` below it. */

@@ -8,6 +8,7 @@ import { builtinSuites } from "../core/assets.ts";
 import { sha256 } from "../core/sha256.ts";
 import { closest } from "../core/did-you-mean.ts";
 import { isPlainYaml } from "./yaml-plain.ts";
+import { BUILTIN_DATA } from "./builtin-data.gen.ts";
 
 export class SourceFile {
   private parsed?: { doc: Document; lines: LineCounter };
@@ -21,13 +22,15 @@ export class SourceFile {
     readonly builtin: boolean,
     readonly text: string,
     readonly sha256: string,
+    /** the data as JSON, read at build time (a built-in suite: scripts/gen-suite-data.ts); the text is plain */
+    readonly json?: string,
   ) {}
 
   private isPlain?: boolean;
 
   /** both parsers read the text alike, so Bun's fast one may (yaml-plain.ts) */
   get plain(): boolean {
-    this.isPlain ??= isPlainYaml(this.text);
+    this.isPlain ??= this.json !== undefined || isPlainYaml(this.text);
     return this.isPlain;
   }
 
@@ -68,7 +71,13 @@ export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
   const builtins = builtinSuites();
   const builtinName = ref.startsWith("builtin:") ? ref.slice("builtin:".length).replace(/\.ya?ml$/, "") : NAME_LIKE.test(ref) ? ref : undefined;
   const builtin = builtinName === undefined ? undefined : builtins.get(builtinName);
-  if (builtin) return { ok: true, file: source(builtin.path, builtin.path, undefined, true, Buffer.from(builtin.text)) };
+  if (builtin) {
+    const file = source(builtin.path, builtin.path, undefined, true, Buffer.from(builtin.text));
+    // the build's reading of this very text (a stale one has another hash and is ignored)
+    const data = BUILTIN_DATA[`${builtin.name}.yaml`];
+    if (data?.sha256 !== file.sha256) return { ok: true, file };
+    return { ok: true, file: new SourceFile(file.display, file.id, file.dir, true, file.text, file.sha256, data.json) };
+  }
   const near = builtinName && closest(builtinName, builtins.keys());
   const hint = near ? `: did you mean "${near}"?` : "";
   if (ref.startsWith("builtin:") || from?.builtin) return { ok: false, notFound: true, reason: `no built-in suite "${builtinName ?? ref}"${hint}` };
