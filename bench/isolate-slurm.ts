@@ -4,8 +4,8 @@
 // and prints per case the median wall time, the ratio against the no-fault median of the same
 // pattern measured in the same invocation, the node(s) named, and the rounds and launches.
 //
-//   bash test/infra/slurm-lab.sh start
-//   node_modules/.bin/bun bench/isolate-slurm.ts [--runs 3] [--bin compiled/gpucheck]
+//   bash test/infra/slurm-lab.sh start [N]
+//   node_modules/.bin/bun bench/isolate-slurm.ts [--runs 3] [--nodes 4] [--bin compiled/gpucheck]
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -26,9 +26,9 @@ const vars = Object.fromEntries(
     .filter((l) => l.includes("="))
     .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
 );
-const nodes = vars.GPUCHECK_SLURM_LAB_NODES!.split(",").slice(0, 4);
+const nodes = vars.GPUCHECK_SLURM_LAB_NODES!.split(",").slice(0, Number(arg("nodes", "4")));
 const script = join(root, "test", "infra", "slurm-lab.sh");
-const bad = nodes[3]!;
+const bad = nodes.at(-1)!;
 
 // the suite of test/integration/isolate/slurm-isolate.test.ts, whose comments say why these numbers
 function suite(dir: string, pattern: string): string {
@@ -52,7 +52,7 @@ tests:
   return path;
 }
 
-function once(pattern: string): { wall: number; named: string; rounds: number; launches: number; load: number; exit: number | null } {
+function once(pattern: string): { wall: number; cpu: number; rss: number; named: string; rounds: number; launches: number; load: number; exit: number | null } {
   const dir = tempDir("gpucheck-isolate-slurm-bench-");
   const load = loadavg()[0]!;
   const t0 = Bun.nanoseconds();
@@ -63,7 +63,10 @@ function once(pattern: string): { wall: number; named: string; rounds: number; l
   });
   const wall = (Bun.nanoseconds() - t0) / 1e9;
   const iso = (JSON.parse(readFileSync(join(dir, "out", "results.json"), "utf8")) as ResultsFile).tests[0]!.isolation!;
-  return { wall, named: iso.bad.join(",") || "none", rounds: iso.rounds, launches: iso.launches, load, exit: p.exitCode };
+  // gpucheck's own CPU and peak RSS: the ranks run under slurmd, not as its children
+  const cpu = Number(p.resourceUsage.cpuTime.total) / 1e6;
+  const rss = p.resourceUsage.maxRSS / 2 ** 20;
+  return { wall, cpu, rss, named: iso.bad.join(",") || "none", rounds: iso.rounds, launches: iso.launches, load, exit: p.exitCode };
 }
 
 const rows: string[] = [];
@@ -85,10 +88,10 @@ for (const pattern of ["pairwise", "bisect"]) {
     const named = [...new Set(seen.map((s) => s.named))].join(" / ");
     const walls = seen.map((s) => s.wall.toFixed(1)).join(", ");
     rows.push(
-      `| ${pattern} | ${fault ? `${bad} at 20 Mbit/s` : "none"} | ${named} | ${seen[0]!.rounds} | ${seen[0]!.launches} | ${wall.toFixed(1)} (${walls}) | ${(wall / base).toFixed(2)} | ${median(seen.map((s) => s.load)).toFixed(1)} | ${[...new Set(seen.map((s) => s.exit))].join("/")} |`,
+      `| ${nodes.length} | ${pattern} | ${fault ? `${bad} at 20 Mbit/s` : "none"} | ${named} | ${seen[0]!.rounds} | ${seen[0]!.launches} | ${wall.toFixed(1)} (${walls}) | ${(wall / base).toFixed(2)} | ${median(seen.map((s) => s.cpu)).toFixed(2)} | ${median(seen.map((s) => s.rss)).toFixed(0)} | ${median(seen.map((s) => s.load)).toFixed(1)} | ${[...new Set(seen.map((s) => s.exit))].join("/")} |`,
     );
   }
 }
-console.log(`| pattern | fault | named bad | rounds | launches | wall s, median (runs) | × no fault | load | exit |`);
-console.log("|---|---|---|---:|---:|---:|---:|---:|---:|");
+console.log(`| nodes | pattern | fault | named bad | rounds | launches | wall s, median (runs) | × no fault | gpucheck CPU s | gpucheck peak RSS MiB | load | exit |`);
+console.log("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows) console.log(r);
