@@ -57,7 +57,15 @@ export async function runIsolation(
     run.units.push(...judged);
     // a round cut short by Ctrl-C is not evidence: the verdict stays what the finished rounds say
     if (env.signal.aborted) break;
-    machine.feed(round.groups.map((group, i) => asGroup(group, judged[i]!, h)));
+    // by name, not position: a platform returns units in its own order (Slurm lists the groups it
+    // could not submit last), and a shifted result once condemned a good pair for a frozen node
+    const byName = new Map(judged.map((u) => [u.unit, u]));
+    machine.feed(
+      round.groups.map((group, i) => {
+        const u = byName.get(units[i]!.name);
+        return u ? asGroup(group, u, h) : { group, status: "error", value: null, unit: h.unit, higher: h.higher, message: "no result came back for this group" };
+      }),
+    );
     onRound?.({ units: [...run.units], records: [...run.records], verdict: verdictOf(machine, iso) });
   }
   return { ...run, verdict: verdictOf(machine, iso) };

@@ -18,6 +18,8 @@ export interface HostsScript {
   end: (hosts: string[]) => UnitEnd;
   /** rank 0's output of a unit that ends "ok" (default: the real nccl-tests log NCCL_LOG) */
   log?: (hosts: string[]) => string;
+  /** the units come back last first, as Slurm returns the groups it could not submit after the others */
+  reversed?: boolean;
 }
 
 export function fakeHostsPlatform(script: HostsScript, launched: string[][] = []): Platform<unknown> {
@@ -33,7 +35,8 @@ export function fakeHostsPlatform(script: HostsScript, launched: string[][] = []
       const units = ctx.test.units ?? [];
       if (ctx.test.name === "preflight") return Promise.all(units.map((u) => preflightUnit(ctx, u.name)));
       launched.push(...units.map((u) => u.nodes));
-      return Promise.all(units.map((u) => runUnit(ctx, u.name, u.nodes, script.end(u.nodes), script.log?.(u.nodes) ?? NCCL_LOG)));
+      const runs = await Promise.all(units.map((u) => runUnit(ctx, u.name, u.nodes, script.end(u.nodes), script.log?.(u.nodes) ?? NCCL_LOG)));
+      return script.reversed ? runs.reverse() : runs;
     },
   };
 }

@@ -121,6 +121,16 @@ describe("pattern: pairwise", () => {
     expect(t.units.find((u) => u.hosts.includes("h2"))).toMatchObject({ status: "infra", lost: ["h2"] });
   });
 
+  test("units that come back in another order than planned are matched to their groups by name", async () => {
+    // Slurm returns the groups it could not submit (a node DOWN) after the others: matched by
+    // position, a frozen node's failures were laid on good pairs and no node was named
+    for (const pattern of ["pairwise", "bisect"]) {
+      const r = await run([`pattern: ${pattern}`], { hosts: HOSTS, end: (h) => (h.includes("h2") ? { lost: "h2" } : "ok"), reversed: true });
+      expect(r.results.tests[0]!.isolation?.bad).toEqual(["h2"]);
+      expect(r.results.tests[0]!.isolation?.badPairs).toEqual([]);
+    }
+  });
+
   test("no fault: no node is named, the test passes", async () => {
     const r = await run(["pattern: pairwise"], { hosts: HOSTS, end: () => "ok" });
     const t = r.results.tests[0]!;
