@@ -79,6 +79,13 @@ export const settings = z.lazy(() =>
       masterPort: z.number().int().min(1).max(65535).default(29500),
       /** hostNetwork pods see the node's IB/RoCE interfaces without a CNI plugin for RDMA */
       hostNetwork: z.boolean().default(false),
+      /**
+       * per-node tests: nodes whose Job exists at once, the next created as one ends and is deleted.
+       * An API server takes thousands of pods; what this bounds is one client's watches and log
+       * streams (two per node) and the create/delete churn on the control plane. 256 keeps a
+       * 1,000-node inventory to four turns of the test's timeout.
+       */
+      maxParallel: z.number().int().min(1).default(256),
     })
     .strict(),
 );
