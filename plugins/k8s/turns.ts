@@ -3,17 +3,34 @@
 // soon as the unit ends, so a 1,000-node run holds at most maxParallel Jobs and pods at a time.
 import type { UnitRun } from "../../lib/core/types.ts";
 import { inWindow, notReached } from "../_shared/window.ts";
-import { apiError } from "./api-errors.ts";
+import { apiError, statusOf } from "./api-errors.ts";
 import { deleteLabelled, resourceName } from "./cleanup.ts";
 import type { Kube } from "./client.ts";
 import { followUnit, type FollowContext, type UnitSpec } from "./follow.ts";
 import type { Manifest } from "./input.ts";
+import { sleep } from "./watch.ts";
 
+/** waits before each new try of a create that got no answer */
+const RETRY_MS = [1000, 2000, 4000];
+
+/**
+ * A create that got no answer (a connection reset: seen at 300 fake nodes, where Jobs are created
+ * mid-run on pooled keep-alive sockets the loaded server had closed) is tried again. A 409 then
+ * is the earlier try having landed: every name carries the run's fresh id. Any answer is final.
+ */
 export async function createObject(kube: Kube, m: Manifest): Promise<void> {
-  try {
-    await kube.objects.create(structuredClone(m));
-  } catch (e) {
-    throw apiError(e, { verb: "create", resource: resourceName(m.apiVersion, m.kind), namespace: kube.namespace, name: m.metadata.name }, kube.server);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await kube.objects.create(structuredClone(m));
+      return;
+    } catch (e) {
+      const status = statusOf(e);
+      if (attempt > 0 && status?.code === 409) return;
+      if (status || attempt === RETRY_MS.length) {
+        throw apiError(e, { verb: "create", resource: resourceName(m.apiVersion, m.kind), namespace: kube.namespace, name: m.metadata.name }, kube.server);
+      }
+      await sleep(RETRY_MS[attempt]!);
+    }
   }
 }
 

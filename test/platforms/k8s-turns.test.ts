@@ -108,3 +108,19 @@ test("a Job create refused in its turn stops the test with the API's words, as w
     await denied.stop();
   }
 }, 60_000);
+
+test("a Job create whose connection is reset is tried again: lost on the way (resent) or after it landed (409 is its own)", async () => {
+  let posts = 0;
+  const flaky = await FakeCluster.start({
+    nodes: NODES.map((name) => ({ name })),
+    dropConnection: (q) => (q.method === "POST" && q.path.endsWith("/jobs") ? ([undefined, "after", "before"] as const)[++posts % 4] : undefined),
+  });
+  try {
+    const r = await runOnFake(flaky, perNode("reset", "print('ok')"), { settings: { maxParallel: 2 } });
+    expect(r.units.map((u) => [u.unit, u.status])).toEqual(NODES.map((n) => [n, "completed"]));
+    expect(flaky.requests.filter((q) => q.method === "POST" && q.path.endsWith("/jobs")).length).toBeGreaterThan(5);
+    expect(flaky.objects(MANAGED)).toEqual([]);
+  } finally {
+    await flaky.stop();
+  }
+}, 60_000);
