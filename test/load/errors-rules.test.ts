@@ -344,6 +344,24 @@ suite.yaml:6:18: "maxParallel" must be a number, got "x"
 `,
     ],
     [
+      "k8s maxParallel over 100: the nodes' watches and log streams would queue behind each other",
+      `
+name: s
+platform:
+  type: k8s
+  k8s:
+    image: "x:1"
+    maxParallel: 256
+tests:
+  - { name: inv, kind: inventory, perNode: true }
+`,
+      `
+suite.yaml:6:18: "maxParallel" must be at most 100: each node holds a watch and a log stream open, and gpucheck keeps at most 256 requests in flight
+      maxParallel: 256
+                   ^
+`,
+    ],
+    [
       "k8s maxParallel that is not a whole number",
       `
 name: s
