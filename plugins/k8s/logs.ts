@@ -65,8 +65,8 @@ export async function followLog(
       broke = true;
     }
     // the container had ended before this read began, so a read that did not break got everything;
-    // one that broke (a reset keep-alive socket, seen at 300 fake nodes) is read again until the
-    // unit's log drain gives up, or the node's output would be silently lost
+    // one that broke (a connection reset, as a create saw at 300 fake nodes) is read again until
+    // the unit's log drain gives up, or the node's output would be silently lost
     if (wasEnded && !broke) return;
     if (!fresh) await sleep(500, signal);
   }

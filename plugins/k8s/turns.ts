@@ -14,9 +14,9 @@ import { sleep } from "./watch.ts";
 const RETRY_MS = [1000, 2000, 4000];
 
 /**
- * A create that got no answer (a connection reset: seen at 300 fake nodes, where Jobs are created
- * mid-run on pooled keep-alive sockets the loaded server had closed) is tried again. A 409 then
- * is the earlier try having landed: every name carries the run's fresh id. Any answer is final.
+ * A create that got no answer (a connection reset: one Job created mid-run at 300 fake nodes got
+ * ECONNRESET, which ended the whole test) is tried again. A 409 then is the earlier try having
+ * landed: every name carries the run's fresh id. Any answer is final.
  */
 export async function createObject(kube: Kube, m: Manifest): Promise<void> {
   for (let attempt = 0; ; attempt++) {
