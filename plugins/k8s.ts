@@ -48,6 +48,8 @@ export const k8s: Platform<K8sSettings, K8sManifest> = {
   flags: ["image", "context", "keep"],
   // with platform.k8s.nodes: each unit an Indexed Job pinned to its nodes, all of a round at once
   anyUnits: true,
+  // per-node tests take turns, each node's Job created in its turn and deleted after it
+  perNodeWindow: (s) => s.maxParallel,
   settings,
   // the named nodes, known before the run, one pod per node; without them nodes are learnt at run time
   hostsFrom: "platform.k8s.nodes in the suite",

@@ -48,6 +48,12 @@ export interface RunContext<S> extends RenderContext<S> {
   signal: AbortSignal;
   /** epoch ms by which the test must be over */
   deadline: number;
+  /**
+   * a per-node test whose nodes only the run learns (k8s without platform.k8s.nodes): how many units
+   * take turns in the platform's perNodeWindow, so the test gets one timeout per turn (a plan that
+   * could not count its nodes gave it one) and `deadline` moves with it. Absent when nobody keeps the budget.
+   */
+  perNodeUnits?(count: number): void;
   /** live output, one line at a time, for the console and the progress display */
   onLine(unit: string, rank: number, line: string): void;
   /** platform-level notes for the console ("submitted job 42", "pulling image …") */

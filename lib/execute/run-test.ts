@@ -50,38 +50,47 @@ export function saveRecords(logDir: string, records: RunRecord[]): void {
 export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string): Promise<RunRecord[]> {
   mkdirSync(logDir, { recursive: true });
   const timeout = new AbortController();
-  const budgetMs = test.timeoutMs * turnsOf(test, env.perNodeWindow);
-  const timer = setTimeout(() => timeout.abort("timeout"), budgetMs);
+  const t0 = Date.now();
+  const budgetFor = (units: number) => test.timeoutMs * turnsOf(test, units, env.perNodeWindow);
+  let timer = setTimeout(() => timeout.abort("timeout"), budgetFor(test.units?.length ?? 0));
   // a Ctrl-C reads as "cancelled", the timer as "timeout": platforms report which
   const signal = AbortSignal.any([env.signal, timeout.signal]);
   const startedAt = new Date().toISOString();
   const alive = new Set<string>();
+  const ctx: RunContext<unknown> = {
+    suite: env.suite,
+    settings: env.settings,
+    cli: env.cli,
+    test,
+    launch: test.launch,
+    workloadHash: workloadHash(env.workload),
+    outDir: env.outDir,
+    logDir,
+    workload: env.workload,
+    signal,
+    deadline: t0 + budgetFor(test.units?.length ?? 0),
+    perNodeUnits: (count) => {
+      const later = t0 + budgetFor(count);
+      if (later <= ctx.deadline || signal.aborted) return;
+      ctx.deadline = later;
+      clearTimeout(timer);
+      timer = setTimeout(() => timeout.abort("timeout"), later - Date.now());
+    },
+    onLine: (unit, rank, line) => {
+      const key = `${unit}/${rank}`;
+      if (!alive.has(key)) {
+        alive.add(key);
+        env.progress.ranksReporting(alive.size);
+      }
+      env.progress.line(unit, rank, line);
+    },
+    note: (m) => env.progress.note(m),
+    unitStarted: (unit) => env.progress.unitStarted(unit),
+    unitEnded: (run) => env.progress.unitEnded(run),
+  };
   let units: UnitRun[];
   try {
-    units = await env.platformRun({
-      suite: env.suite,
-      settings: env.settings,
-      cli: env.cli,
-      test,
-      launch: test.launch,
-      workloadHash: workloadHash(env.workload),
-      outDir: env.outDir,
-      logDir,
-      workload: env.workload,
-      signal,
-      deadline: Date.now() + budgetMs,
-      onLine: (unit, rank, line) => {
-        const key = `${unit}/${rank}`;
-        if (!alive.has(key)) {
-          alive.add(key);
-          env.progress.ranksReporting(alive.size);
-        }
-        env.progress.line(unit, rank, line);
-      },
-      note: (m) => env.progress.note(m),
-      unitStarted: (unit) => env.progress.unitStarted(unit),
-      unitEnded: (run) => env.progress.unitEnded(run),
-    });
+    units = await env.platformRun(ctx);
   } catch (err) {
     // a platform that cannot even start the test still yields a verdict: error, with the reason
     const message = err instanceof PlatformError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
@@ -96,9 +105,8 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   return units.map((u) => recordOf(u, env.outDir));
 }
 
-/** How many times over a per-node test's nodes take their turns: 1,000 hosts, 64 at a time, are 16 turns of one timeout each. */
-function turnsOf(test: PlannedTest, window: number | undefined): number {
-  const n = test.units?.length ?? 0;
+/** How many times over a per-node test's n nodes take their turns: 1,000 hosts, 64 at a time, are 16 turns of one timeout each. */
+function turnsOf(test: PlannedTest, n: number, window: number | undefined): number {
   return test.perNode && window && n > window ? Math.ceil(n / window) : 1;
 }
 

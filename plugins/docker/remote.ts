@@ -8,7 +8,7 @@ import { runProc } from "../_shared/proc.ts";
 import { exitArgv, remoteCommand, sshArgv } from "../_shared/ssh/argv.ts";
 import { describeSshFailure } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
-import { limiter } from "../_shared/ssh/limit.ts";
+import { limiter } from "../_shared/limit.ts";
 import { controlDirectory } from "../_shared/ssh/control.ts";
 import { freePortLines } from "../_shared/ssh/scripts.ts";
 import type { SshSettings } from "../_shared/ssh/settings.ts";

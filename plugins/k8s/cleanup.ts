@@ -31,8 +31,12 @@ export interface CleanupReport {
 }
 
 /** deletes every object of `kinds` (and every pod) labelled with the run; waits up to waitMs for pods to go */
-export async function deleteRun(kube: Kube, runId: string, kinds: Kind[], waitMs = 15_000): Promise<CleanupReport> {
-  const selector = `${LABEL_RUN}=${runId}`;
+export function deleteRun(kube: Kube, runId: string, kinds: Kind[], waitMs = 15_000): Promise<CleanupReport> {
+  return deleteLabelled(kube, `${LABEL_RUN}=${runId}`, kinds, waitMs);
+}
+
+/** the same for what `selector` matches: one per-node unit's Job and pod (gpucheck.dev/run and gpucheck.dev/unit) */
+export async function deleteLabelled(kube: Kube, selector: string, kinds: Kind[], waitMs = 15_000): Promise<CleanupReport> {
   const report: CleanupReport = { deleted: [], errors: [], lingering: [] };
   // owners first, so controllers do not recreate what we delete; pods last
   for (const k of [...kinds.filter((k) => k.kind !== "Pod"), POD]) {

@@ -115,9 +115,14 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
   }
   // let the logs of finished containers drain; streams of containers still running (peers of a
   // failed rank, pods being cancelled) would only end with their pods, so stop following those
-  const finished = [...following].filter(([name]) => isEnded(views.get(name))).map(([, p]) => p);
-  const drain = setTimeout(() => stop.abort(), LOG_DRAIN_MS);
-  await Promise.all(finished);
+  let drained = false;
+  const cut = new Set<string>();
+  const drain = setTimeout(() => {
+    drained = true;
+    stop.abort();
+  }, LOG_DRAIN_MS);
+  const finished = [...following].filter(([name]) => isEnded(views.get(name)));
+  await Promise.all(finished.map(([name, p]) => p.then(() => drained && cut.add(name))));
   clearTimeout(drain);
   stop.abort();
   await Promise.all(following.values());
@@ -139,10 +144,15 @@ export async function followUnit(kube: Kube, u: UnitSpec, fc: FollowContext): Pr
     output: logs.output(),
     tail: logs.tail(),
     ...(fc.signal.aborted ? { stopped: { by: stopReason(fc.signal), timeoutMs: fc.timeoutMs, ...(lastPending ? { what: `while ${lastPending}` } : {}) } } : {}),
-    ...(apiFailure ? { infra: [apiFailure.message] } : !decision.done ? { infra: [] } : {}),
+    ...(apiFailure ? { infra: [apiFailure.message] } : cut.size ? { infra: [logsCut([...cut])] } : !decision.done ? { infra: [] } : {}),
     ...(decision.done && decision.status === "failed" && !decision.message ? { failed: failureOf(decision.culprit!, logs, u) } : {}),
     ...(decision.done ? { decided: { status: decision.status, ...(decision.message ? { message: decision.message } : {}) } } : {}),
   });
+}
+
+/** a finished container's log that had not all arrived by the drain: what the unit printed is unknown, so it cannot be judged */
+function logsCut(pods: string[]): string {
+  return `the log of pod ${pods.sort().join(", ")} had not all arrived ${LOG_DRAIN_MS / 1000}s after its container ended`;
 }
 
 function isEnded(v: PodView | undefined): boolean {

@@ -1,16 +1,18 @@
-// One test on a cluster: connect, check what the mode needs, create the objects, follow each unit,
-// and delete everything labelled with the run whatever happened (unless --keep).
+// One test on a cluster: connect, check what the mode needs, create the objects, follow each unit
+// (a per-node test's nodes in turns, plugins/k8s/turns.ts), and delete everything labelled with the
+// run whatever happened (unless --keep).
 import { join } from "node:path";
 import { PlatformError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
-import { unitResult } from "../_shared/unit-result.ts";
+import { ended, unitResult } from "../_shared/unit-result.ts";
 import { manifestInput, namespaceOf } from "./input.ts";
 import { bindSlots, complete, slot } from "../../lib/core/slots.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
-import { apiError } from "./api-errors.ts";
 import { cleanupCommand, deleteRun, resourceName, type Kind } from "./cleanup.ts";
 import { connect, type Kube } from "./client.ts";
 import { followUnit, type UnitSpec } from "./follow.ts";
+import { createObject, followInTurns } from "./turns.ts";
+import { takesTurns } from "../_shared/window.ts";
 import { MPIJOB, PYTORCHJOB } from "./kubeflow.ts";
 import { loadKubeConfig, type KubeConfigSource } from "./kubeconfig.ts";
 import type { Manifest } from "./input.ts";
@@ -86,14 +88,6 @@ function unitsFor(ctx: RunContext<K8sSettings>, manifests: Manifest[], runId: st
   }
 }
 
-async function create(kube: Kube, m: Manifest): Promise<void> {
-  try {
-    await kube.objects.create(structuredClone(m));
-  } catch (e) {
-    throw apiError(e, { verb: "create", resource: resourceName(m.apiVersion, m.kind), namespace: kube.namespace, name: m.metadata.name }, kube.server);
-  }
-}
-
 export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {}): Promise<UnitRun[]> {
   const k = await import("@kubernetes/client-node");
   const loaded = loadKubeConfig(k, { ...opts.source, context: ctx.cli.context ?? ctx.settings.context });
@@ -101,6 +95,7 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
   const runId = opts.runId ?? newRunId();
   if (!ctx.test.perNode) await requireCrd(kube, ctx.settings.mode);
   const nodes: NodeChoice | undefined = ctx.test.perNode ? onlyNamed(await listNodes(kube, ctx.settings.nodeSelector), ctx.settings.nodes) : undefined;
+  if (nodes) ctx.perNodeUnits?.(nodes.usable.length);
 
   const files = new Map(ctx.workload);
   const size = [...files.values()].reduce((n, text) => n + Buffer.byteLength(text), 0);
@@ -115,17 +110,21 @@ export async function runTest(ctx: RunContext<K8sSettings>, opts: RunOptions = {
   );
 
   try {
+    const units = unitsFor(ctx, manifests, runId);
+    // per-node units take turns: each one's Job waits for its turn, the workload's ConfigMap is shared
+    const turns = ctx.test.perNode && takesTurns(units.map((u) => [u.unit]));
+    const owners = new Set(turns ? units.map((u) => u.owner) : []);
+    const jobs = new Map(manifests.filter((m) => owners.has(m.metadata.name)).map((m) => [m.metadata.name, m]));
     for (const m of manifests) {
       if (ctx.signal.aborted) break;
-      await create(kube, m);
+      if (!jobs.has(m.metadata.name)) await createObject(kube, m);
     }
     ctx.note(`k8s: run ${runId} in namespace ${kube.namespace} (context ${kube.context}): kubectl -n ${kube.namespace} get pods -l ${LABEL_RUN}=${runId}`);
-    const units = await Promise.all(
-      unitsFor(ctx, manifests, runId).map((u) =>
-        followUnit(kube, u, { signal: ctx.signal, timeoutMs: ctx.test.timeoutMs, queueTimeoutMs: ctx.suite.queueTimeoutMs, onLine: ctx.onLine, note: ctx.note }),
-      ),
-    );
-    return [...units, ...skipped];
+    const fc = { signal: ctx.signal, timeoutMs: ctx.test.timeoutMs, queueTimeoutMs: ctx.suite.queueTimeoutMs, onLine: ctx.onLine, note: ctx.note };
+    const runs = turns
+      ? await followInTurns(kube, units, { maxParallel: ctx.settings.maxParallel, jobs, keep: Boolean(ctx.cli.keep), ctx }, fc)
+      : await Promise.all(units.map(async (u) => ended(ctx, await followUnit(kube, u, fc))));
+    return [...runs, ...skipped];
   } finally {
     if (ctx.cli.keep) {
       ctx.note(`k8s: --keep: left run ${runId} in place; delete it with: ${cleanupCommand(kube, runId, kinds)}`);

@@ -31,6 +31,7 @@ export async function followLog(
   while (!signal.aborted) {
     const wasEnded = ended();
     let fresh = 0;
+    let broke = false;
     try {
       const since = last ? `&sinceTime=${encodeURIComponent(last.replace(/\.\d+Z$/, "Z"))}` : "";
       const res = await kube.request(path + since, { signal });
@@ -61,9 +62,12 @@ export async function followLog(
       if (signal.aborted) return;
       if (/forbidden|rejected the credentials/.test((e as Error).message)) throw e;
       note?.(`k8s: log stream of ${pod} broke (${(e as Error).message}); reconnecting`);
+      broke = true;
     }
-    // the container had ended before this read began, so the read got everything
-    if (wasEnded) return;
+    // the container had ended before this read began, so a read that did not break got everything;
+    // one that broke (a connection reset, as a create saw at 300 fake nodes) is read again until
+    // the unit's log drain gives up, or the node's output would be silently lost
+    if (wasEnded && !broke) return;
     if (!fresh) await sleep(500, signal);
   }
 }

@@ -79,6 +79,20 @@ export const settings = z.lazy(() =>
       masterPort: z.number().int().min(1).max(65535).default(29500),
       /** hostNetwork pods see the node's IB/RoCE interfaces without a CNI plugin for RDMA */
       hostNetwork: z.boolean().default(false),
+      /**
+       * per-node tests: nodes whose Job exists at once, the next created as one ends and is deleted.
+       * An API server takes thousands of pods; the bound is gpucheck's own: each node in its turn
+       * holds a pod watch and a log stream open, and Bun's fetch keeps at most 256 requests in
+       * flight, queueing the rest (at 256 nodes the log reads waited behind the watches until the
+       * drain cut them). 64 nodes are 128 streams, with room left for the creates, deletes and
+       * event reads; a 1,000-node inventory is then 16 short turns.
+       */
+      maxParallel: z
+        .number()
+        .int()
+        .min(1)
+        .max(100, "must be at most 100: each node holds a watch and a log stream open, and gpucheck keeps at most 256 requests in flight")
+        .default(64),
     })
     .strict(),
 );

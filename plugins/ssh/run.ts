@@ -11,9 +11,9 @@ import { exitArgv } from "../_shared/ssh/argv.ts";
 import { prepareHost, type HostState } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { type UnitLayout, unitsOf } from "./layout.ts";
-import { stopReason } from "../../lib/core/stop.ts";
 import { controlDirectory } from "../_shared/ssh/control.ts";
-import { limiter } from "../_shared/ssh/limit.ts";
+import { limiter } from "../_shared/limit.ts";
+import { inWindow, takesTurns } from "../_shared/window.ts";
 import type { SshSettings } from "../_shared/ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "../_shared/ssh/target.ts";
 import { runUnit } from "./unit.ts";
@@ -73,7 +73,7 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
     await prepared.get(h);
     await runProc({ argv: exitArgv(target, h), signal: AbortSignal.timeout(5000) });
   };
-  const windowed = perNodeWindow(units);
+  const windowed = takesTurns(units.map((u) => u.hosts.map((h) => h.name)));
   if (!windowed) {
     for (const h of used) ready(h);
     void Promise.all(prepared.values()).then((states) => stagedNote(ctx, states));
@@ -101,46 +101,28 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   try {
     const planned = new Map(manifest.units.map((u) => [u.unit, u]));
     if (!windowed) return await Promise.all(units.map(async (u) => ended(ctx, await runUnit(u, env, planned.get(u.unit)!))));
-    // pdsh -f: at most maxParallel hosts connected at once, the next one starting as soon as one
-    // ends, each host's ControlMaster closed with its unit: 1,000 hosts are never 1,000 masters
-    const window = limiter(s.maxParallel);
-    const runs = await Promise.all(
-      units.map((u) =>
-        window.run(async () => {
-          if (ctx.signal.aborted) return ended(ctx, notReached(u, ctx.signal, s.maxParallel));
-          ctx.unitStarted?.(u.unit);
-          // each host has the test's timeout to itself: one that never answers costs one timeout, never the fleet's
-          const own = new AbortController();
-          const timer = setTimeout(() => own.abort("timeout"), ctx.test.timeoutMs);
-          const signal = AbortSignal.any([ctx.signal, own.signal]);
-          try {
-            return ended(ctx, await runUnit(u, { ...env, signal, ready: (h) => ready(h, signal) }, planned.get(u.unit)!));
-          } finally {
-            clearTimeout(timer);
-            await close(u.hosts[0]!);
-          }
-        }),
-      ),
-    );
+    // each host's ControlMaster closes with its unit: 1,000 hosts are never 1,000 masters
+    const window = {
+      size: s.maxParallel,
+      signal: ctx.signal,
+      timeoutMs: ctx.test.timeoutMs,
+      noun: "host",
+      placeOf: (u: UnitLayout) => ({ unit: u.unit, node: u.hosts[0]!.name }),
+      ctx,
+    };
+    const runs = await inWindow(units, window, async (u, signal) => {
+      try {
+        return await runUnit(u, { ...env, signal, ready: (h) => ready(h, signal) }, planned.get(u.unit)!);
+      } finally {
+        await close(u.hosts[0]!);
+      }
+    });
     stagedNote(ctx, await Promise.all(prepared.values()));
     return runs;
   } finally {
     await Promise.all([...prepared.keys()].map((h) => connectSlots.run(() => close(h))));
     rmSync(controlDir, { recursive: true, force: true });
   }
-}
-
-/** One host per unit and no host in two: the units need not run at once, so they take turns in a window. */
-function perNodeWindow(units: UnitLayout[]): boolean {
-  return units.length > 1 && units.every((u) => u.hosts.length === 1) && new Set(units.map((u) => u.hosts[0])).size === units.length;
-}
-
-/** A per-node unit whose turn never came: the run was stopped first. Never a pass: the executor judges it not run. */
-function notReached(u: UnitLayout, signal: AbortSignal, window: number): UnitRun {
-  const now = new Date().toISOString();
-  const by = stopReason(signal);
-  const message = `${by === "timeout" ? "timed out" : "cancelled"} before host ${u.hosts[0]!.name} was reached (at most ${window} hosts at a time)`;
-  return { unit: u.unit, hosts: [u.hosts[0]!.name], status: by, message, startedAt: now, endedAt: now, ranks: [], output: "", tail: "" };
 }
 
 function stagedNote(ctx: RunContext<SshSettings>, states: HostState[]): void {

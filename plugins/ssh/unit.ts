@@ -12,7 +12,7 @@ import { remoteCommand, sshArgv, type SshTarget } from "../_shared/ssh/argv.ts";
 import { describeSshFailure, type HostState } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layout.ts";
-import type { Limiter } from "../_shared/ssh/limit.ts";
+import type { Limiter } from "../_shared/limit.ts";
 import { runRemoteProc, type ProcOutcome } from "./proc.ts";
 import { killScript, type StagePaths } from "../_shared/ssh/scripts.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";

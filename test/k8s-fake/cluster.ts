@@ -37,6 +37,8 @@ export interface FakeOptions {
   admitPod?(pod: PodObj): string | undefined;
   /** end each follow=true log response after this many lines, once per container (reconnect tests) */
   breakLogsAfter?: number;
+  /** connection resets: "before" the request is handled, or (a create) "after" it landed, its answer lost */
+  dropConnection?(q: RecordedRequest): "before" | "after" | undefined;
 }
 
 interface Running {
@@ -90,6 +92,7 @@ export class FakeCluster {
         serveLog(res, q, pod, p, container, (name) => c.running.get(`${ns}/${pod}`)?.logs.get(name), breakAfter);
       },
       remove: (r, ns, name, policy) => c.remove(r, ns, name, policy),
+      drop: opts.dropConnection,
     });
     Object.assign(c, { server: api.server, url: api.url, requests: api.requests, watches: api.watches });
     c.store.subscribe(() => c.kick());

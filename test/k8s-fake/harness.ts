@@ -23,6 +23,8 @@ export interface HarnessOptions {
   settings?: Record<string, unknown>;
   cli?: CliOverrides;
   queueTimeoutMs?: number;
+  /** the executor's budget for the whole test, after which it aborts with "timeout" (default: the test's timeout) */
+  budgetMs?: number;
   /** abort with "cancelled" after this long (Ctrl-C) */
   cancelAfterMs?: number;
   /** abort as soon as a note matches (e.g. once pods run) */
@@ -37,7 +39,7 @@ export async function runOnFake(cluster: FakeCluster, t: TestToRender, o: Harnes
   const outDir = tempDir("gpucheck-k8s-");
   const kubeconfig = cluster.kubeconfig(o.kubeconfigDir ?? outDir, { namespace: "gpu" });
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);
+  const timer = setTimeout(() => ctl.abort("timeout"), o.budgetMs ?? t.timeoutMs);
   const cancel = o.cancelAfterMs === undefined ? undefined : setTimeout(() => ctl.abort("cancelled"), o.cancelAfterMs);
   const lines: string[] = [];
   const notes: string[] = [];

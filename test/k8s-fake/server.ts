@@ -28,6 +28,8 @@ export interface ApiOptions {
   remove(r: Resource, ns: string, name: string, policy: string | undefined): Obj | undefined;
   /** clientCerts: false = TLS without demanding a client certificate (service-account tokens) */
   tls?: { key: string; cert: string; ca: string; clientCerts?: boolean };
+  /** a connection reset: "before" the request is handled, or (a create) "after" it landed, its answer lost */
+  drop?(q: RecordedRequest): "before" | "after" | undefined;
 }
 
 export interface RecordedRequest {
@@ -81,7 +83,10 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url!, "http://x");
     const q = url.searchParams;
-    requests.push({ method: req.method!, path: url.pathname, query: Object.fromEntries(q) });
+    const recorded = { method: req.method!, path: url.pathname, query: Object.fromEntries(q) };
+    requests.push(recorded);
+    const drop = o.drop?.(recorded);
+    if (drop === "before") return void req.socket.destroy();
     if (o.token && req.headers.authorization !== `Bearer ${o.token}`) return send(res, 401, status(401, "Unauthorized", "Unauthorized"));
     if (url.pathname === "/api") return send(res, 200, { kind: "APIVersions", versions: ["v1"] });
     const rt = route(url.pathname, o.crds);
@@ -124,6 +129,7 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
         }
       }
       const created = o.store.create(r.plural, nsKey, obj);
+      if (drop === "after") return void req.socket.destroy();
       return created ? send(res, 201, created) : send(res, 409, alreadyExists(r, obj.metadata.name));
     }
     if (req.method === "DELETE" && name) {

@@ -307,5 +307,77 @@ suite.yaml:5:16: "exclusive" must be true or false, got "yes"
                  ^
 `,
     ],
+    [
+      "k8s maxParallel of 0: no node would ever take its turn",
+      `
+name: s
+platform:
+  type: k8s
+  k8s:
+    image: "x:1"
+    maxParallel: 0
+tests:
+  - { name: inv, kind: inventory, perNode: true }
+`,
+      `
+suite.yaml:6:18: "maxParallel" must be at least 1, got 0
+      maxParallel: 0
+                   ^
+`,
+    ],
+    [
+      "k8s maxParallel that is not a number",
+      `
+name: s
+platform:
+  type: k8s
+  k8s:
+    image: "x:1"
+    maxParallel: x
+tests:
+  - { name: inv, kind: inventory, perNode: true }
+`,
+      `
+suite.yaml:6:18: "maxParallel" must be a number, got "x"
+      maxParallel: x
+                   ^
+`,
+    ],
+    [
+      "k8s maxParallel over 100: the nodes' watches and log streams would queue behind each other",
+      `
+name: s
+platform:
+  type: k8s
+  k8s:
+    image: "x:1"
+    maxParallel: 256
+tests:
+  - { name: inv, kind: inventory, perNode: true }
+`,
+      `
+suite.yaml:6:18: "maxParallel" must be at most 100: each node holds a watch and a log stream open, and gpucheck keeps at most 256 requests in flight
+      maxParallel: 256
+                   ^
+`,
+    ],
+    [
+      "k8s maxParallel that is not a whole number",
+      `
+name: s
+platform:
+  type: k8s
+  k8s:
+    image: "x:1"
+    maxParallel: 2.5
+tests:
+  - { name: inv, kind: inventory, perNode: true }
+`,
+      `
+suite.yaml:6:18: "maxParallel" must be an integer, got 2.5
+      maxParallel: 2.5
+                   ^
+`,
+    ],
   ]);
 });

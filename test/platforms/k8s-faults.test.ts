@@ -100,6 +100,38 @@ test("a log stream that breaks mid-run is resumed from its last timestamp withou
   }
 }, 30_000);
 
+test("a log read reset after its container ended is read again: the output is not lost", async () => {
+  const reads = new Map<string, number>();
+  // the first reads of each pod's log are reset: by the third its container has long ended
+  const resetting = await FakeCluster.start({
+    nodes: NODES,
+    dropConnection: (q) => {
+      if (!q.path.endsWith("/log")) return undefined;
+      reads.set(q.path, (reads.get(q.path) ?? 0) + 1);
+      return reads.get(q.path)! <= 3 ? "before" : undefined;
+    },
+  });
+  try {
+    const r = await runOnFake(resetting, scriptTest("reset-log", PYTHON, "print('the result line')", { nodes: 1, ranksPerNode: 1 }));
+    expect(r.units[0]!.status).toBe("completed");
+    expect(r.units[0]!.output).toBe("the result line\n");
+    expect([...reads.values()]).toEqual([4]);
+  } finally {
+    await resetting.stop();
+  }
+}, 30_000);
+
+test("a finished container's log that never arrives: infra once the drain gives up, not a unit that completed silently", async () => {
+  const resetting = await FakeCluster.start({ nodes: NODES, dropConnection: (q) => (q.path.endsWith("/log") ? "before" : undefined) });
+  try {
+    const r = await runOnFake(resetting, scriptTest("no-log", PYTHON, "print('the result line')", { nodes: 1, ranksPerNode: 1 }));
+    expect(r.units[0]!.status).toBe("infra");
+    expect(r.units[0]!.message).toMatch(/^the log of pod gc-no-log-[0-9a-f]{6}-0-[0-9a-f]{5} had not all arrived 10s after its container ended$/);
+  } finally {
+    await resetting.stop();
+  }
+}, 30_000);
+
 test("a node that disappears mid-run: infra naming the node and NodeLost, not a test failure", async () => {
   const t = scriptTest("nodelost", PYTHON, "import time; print('up', flush=True); time.sleep(60)", { nodes: 2, ranksPerNode: 1, timeoutMs: 25_000 });
   // once both ranks run, gpu-2 goes away

@@ -11,7 +11,7 @@ import { exitArgv, remoteCommand, sshArgv, type SshTarget } from "../../plugins/
 import { describeSshFailure } from "../../plugins/_shared/ssh/connect.ts";
 import { parseHost, parseHostfile, parseHostList } from "../../plugins/_shared/ssh/hosts.ts";
 import { procsOf, unitsOf } from "../../plugins/ssh/layout.ts";
-import { limiter } from "../../plugins/_shared/ssh/limit.ts";
+import { limiter } from "../../plugins/_shared/limit.ts";
 import { checkEnvName, remotePath, shJoin, shQuote } from "../../plugins/_shared/ssh/quote.ts";
 import { killScript, prepareScript, rankScript, stageScript } from "../../plugins/_shared/ssh/scripts.ts";
 import { sshSettings } from "../../plugins/_shared/ssh/settings.ts";

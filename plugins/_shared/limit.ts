@@ -1,6 +1,6 @@
 // Bounded parallelism: hundreds of hosts must not mean hundreds of simultaneous handshakes from
-// one jump host. A slot is held until its holder says it is done with the expensive part (for a
-// rank: until it has started, not until it exits).
+// one jump host, nor a thousand pods on one API server at once. A slot is held until its holder says
+// it is done with the expensive part (for a rank: until it has started, not until it exits).
 
 export interface Limiter {
   /** resolves with a release function once a slot is free */
