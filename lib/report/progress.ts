@@ -56,6 +56,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     ticker = undefined;
   };
   const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const markOf = (o: string) => paint(o === "passed" ? "32" : o === "skipped" ? "33" : "31", o.toUpperCase());
   const stamp = () => new Date(now()).toTimeString().slice(0, 8);
 
   const tty = opts.mode === "tty" ? new TtyBlock(stream, () => statusLines()) : null;
@@ -142,7 +143,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       for (const u of result.units) {
         if (fleet && u.verdict.outcome === "passed") continue;
         const o = u.verdict.outcome;
-        const mark = paint(o === "passed" ? "32" : o === "skipped" ? "33" : "31", o.toUpperCase());
+        const mark = markOf(o);
         const h = headlineFor(result, u);
         const name = result.perNode || result.units.length > 1 ? `${result.name} [${u.unit}]` : result.name;
         const why = o === "passed" ? `${h.value}${h.threshold ? ` (${h.threshold})` : ""}` : clean(u.verdict.reason);
@@ -150,9 +151,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       }
       if (fleet) {
         const passed = result.units.filter((u) => u.verdict.outcome === "passed").length;
-        const o = result.outcome;
-        const mark = paint(o === "passed" ? "32" : o === "skipped" ? "33" : "31", o.toUpperCase());
-        emit(`${mark} ${result.name}: ${passed} of ${result.units.length} nodes passed; longest: ${slowestUnits(result.units)}`);
+        emit(`${markOf(result.outcome)} ${result.name}: ${passed} of ${result.units.length} nodes passed; longest: ${slowestUnits(result.units)}`);
       }
     },
     note(text) {
