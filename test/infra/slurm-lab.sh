@@ -94,6 +94,21 @@ wait_dead() { # wait_dead PIDFILE...: until none is alive (10 s)
   log "still alive after 10 s: $*"; return 1
 }
 
+in_service() { # in_service I: wait until slurmctld hears node I again and may schedule on it
+  # a slurmd frozen for a test leaves its node DOWN* (not responding) until slurmctld's next ping
+  # after the thaw; the next test would find it still down and hold that against it (seen in CI)
+  local node=sn$1 state=""
+  for _ in $(seq 300); do
+    state=$(sinfo -h -n "$node" -o %T 2>/dev/null || true)
+    case $state in '' | *'*' | down* | drain* | fail*) ;; *) return 0 ;; esac
+    scontrol ping >/dev/null 2>&1 || true
+    case $state in down | drained | draining) scontrol update nodename="$node" state=resume 2>/dev/null || true ;; esac
+    sleep 0.2
+  done
+  log "$node is still ${state:-unlisted} 60 s after its fault was undone"
+  return 1
+}
+
 stop_node() { # stop_node I: its slurmd and everything of it, its cgroup, namespace and veths
   local ns=gs-n$1 f=$STATE/slurmd-sn$1.pid
   cg_thaw "$(group_of "$1")" "$(daemon_pid "$1")"
@@ -215,7 +230,8 @@ unslow | unnetem | cut | uncut | cut-fabric | uncut-fabric | cpu-uncap | freeze 
     uncut) cut_link "$i" up ;;
     cut-fabric) ip link set "gs-f$i" down ;;
     uncut-fabric) ip link set "gs-f$i" up ;;
-    clear) clear_host "$i" ;;
+    clear) clear_host "$i" && in_service "$i" ;;
+    thaw) cg_fault "$(group_of "$i")" "$(daemon_pid "$i")" thaw && in_service "$i" ;;
     *) cg_fault "$(group_of "$i")" "$(daemon_pid "$i")" "$cmd" ;;
   esac
   exit 0

@@ -1,5 +1,7 @@
 """Shared helpers: the package on sys.path, fixtures by name, launching real ranks."""
+import atexit
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -46,6 +48,8 @@ def system_bin():
     global _system_bin
     if _system_bin is None:
         _system_bin = tempfile.mkdtemp(prefix="gpucheck-sysbin-")
+        # the test run must leave TMPDIR as it found it (scripts/test.sh checks)
+        atexit.register(shutil.rmtree, _system_bin, True)
         for d in ("/usr/bin", "/bin"):
             for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
                 link = os.path.join(_system_bin, name)
