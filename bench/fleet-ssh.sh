@@ -4,7 +4,11 @@
 # stand-in (test/standin/python3: canned outputs, no torch), so the run measures gpucheck's fan-out,
 # not the nodes. Then the same command on the same hosts through `pdsh -R ssh -f FANOUT`.
 #
-#   bash bench/fleet-ssh.sh [N=1000] [FANOUT=64] [REPS=3]
+#   bash bench/fleet-ssh.sh [N=1000] [FANOUT=64] [REPS=3] [MODE=inventory]
+#
+# MODE=preflight is the bare fan-out of one short command: `gpucheck suite --preflight-only`, warm
+# (one unmeasured run first stages the workload on every host, as any run after the first finds it),
+# against pdsh running the same preflight probe of the stand-in, one ssh session per host each.
 #
 # Its own fleet (GPUCHECK_SSH_BASE=/run/gpucheck-fleet/ssh, port 2733) so that the test hosts of
 # another session (/run/gpucheck-test/ssh, port 2722) are never restarted. Prints, per rep, the wall
@@ -13,6 +17,8 @@ set -euo pipefail
 N=${1:-1000}
 FANOUT=${2:-64}
 REPS=${3:-3}
+MODE=${4:-inventory}
+case $MODE in inventory | preflight) ;; *) echo "MODE is inventory or preflight, not $MODE" >&2; exit 2 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 export GPUCHECK_SSH_BASE=${GPUCHECK_SSH_BASE:-/run/gpucheck-fleet/ssh} GPUCHECK_SSH_PORT=${GPUCHECK_SSH_PORT:-2733}
 bin=$root/compiled/gpucheck
@@ -46,14 +52,21 @@ platform:
     launcher: gpucheck
 YAML
 
+gpucheck_args=(--each-node) pdsh_cmd="GPUCHECK_NODE=\$(hostname) $work/standin/python3 -m gpucheck_workload inventory"
+if [ "$MODE" = preflight ]; then
+  gpucheck_args=(--preflight-only)
+  pdsh_cmd="GPUCHECK_NODE=\$(hostname) $work/standin/python3 -m gpucheck_workload preflight --python $work/standin/python3"
+  "$bin" suite "$work/suite.yaml" --python "$work/standin/python3" --preflight-only --out "$work/warm-up" --progress none >"$work/stdout" 2>&1 || true
+  echo "warm-up (stages the workload on every host): $(head -1 "$work/stdout")"
+fi
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq 1 "$REPS"); do
   out=$work/run$rep
   /usr/bin/time -f "%e s wall, %M KiB peak RSS, %U s user, %S s sys" -o "$work/time" \
-    "$bin" suite "$work/suite.yaml" --python "$work/standin/python3" --each-node --out "$out" --progress none >"$work/stdout" 2>"$work/stderr" || true
+    "$bin" suite "$work/suite.yaml" --python "$work/standin/python3" "${gpucheck_args[@]}" --out "$out" --progress none >"$work/stdout" 2>"$work/stderr" || true
   echo "gpucheck rep $rep: $(cat "$work/time"); $(head -1 "$work/stdout")"
   PDSH_SSH_ARGS="-F $GPUCHECK_SSH_CONFIG -o BatchMode=yes -l%u %h" /usr/bin/time -f "%e s wall, %M KiB peak RSS, %U s user, %S s sys" -o "$work/ptime" \
-    pdsh -R ssh -f "$FANOUT" -l "$GPUCHECK_SSH_USER" -w "^$work/hosts" "GPUCHECK_NODE=\$(hostname) $work/standin/python3 -m gpucheck_workload inventory" >"$work/pdsh.out" 2>"$work/pdsh.err" || true
+    pdsh -R ssh -f "$FANOUT" -l "$GPUCHECK_SSH_USER" -w "^$work/hosts" "$pdsh_cmd" >"$work/pdsh.out" 2>"$work/pdsh.err" || true
   echo "pdsh -f $FANOUT rep $rep: $(cat "$work/ptime"); $(grep -c GPUCHECK_RESULT "$work/pdsh.out") results, $(wc -l <"$work/pdsh.err") stderr lines"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

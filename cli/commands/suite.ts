@@ -10,7 +10,7 @@ import { buildPlan } from "../../lib/plan/plan.ts";
 import { createProgress } from "../../lib/report/progress.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { claimRunDir, utcStamp } from "../../lib/report/run-dir.ts";
-import { writeFinalFiles } from "../../lib/report/write.ts";
+import { writePages } from "../../lib/report/write.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { parseDuration } from "../../lib/core/units.ts";
 import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
@@ -117,7 +117,8 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
       ...(rerun && { rerunOf: { path: rerun.dir, sha256: rerun.sha256 } }),
       preflightOnly: flags.preflightOnly,
     });
-    writeFinalFiles(outDir, results);
+    // executePlan wrote results.json and junit.xml as the run closed
+    writePages(outDir, results);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

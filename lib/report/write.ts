@@ -7,7 +7,7 @@ import type { ResultsFile, TestResult } from "../core/types.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";
-import { FLEET_UNITS } from "./fleet.ts";
+import { FLEET_UNITS, isFleet } from "./fleet.ts";
 import { renderSummary } from "./summary.ts";
 
 /** Where the pipeline puts results.json and junit.xml after every test. */
@@ -22,8 +22,23 @@ export function runFilesSink(outDir: string): Sink {
 /** `written`: the series files already written by this run (runFilesSink keeps it between tests). */
 export function writeRunFiles(outDir: string, results: ResultsFile, written: Set<string> = new Set()): void {
   mkdirSync(outDir, { recursive: true });
+  // the test just run left its own garbage (its units' output as it streamed in)
+  collectAfterFleetWrite(results);
   writeFileAtomic(join(outDir, RESULT_FILES.results), serialiseResults(seriesToFiles(outDir, results, written)));
+  collectAfterFleetWrite(results);
   writeFileAtomic(join(outDir, RESULT_FILES.junit), renderJunit(results));
+  collectAfterFleetWrite(results);
+}
+
+/**
+ * Building a fleet's results.json leaves tens of MB of intermediate strings, which JSC collected so
+ * late that a run's peak RSS was mostly old copies of its own outputs: at 300 nodes each rewrite of
+ * results.json kept ~60 MiB and of junit.xml ~17 MiB, and a 1,000-node run peaked at 1,182 MiB
+ * (BENCHMARKS.md "A thousand simulated nodes"). A full collection costs ~10-50 ms there, against a
+ * write of several hundred.
+ */
+function collectAfterFleetWrite(results: ResultsFile): void {
+  if (isFleet(results) || (results.preflight?.nodes.length ?? 0) > FLEET_UNITS) Bun.gc(true);
 }
 
 /**
@@ -65,7 +80,7 @@ const fileName = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+
 /** results.json and junit.xml as above, plus report.html and summary.txt (no colour). */
 export function writeFinalFiles(outDir: string, results: ResultsFile): void {
   writeRunFiles(outDir, results);
-  writeReports(outDir, results);
+  writePages(outDir, results);
 }
 
 /**
@@ -74,6 +89,14 @@ export function writeFinalFiles(outDir: string, results: ResultsFile): void {
  */
 export function writeReports(outDir: string, results: ResultsFile): void {
   writeFileAtomic(join(outDir, RESULT_FILES.junit), renderJunit(results));
+  writePages(outDir, results);
+}
+
+/**
+ * report.html and summary.txt: what a finished run adds to the results.json and junit.xml its last
+ * test already wrote (writing those two again cost a 1,000-node run two more copies of each).
+ */
+export function writePages(outDir: string, results: ResultsFile): void {
   writeFileAtomic(join(outDir, RESULT_FILES.html), renderHtml(results));
   writeFileAtomic(join(outDir, RESULT_FILES.summary), renderSummary(results, { color: false }));
 }
