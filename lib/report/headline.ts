@@ -21,6 +21,22 @@ export function headlineFor(test: TestResult, unit: UnitResult): Headline {
   return { value: `${metric} ${withUnit(got.value, u)}${where}`, threshold };
 }
 
+/** One headline for many units (a fleet's passing nodes): the lowest and highest value, or the one they share. */
+export function headlineSpan(test: TestResult, units: UnitResult[]): Headline {
+  const { metric, unit: u } = test.headline;
+  const e = test.expect.find((x) => x.metric === metric);
+  const threshold = e ? thresholdText(e) : "";
+  const values = units.flatMap((x) => {
+    const got = x.measurement ? lookupMetric(x.measurement, metric, e?.at).value : null;
+    return got === null ? [] : [got];
+  });
+  if (!values.length) return { value: `${metric} —`, threshold };
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  const without = units.length - values.length;
+  const span = lo === hi ? withUnit(lo, u) : `${withUnit(lo, u)} to ${withUnit(hi, u)}`;
+  return { value: `${metric} ${span}${without ? ` (${without} without)` : ""}`, threshold };
+}
+
 export function thresholdText(e: Expectation): string {
   const parts: string[] = [];
   if (e.min !== undefined && e.min === e.max) parts.push(`= ${withUnit(e.min, e.unit)}`);

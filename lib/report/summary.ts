@@ -1,10 +1,14 @@
 // The end-of-run table a person reads in the terminal or the Jenkins console: one row per unit with
-// its verdict and headline number, then which hosts failed and why.
+// its verdict and headline number, then which hosts failed and why. A fleet's test (more than
+// FLEET_UNITS units) is told by exception: a row for each unit that did not pass, and one for all
+// that did, as hostlist ranges with the span of their headline.
 import { startedCount } from "../execute/not-started.ts";
 import type { Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
 import { xmlSafe } from "../core/xml.ts";
 import { formatDuration } from "../core/quantity.ts";
-import { headlineFor } from "./headline.ts";
+import { headlineFor, headlineSpan } from "./headline.ts";
+import { compressHostlist } from "../core/hostlist.ts";
+import { FLEET_UNITS } from "./fleet.ts";
 import { preflightLines } from "./preflight-text.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { badNodesLine, isolatedTests, isolationLines } from "./isolation-text.ts";
@@ -17,10 +21,19 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   const rows: string[][] = [["TEST", "UNIT", "VERDICT", "HEADLINE", "THRESHOLD", "DURATION"]];
   const outcomes: Outcome[] = [];
   for (const t of results.tests) {
+    const fleet = t.units.length > FLEET_UNITS;
     for (const u of t.units) {
+      if (fleet && u.verdict.outcome === "passed") continue;
       const h = headlineFor(t, u);
       outcomes.push(u.verdict.outcome);
       rows.push([t.name, u.unit, u.verdict.outcome.toUpperCase(), h.value, h.threshold, formatDuration(u.durationS)]);
+    }
+    const passed = fleet ? t.units.filter((u) => u.verdict.outcome === "passed") : [];
+    if (passed.length) {
+      const h = headlineSpan(t, passed);
+      outcomes.push("passed");
+      const longest = Math.max(...passed.map((u) => u.durationS));
+      rows.push([t.name, `${compressHostlist(passed.map((u) => u.unit))} (${plural(passed.length, "node")})`, "PASSED", h.value, h.threshold, `≤ ${formatDuration(longest)}`]);
     }
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));

@@ -179,6 +179,27 @@ describe("judgePreflightUnit", () => {
     expect(preflightSkipReason(pre([n]), "a")).toBe("preflight failed on every node: the platform offered no usable node");
   });
 
+  test("a fleet's preflight is told by exception: passing nodes as ranges grouped by what they offer, each failing node by name", () => {
+    const at = (i: number, python: Record<string, unknown>) => {
+      const name = `gpu-${String(i).padStart(3, "0")}`;
+      const u = unit(answer(python, { hostname: name }), { unit: name, hosts: [name], logs: [`preflight/${name}/rank-0.log`] });
+      return judgePreflightUnit({ ...u, output: u.output.replace("gpu-07", name) }, [need({ test: "a" })]);
+    };
+    const nodes = Array.from({ length: 40 }, (_, i) => at(i + 1, i === 9 ? gpuNode(7) : i === 19 ? gpuNode(8, { torch: "2.4.0+cu121", torch_cuda: "12.1" }) : gpuNode(8)));
+    const pre = { passed: preflightPassed(nodes), startedAt: "", endedAt: "", nodes };
+    const lines = preflightLines(pre);
+    expect(lines[0]).toBe("Preflight: FAILED on gpu-010 (1 of 40 nodes): no test ran");
+    expect(lines.slice(1).map((l) => l.replace(/: passed: .*| FAILED: .*/, ""))).toEqual([
+      "  gpu-[001-009,011-019,021-040] (38 nodes)",
+      "  gpu-020 (1 node)",
+      "  gpu-010:",
+      "    - 7 GPUs visible to torch 2.5.1+cu124 (7 × NVIDIA H100 80GB HBM3), nvidia-smi lists 8 × NVIDIA H100 80GB HBM3: gpusPerNode 8 needed by a",
+    ]);
+    expect(lines[2]).toContain("torch 2.4.0+cu121 (CUDA 12.1)");
+    const healthy = nodes.map((n, i) => (i === 9 ? at(10, gpuNode(8)) : n));
+    expect(preflightLines({ ...pre, passed: true, nodes: healthy })[0]).toBe("Preflight: PASSED on 40 nodes: gpu-[001-040]");
+  });
+
   test("unexpected shapes in the answer are reasons, never a crash or a pass", () => {
     const u = unit({ hostname: 7, interpreters: { [PY]: { version: 3, torch: ["2.5"], cuda_device_count: "8", cuda_devices: "H100" } }, nvidia_smi: "x", tools: null });
     const n = judgePreflightUnit(u, [need({ test: "allreduce", tools: ["dcgmi"] })]);

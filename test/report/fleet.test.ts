@@ -8,6 +8,7 @@ import { expandHostlist } from "../../lib/core/hostlist.ts";
 import { renderHtml } from "../../lib/report/html.ts";
 import { renderJunit } from "../../lib/report/junit.ts";
 import { parseResults } from "../../lib/report/results.ts";
+import { renderSummary } from "../../lib/report/summary.ts";
 import { writeRunFiles } from "../../lib/report/write.ts";
 import { FLEET_TESTS, fleetHost, fleetResults } from "../fixtures/results/fleet.ts";
 import { tempDir } from "../tmp.ts";
@@ -69,6 +70,22 @@ describe("report.html at 1,000 nodes", () => {
     expect(html.length).toBeLessThan(1_000_000);
     expect(html).not.toContain('data-unit="gpu0001"');
     expect(html).toContain('data-unit="gpu0017"');
+  });
+});
+
+describe("the summary at 1,000 nodes", () => {
+  const table = renderSummary(run, { color: false }).split("\n");
+  const rowsOf = (test: string) => table.filter((l) => l.startsWith(`${test} `)).map((l) => l.split(/ {2,}/));
+
+  it("gives each node that did not pass a row, and all that passed one row of hostlist ranges with the span of their headline", () => {
+    expect(rowsOf("gemm-bf16")).toEqual([
+      ["gemm-bf16", "gpu0017", "FAILED", "gemm_bf16_tflops_min 511.9 TFLOP/s", "58.9 s"],
+      ["gemm-bf16", "gpu[0001-0016,0018-0700,0702-1000] (998 nodes)", "PASSED", "gemm_bf16_tflops_min 783.1 TFLOP/s to 797.5 TFLOP/s", "≤ 1m01s"],
+    ]);
+    expect(rowsOf("nvlink")).toEqual([["nvlink", "gpu[0001-0700,0702-1000] (999 nodes)", "PASSED", "nvlink_pair_gbps_min 366.3 GB/s to 367.4 GB/s", "≥ 300 GB/s", "≤ 1m01s"]]);
+    // a whole-cluster test is one unit, as before
+    expect(rowsOf("nccl-allreduce")).toEqual([["nccl-allreduce", "all", "PASSED", "busbw 368.9 GB/s at 8 GiB", "≥ 360 GB/s", "4m00s"]]);
+    expect(table.length).toBeLessThan(40);
   });
 });
 
