@@ -103,6 +103,7 @@ export async function followJob(query: JobQuery, id: string, opts: FollowOptions
   let startedAt: number | undefined;
   let missing = 0;
   let failures = 0;
+  let ending = false;
   for (;;) {
     if (opts.signal.aborted) return { kind: "aborted", info: last, startedAt };
     let info: JobInfo | undefined;
@@ -111,7 +112,7 @@ export async function followJob(query: JobQuery, id: string, opts: FollowOptions
       failures = 0;
     } catch (err) {
       if (!(err instanceof TransientError) || ++failures >= TRANSIENT_TRIES) throw err;
-      await nap(delay, opts);
+      await nap(delay, opts, ending);
       delay = Math.min(Math.round(delay * 1.5), opts.pollMaxMs);
       continue;
     }
@@ -129,18 +130,25 @@ export async function followJob(query: JobQuery, id: string, opts: FollowOptions
         return { kind: "queue-timeout", info, waitedMs: Date.now() - submitted };
       }
     }
-    const woke = await nap(delay, opts);
+    const woke = await nap(delay, opts, ending);
+    ending ||= woke;
     // once the script said it is done, look again soon: the job is completing
     delay = woke ? FIRST_POLL_MS : Math.min(Math.round(delay * 1.5), opts.pollMaxMs);
   }
 }
 
-/** Sleeps up to `ms`, ticking; returns early (true) when tick reports the end mark or on abort. */
-async function nap(ms: number, opts: FollowOptions): Promise<boolean> {
+/**
+ * Sleeps up to `ms`, ticking; returns early (true) when tick first reports the end mark, or on abort.
+ * `ending`: the mark was seen before and tick keeps saying so. Returning early on it again made the
+ * follow a loop without a single timer between queries: against the in-process fake Slurm, whose
+ * job ends on a timer, it spun until the test worker had 3.6 GB (a CI run hung there), and against a
+ * real one it asked squeue as fast as squeue answered while the job completed.
+ */
+async function nap(ms: number, opts: FollowOptions, ending: boolean): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (opts.signal.aborted) return false;
-    if (opts.tick()) return true;
+    if (opts.tick() && !ending) return true;
     await sleep(Math.max(0, Math.min(NAP_MS, until - Date.now())), opts.signal);
   }
   return opts.tick();

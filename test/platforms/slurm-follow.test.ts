@@ -90,6 +90,25 @@ describe("followJob", () => {
     expect(r.kind).toBe("ended");
     expect(Date.now() - t0).toBeLessThan(1000);
   });
+  test("after the end mark, a job still completing is asked about every 200 ms, not in a loop without a pause", async () => {
+    // squeue answers at once (a resolved promise, like the in-process fake) and says RUNNING until a timer ends the job
+    let ended = false;
+    const calls: number[] = [];
+    const io: SlurmIo = {
+      async exec() {
+        calls.push(Date.now());
+        // a follow that never lets a timer run would never see the job end: stop it here instead of hanging the test
+        if (calls.length > 200) ended = true;
+        return ok(fixture(ended ? "squeue-completed.txt" : "squeue-running.txt").replace("22", "21"));
+      },
+    };
+    setTimeout(() => (ended = true), 700);
+    const t0 = Date.now();
+    const r = await followJob(new JobQuery(io), "21", fast({ pollMaxMs: 60_000, tick: () => true }));
+    expect(r.kind).toBe("ended");
+    expect(calls.length).toBeLessThan(10);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
   test("pending past the queue timeout gives up with Slurm's reason", async () => {
     const io = replay({ squeue: [ok(fixture("squeue-pending.txt"))] });
     const r = await followJob(new JobQuery(io), "20", fast({ queueTimeoutMs: 300 }));
