@@ -10,10 +10,15 @@ export interface Headline {
   threshold: string;
 }
 
-export function headlineFor(test: TestResult, unit: UnitResult): Headline {
+/** The headline metric, the expectation on it and that expectation in words. */
+function target(test: TestResult) {
   const { metric, unit: u } = test.headline;
   const e = test.expect.find((x) => x.metric === metric);
-  const threshold = e ? thresholdText(e) : "";
+  return { metric, u, e, threshold: e ? thresholdText(e) : "" };
+}
+
+export function headlineFor(test: TestResult, unit: UnitResult): Headline {
+  const { metric, u, e, threshold } = target(test);
   if (!unit.measurement) return { value: `${metric} —`, threshold };
   const got = lookupMetric(unit.measurement, metric, e?.at);
   if (got.value === null) return { value: `${metric} —`, threshold };
@@ -23,9 +28,7 @@ export function headlineFor(test: TestResult, unit: UnitResult): Headline {
 
 /** One headline for many units (a fleet's passing nodes): the lowest and highest value, or the one they share. */
 export function headlineSpan(test: TestResult, units: UnitResult[]): Headline {
-  const { metric, unit: u } = test.headline;
-  const e = test.expect.find((x) => x.metric === metric);
-  const threshold = e ? thresholdText(e) : "";
+  const { metric, u, e, threshold } = target(test);
   const values = units.flatMap((x) => {
     const got = x.measurement ? lookupMetric(x.measurement, metric, e?.at).value : null;
     return got === null ? [] : [got];
