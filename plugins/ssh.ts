@@ -4,15 +4,16 @@
 // The run-time half (child processes, tar, sockets) is loaded only when a test runs.
 import type { UnitRun } from "../lib/core/types.ts";
 import { rankArgv, remoteCommand, sshArgv } from "./_shared/ssh/argv.ts";
-import { procsOf, unitsOf } from "./ssh/layout.ts";
+import { onePass, procsOf, unitsOf } from "./ssh/layout.ts";
 import type { SshManifest } from "./ssh/manifest.ts";
 import { shJoin, shQuote } from "./_shared/ssh/quote.ts";
-import { prepareScript, rankScript, stageOf, stageScript } from "./_shared/ssh/scripts.ts";
+import { onePassScript, prepareScript, rankScript, stageOf, stageScript } from "./_shared/ssh/scripts.ts";
 import { sshSettings, type SshSettings } from "./_shared/ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "./_shared/ssh/target.ts";
 import type { Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
 import { slot, slotsIn } from "../lib/core/slots.ts";
 import { describeSlots } from "./_shared/ssh/slots.ts";
+import { takesTurns } from "./_shared/window.ts";
 
 const RUN = slot("runId");
 
@@ -31,15 +32,20 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
     prepare: sshArgv(target, h, "master", remoteCommand(prepareScript(stage, python, rendezvousHosts.has(h) && !s.masterPort), `gpucheck-${RUN}-prepare`)),
     stageIfMissing: sshArgv(target, h, "mux", remoteCommand(stageScript(stage), `gpucheck-${RUN}-stage`)),
   }));
+  // per-node units taking turns: a host's unit is its only one, so its first ssh may run it
+  const windowed = takesTurns(units.map((u) => u.hosts.map((h) => h.name)));
   const launched = units.map((u) => {
     const h0 = u.hosts[0]!.name;
     const master = { addr: (u.unit === "all" ? s.masterAddr : undefined) ?? slot(`masterAddr:${h0}`), port: String(s.masterPort ?? slot(`masterPort:${h0}`)) };
     const procs = procsOf(u, ctx.launch, python, s.launcher, master, { GPUCHECK_RUN_ID: RUN });
+    const first = windowed ? onePass(u, procs, s.launcher) : undefined;
+    const script = first && onePassScript(stage, python, { runId: RUN, stage, id: first.id, argv: first.argv, env: first.env }, s.masterPort);
     return {
       unit: u.unit,
       hosts: u.hosts.map((h) => h.name),
       master,
       ranks: procs.map((p) => ({ rank: p.id, host: p.host.name, ranks: p.ranks, argv: rankArgv(p, target, stage, RUN) })),
+      ...(script && { onePass: sshArgv(target, u.hosts[0]!, "master", remoteCommand(script, `gpucheck-${RUN}-${first.id}`)) }),
       procs,
     };
   });
@@ -56,6 +62,13 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
       ? [
           `each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`,
           ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env })),
+        ]
+      : []),
+    ...(launched.some((u) => u.onePass)
+      ? [
+          "each host's one process of its per-node unit runs in that first ssh itself: after the checks above, where the stage",
+          `is there, \`[ -f ${stageOf(stage)}/.complete ] || exit 0\` and then the wrapper, with MASTER_ADDR and MASTER_PORT the address`,
+          "and port just found; where it is missing, the first ssh ends there, the stage is copied and the wrapper runs on its own channel",
         ]
       : []),
     ...launched.flatMap((u) => [

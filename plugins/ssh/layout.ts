@@ -11,6 +11,15 @@ export type { RemoteProc };
 
 export type Launcher = "direct" | "gpucheck" | "torchrun" | "mpirun";
 
+/**
+ * A per-node unit whose host runs one process (a launcher, or its one rank) gets it in the host's
+ * first ssh (scripts.ts onePassScript). torchrun and mpirun take the rendezvous on their command
+ * line, where the host's shell does not reach: they keep the prepare's round trip.
+ */
+export function onePass(u: UnitLayout, procs: RemoteProc[], launcher: Launcher): RemoteProc | undefined {
+  return u.unit !== "all" && u.hosts.length === 1 && procs.length === 1 && (launcher === "gpucheck" || launcher === "direct") ? procs[0] : undefined;
+}
+
 /** sshd's default MaxSessions is 10: ranks beyond this many per host get their own connection. */
 export const MUX_SESSIONS = 8;
 
@@ -62,8 +71,9 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
   // one launcher per host, starting that host's R ranks itself
   const perHost = (argv: (i: number) => string[], env: (host: HostSpec) => Record<string, string>): RemoteProc[] =>
     u.hosts.map((host, i) => ({ id: i * R, hostIndex: i, host, ranks: range(i * R, R), argv: argv(i), env: env(host), mux: true }));
-  if (launcher === "gpucheck") {
-    // the workload's own launcher: it sets RANK/LOCAL_RANK per child and prefixes their lines
+  // the workload's own launcher: it sets RANK/LOCAL_RANK per child and prefixes their lines; a host
+  // with one rank runs that rank itself (below), as a Python start fewer on every host of a fleet
+  if (launcher === "gpucheck" && R > 1) {
     return perHost(
       (i) => [python, "-m", "gpucheck_workload.launch", "--nprocs", String(R), "--node-rank", String(i), "--", ...launch.args],
       (host) => ({ ...base, WORLD_SIZE: String(u.worldSize), MASTER_ADDR: master.addr, MASTER_PORT: master.port, GPUCHECK_NODE: host.name }),

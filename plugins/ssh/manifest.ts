@@ -8,6 +8,7 @@ export interface SshManifest extends Manifest {
   stageDir: string;
   maxParallel: number;
   hosts: Array<{ host: string; prepare: string[]; stageIfMissing: string[] }>;
-  units: Array<{ unit: string; hosts: string[]; master: Rendezvous; ranks: Array<{ rank: number; host: string; ranks: number[]; argv: string[] }> }>;
+  /** onePass: a per-node unit's one process in its host's first ssh, where the stage is there (its `prepare` then unused) */
+  units: Array<{ unit: string; hosts: string[]; master: Rendezvous; ranks: Array<{ rank: number; host: string; ranks: number[]; argv: string[] }>; onePass?: string[] }>;
   text: string;
 }

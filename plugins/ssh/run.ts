@@ -8,7 +8,7 @@ import { runProc } from "../_shared/proc.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import { exitArgv } from "../_shared/ssh/argv.ts";
-import { prepareHost, type HostState } from "../_shared/ssh/connect.ts";
+import { prepareHost, type HostState, type PrepareOptions } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { type UnitLayout, unitsOf } from "./layout.ts";
 import { controlDirectory } from "../_shared/ssh/control.ts";
@@ -56,10 +56,11 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
   const connectSlots = limiter(s.maxParallel);
   // a host is connected to when first needed: at once for a whole-cluster unit, in its turn for a per-node one
   const prepared = new Map<HostSpec, Promise<HostState>>();
-  const ready = (h: HostSpec, signal = ctx.signal) => {
+  // `first`: a per-node unit's own first command (its process in the same session), once per host as any prepare
+  const ready = (h: HostSpec, signal = ctx.signal, first: (h: HostSpec, o: PrepareOptions) => Promise<HostState> = prepareHost) => {
     let p = prepared.get(h);
     if (!p) {
-      p = connectSlots.run(() => prepareHost(h, { argv: hostArgv.get(h.name)!, stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), signal }));
+      p = connectSlots.run(() => first(h, { argv: hostArgv.get(h.name)!, stage, tar: () => (tar ??= tarFiles(ctx.workload)), python, wantPort: needsPort.has(h), signal }));
       prepared.set(h, p);
     }
     return p;
@@ -92,7 +93,7 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
     timeoutMs: ctx.test.timeoutMs,
     logDir: ctx.logDir,
     signal: ctx.signal,
-    ready: (h: HostSpec) => ready(h),
+    ready: (h: HostSpec, first?: (h: HostSpec, o: PrepareOptions) => Promise<HostState>) => ready(h, ctx.signal, first),
     launchSlots: limiter(s.maxParallel),
     controlSlots: limiter(s.maxParallel),
     onLine: ctx.onLine,
@@ -112,7 +113,7 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
     };
     const runs = await inWindow(units, window, async (u, signal) => {
       try {
-        return await runUnit(u, { ...env, signal, ready: (h) => ready(h, signal) }, planned.get(u.unit)!);
+        return await runUnit(u, { ...env, signal, ready: (h, first) => ready(h, signal, first) }, planned.get(u.unit)!);
       } finally {
         await close(u.hosts[0]!);
       }

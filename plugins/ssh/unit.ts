@@ -9,7 +9,7 @@ import { launchFailure } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { unitResult, type Failure, type StopReason } from "../_shared/unit-result.ts";
 import { remoteCommand, sshArgv, type SshTarget } from "../_shared/ssh/argv.ts";
-import { describeSshFailure, type HostState } from "../_shared/ssh/connect.ts";
+import { describeSshFailure, readPrepare, stageHost, type HostState, type PrepareOptions } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { procsOf, type Launcher, type RemoteProc, type UnitLayout } from "./layout.ts";
 import type { Limiter } from "../_shared/limit.ts";
@@ -32,8 +32,8 @@ export interface UnitEnv {
   timeoutMs: number;
   logDir: string;
   signal: AbortSignal;
-  /** the host's preparation, shared by every unit that uses it */
-  ready(host: HostSpec): Promise<HostState>;
+  /** the host's preparation, shared by every unit that uses it; `first`: this unit's own first command instead of the plain one */
+  ready(host: HostSpec, first?: (host: HostSpec, o: PrepareOptions) => Promise<HostState>): Promise<HostState>;
   launchSlots: Limiter;
   controlSlots: Limiter;
   onLine(unit: string, rank: number, line: string): void;
@@ -42,8 +42,13 @@ export interface UnitEnv {
 
 type StopKind = StopReason | "infra" | "failed";
 
+// the gpucheck launcher's one-rank hosts run their rank without it (layout.ts)
 const what = (p: RemoteProc, launcher: Launcher) =>
-  launcher === "direct" ? `rank ${p.id}` : launcher === "mpirun" ? "mpirun" : `the ${launcher} launcher of ranks ${p.ranks[0]}-${p.ranks.at(-1)}`;
+  launcher === "direct" || (launcher === "gpucheck" && p.ranks.length === 1)
+    ? `rank ${p.id}`
+    : launcher === "mpirun"
+      ? "mpirun"
+      : `the ${launcher} launcher of ranks ${p.ranks[0]}-${p.ranks.at(-1)}`;
 
 /** The rank that failed and why: a launcher names its first failing rank (gpucheck_workload.launch). */
 function failureOf(p: RemoteProc, launcher: Launcher, code: number, log: UnitLog): Failure {
@@ -60,7 +65,6 @@ export type PlannedSshUnit = SshManifest["units"][number];
 export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUnit): Promise<UnitRun> {
   const t0 = Date.now();
   const log = new UnitLog({ dir: join(env.logDir, u.unit), unit: u.unit, onLine: env.onLine });
-  const states = u.hosts.map((h) => env.ready(h));
   const local = new AbortController();
   const launched = new Map<number, { p: RemoteProc; out?: ProcOutcome }>();
   const events: Array<{ kind: StopKind; message: string; failure?: Failure }> = [];
@@ -96,6 +100,49 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
       ),
     );
   };
+  // a per-node unit's one process runs in its host's first ssh where the stage is there (ssh.ts render)
+  let firstOut: Promise<ProcOutcome> | undefined;
+  let ranFirst = false;
+  const runFirst = (host: HostSpec, o: PrepareOptions) =>
+    new Promise<HostState>((resolve) => {
+      const said: string[] = [];
+      const p = procsOf(u, env.launch, env.python, env.launcher, { addr: "", port: "" }, {})[0]!;
+      const read = (code: number | null) => readPrepare(host, { code, stdout: said.join("\n"), stderr: "", killed: false }, o);
+      firstOut = runRemoteProc(p, {
+        argv: planned.onePass!,
+        target: env.target,
+        stage: env.stage,
+        runId: env.runId,
+        signal: local.signal,
+        // the checks' lines, before the wrapper starts the process
+        preamble: (text) => /^gpucheck-(staged|addr|port|no-python)\b/.test(text) && !!said.push(text),
+        started: () => {
+          ranFirst = true;
+          launched.set(p.id, { p });
+          const c = read(0);
+          resolve(c.ok ? { ok: true, addr: c.addr, ...(c.port !== undefined && { port: c.port }), copied: false } : { ok: true, addr: "", copied: false });
+        },
+        line: (text) => log.processLine(sourceOf(p), p.ranks, p.argv.includes("gpucheck_workload.launch"), text, p.host.name),
+      }).then(
+        async (out) => {
+          if (!out.started) {
+            const c = readPrepare(
+              host,
+              { code: out.sshCode, stdout: said.join("\n"), stderr: out.stderrTail, killed: out.killed, ...(out.spawnError && { spawnError: out.spawnError }) },
+              o,
+            );
+            // the stage was missing: copy it; the process then runs on its own channel
+            resolve(await stageHost(host, o, c));
+          }
+          return out;
+        },
+        (e): ProcOutcome => {
+          resolve({ ok: false, message: `host ${host.name}: ${e}` });
+          return { exitCode: null, started: false, sshCode: null, killed: false, stderrTail: "", spawnError: String(e) };
+        },
+      );
+    });
+  const states = u.hosts.map((h, i) => (i === 0 && planned.onePass ? env.ready(h, runFirst) : env.ready(h)));
   const onAbort = () => stop(env.signal.reason === "timeout" ? "timeout" : "cancelled", "");
   if (env.signal.aborted) onAbort();
   else env.signal.addEventListener("abort", onAbort, { once: true });
@@ -109,15 +156,36 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   // what runs is the plan's rendering with this unit's rendezvous bound, nothing rebuilt
   const h0 = u.hosts[0]!.name;
   const rendezvous = { [`masterAddr:${h0}`]: host0.ok ? host0.addr : "", ...(host0.ok && host0.port !== undefined ? { [`masterPort:${h0}`]: host0.port } : {}) };
-  const bound = host0.ok
-    ? complete(bindSlots(planned, rendezvous), [`masterAddr:${h0}`, `masterPort:${h0}`, "runId", "controlDir"], `the ssh manifest of unit ${u.unit}`)
-    : planned;
+  const bound =
+    host0.ok && !ranFirst
+      ? complete(bindSlots(planned, rendezvous), [`masterAddr:${h0}`, `masterPort:${h0}`, "runId", "controlDir"], `the ssh manifest of unit ${u.unit}`)
+      : planned;
   const argvOf = new Map(bound.ranks.map((r) => [r.rank, r.argv]));
+
+  /** A process has ended: a lost connection stops the unit; a failure gives its peers a grace period. */
+  const settle = (p: RemoteProc, entry: { out?: ProcOutcome }, out: ProcOutcome) => {
+    entry.out = out;
+    if (out.exitCode === null && !stopping) {
+      const why =
+        out.spawnError ??
+        (out.started
+          ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})`
+          : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
+      // a connection that dropped mid-run, or a host that never answered: that host, by name
+      if (out.started || /^unreachable: /.test(describeSshFailure(out.stderrTail))) lost.add(p.host.name);
+      stop("infra", `host ${p.host.name}: ${why}`);
+    } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
+      events.push({ kind: "failed", message: "", failure: failureOf(p, env.launcher, out.exitCode, log) });
+      // its peers are likely blocked in a collective that will never complete
+      timers.push(setTimeout(() => stop("failed", ""), env.peerFailureGraceMs));
+    }
+  };
 
   await Promise.all(
     procs.map(async (p) => {
       const state = await states[p.hostIndex]!;
       if (!state.ok) return stop("infra", "");
+      if (ranFirst) return settle(p, launched.get(p.id)!, await firstOut!);
       if (stopping) return;
       const release = await env.launchSlots.acquire();
       if (stopping) return release();
@@ -140,24 +208,11 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
         line: (text) => log.processLine(sourceOf(p), p.ranks, prefixed, text, p.host.name),
       });
       release();
-      entry.out = out;
-      if (out.exitCode === null && !stopping) {
-        const why =
-          out.spawnError ??
-          (out.started
-            ? `connection lost while ${what(p, env.launcher)} was running (ssh exited ${out.sshCode})`
-            : `could not start ${what(p, env.launcher)}: ${describeSshFailure(out.stderrTail)}`);
-        // a connection that dropped mid-run, or a host that never answered: that host, by name
-        if (out.started || /^unreachable: /.test(describeSshFailure(out.stderrTail))) lost.add(p.host.name);
-        stop("infra", `host ${p.host.name}: ${why}`);
-      } else if (out.exitCode !== null && out.exitCode !== 0 && !stopping && !events.some((e) => e.kind === "failed")) {
-        events.push({ kind: "failed", message: "", failure: failureOf(p, env.launcher, out.exitCode, log) });
-        // its peers are likely blocked in a collective that will never complete
-        timers.push(setTimeout(() => stop("failed", ""), env.peerFailureGraceMs));
-      }
+      settle(p, entry, out);
     }),
   );
   await stopping;
+
   timers.forEach(clearTimeout);
   env.signal.removeEventListener("abort", onAbort);
 

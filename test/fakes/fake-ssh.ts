@@ -1,6 +1,6 @@
 // The fake ssh client of the unit tier (test/fakes/ssh.sh) installed under a scratch root and put
 // first on $PATH, as `ssh`: the ssh platform spawns "ssh" through PATH, so it runs unchanged.
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../tmp.ts";
 
@@ -21,6 +21,8 @@ export interface FakeSsh {
   home(name: string): string;
   /** every later ssh to `host` fails with this stderr and exit code 255 */
   fail(host: string, stderr: string): void;
+  /** "<host> <remote command's name>" (or "<host> -O exit") for each command that reached a host, and forgets them */
+  takeCalls(): string[];
   /** restores $PATH */
   uninstall(): void;
 }
@@ -36,6 +38,12 @@ export function installFakeSsh(): FakeSsh {
     root,
     home: (name) => join(root, "hosts", name),
     fail: (host, stderr) => writeFileSync(join(root, "faults", host), stderr),
+    takeCalls: () => {
+      const file = join(root, "calls");
+      const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+      rmSync(file, { force: true });
+      return text.split("\n").filter(Boolean);
+    },
     uninstall: () => {
       process.env.PATH = saved;
     },

@@ -6,7 +6,7 @@
 # stdin stays the channel's stdin, so the remote watchdog sees EOF when the client goes away.
 # What a local shell cannot show (a refused connection, an unknown host key) is replayed: a file
 # <root>/faults/<host> (or <user>@<host> when a login user is given) holds ssh's stderr for that
-# host, printed with ssh's exit code 255.
+# host, printed with ssh's exit code 255. Each command that reaches a host is a line of <root>/calls.
 root=$(cd "$(dirname "$0")/.." && pwd)
 op=
 user=
@@ -27,6 +27,9 @@ if [ -f "$fault" ]; then
   cat "$fault" >&2
   exit 255
 fi
+# what reached the host, for tests counting sessions: the host and the remote command's name ($0)
+if [ -n "$op" ]; then called="-O $op"; else called=${*##* }; fi
+printf '%s %s\n' "$host" "$called" >>"$root/calls"
 # `ssh -O exit`: no ControlMaster here to close
 [ -n "$op" ] && exit 0
 home=$root/hosts/$host

@@ -97,3 +97,70 @@ describe("ssh (fake client): replayed faults", () => {
     expect(await localLeftovers(m)).toEqual([]);
   }, 30_000);
 });
+
+describe("ssh (fake client): a per-node unit runs in its host's first ssh", () => {
+  const perNode = (name: string, code: string, hosts: number, args: string[] = []) => ({
+    ...scriptTest(name, PY, code, { nodes: hosts, ranksPerNode: 1, args }),
+    perNode: true,
+    worldSize: 1,
+  });
+  // the remote command's name without its quotes, per host: gpucheck-<run>-<what>
+  const sessions = () =>
+    fake
+      .takeCalls()
+      .map((l) => l.replace(/'/g, "").replace(/ gpucheck-[0-9a-f]+-/, " "))
+      .sort();
+
+  for (const launcher of ["gpucheck", "direct"]) {
+    test(`launcher ${launcher}: a cold host is checked, staged, then launched; a warm one gets one session, its process in it`, async () => {
+      const homes = [`${launcher}1`, `${launcher}2`];
+      const tg = target({ launcher }, homes, 1);
+      const code =
+        "import os; print('ENV', os.environ['GPUCHECK_NODE'], os.environ['RANK'], os.environ['WORLD_SIZE'], os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']) > 0)";
+      fake.takeCalls();
+      const cold = await runScript(platform, tg, perNode("first", code, 2));
+      expect(cold.units.map((u) => [u.unit, u.status])).toEqual([
+        [homes[0], "completed"],
+        [homes[1], "completed"],
+      ]);
+      // the first ssh found no stage and ended after its checks: the copy and the process came after
+      expect(sessions()).toEqual(homes.flatMap((h) => [`${h} -O exit`, `${h} 0`, `${h} 0`, `${h} stage`]));
+      const warm = await runScript(platform, tg, perNode("again", code, 2));
+      expect(warm.units.map((u) => [u.unit, u.status])).toEqual([
+        [homes[0], "completed"],
+        [homes[1], "completed"],
+      ]);
+      expect(sessions()).toEqual(homes.flatMap((h) => [`${h} -O exit`, `${h} 0`]));
+      for (const h of homes) {
+        // one rank, no launcher around it; the rendezvous is the host's own address and a port found there
+        expect(warm.lines).toContain(`${h}/0: ENV ${h} 0 1 127.0.0.1 True`);
+        expect(warm.units.find((u) => u.unit === h)!.ranks.map((r) => [r.rank, r.exitCode])).toEqual([[0, 0]]);
+        expect(readdirSync(join(fake.home(h), ".cache", "gpucheck", "runs"))).toEqual([]);
+      }
+    }, 60_000);
+  }
+
+  test("in the first session: a failing process is failed on its host, and a cancelled one leaves nothing running", async () => {
+    const tg = target({ launcher: "gpucheck" }, ["node1", "node2"], 1);
+    await runScript(platform, tg, perNode("warm-up", "print(1)", 2));
+    const fails =
+      "import os, sys\nif os.environ['GPUCHECK_NODE'] == 'node2':\n  print('gpucheck-workload: error: CUDA error: an illegal memory access', file=sys.stderr); sys.exit(3)\nprint('fine')";
+    fake.takeCalls();
+    const failed = await runScript(platform, tg, perNode("fails", fails, 2));
+    expect(sessions()).toEqual(["node1 -O exit", "node1 0", "node2 -O exit", "node2 0"]);
+    expect(failed.units.map((u) => [u.unit, u.status, u.message])).toEqual([
+      ["node1", "completed", undefined],
+      ["node2", "failed", "rank 0 on node2 failed with exit code 3: CUDA error: an illegal memory access"],
+    ]);
+    const m = `gpucheck-fake-onepass-${process.pid}-${Date.now()}`;
+    const hangs = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${m}`;
+    const cancelled = await runScript(platform, tg, perNode("hangs", hangs, 2, [m]), 1500);
+    expect(cancelled.units.map((u) => [u.unit, u.status])).toEqual([
+      ["node1", "cancelled"],
+      ["node2", "cancelled"],
+    ]);
+    // found by its pid file over a fresh channel, as any rank
+    expect(cancelled.units.map((u) => u.message)).toEqual(["cancelled: killed rank 0 on node1", "cancelled: killed rank 0 on node2"]);
+    expect(await localLeftovers(m)).toEqual([]);
+  }, 60_000);
+});

@@ -2,7 +2,7 @@
 // remote scripts' syntax and the plan rendering. No sshd needed.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../../lib/core/errors.ts";
 import type { Launch } from "../../lib/core/types.ts";
@@ -13,7 +13,7 @@ import { parseHost, parseHostfile, parseHostList } from "../../plugins/_shared/s
 import { procsOf, unitsOf } from "../../plugins/ssh/layout.ts";
 import { limiter } from "../../plugins/_shared/limit.ts";
 import { checkEnvName, remotePath, shJoin, shQuote } from "../../plugins/_shared/ssh/quote.ts";
-import { killScript, prepareScript, rankScript, stageScript } from "../../plugins/_shared/ssh/scripts.ts";
+import { killScript, onePassScript, prepareScript, rankScript, stageScript } from "../../plugins/_shared/ssh/scripts.ts";
 import { sshSettings } from "../../plugins/_shared/ssh/settings.ts";
 import { hostsForTest, resolveHosts } from "../../plugins/_shared/ssh/target.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
@@ -262,6 +262,28 @@ describe("rank placement", () => {
     ]);
   });
 
+  test("the gpucheck launcher on a host with one rank: the rank itself, with the environment the launcher would give it", () => {
+    const [u] = unitsOf({ nodes: 2, ranksPerNode: 1, perNode: false }, hosts);
+    const own = procsOf(u!, launch, "python3", "gpucheck", master, { GPUCHECK_RUN_ID: "r1" });
+    expect(own.map((p) => [p.id, p.host.name, p.ranks])).toEqual([
+      [0, "gpu01", [0]],
+      [1, "gpu02", [1]],
+    ]);
+    expect(own[1]!.argv).toEqual(["python3", "-m", "gpucheck_workload", "collective"]);
+    expect(own[1]!.env).toEqual({
+      GPUCHECK_CPU_BIND: "split",
+      NCCL_DEBUG: "WARN",
+      GPUCHECK_RUN_ID: "r1",
+      RANK: "1",
+      WORLD_SIZE: "2",
+      LOCAL_RANK: "0",
+      LOCAL_WORLD_SIZE: "1",
+      MASTER_ADDR: "10.0.0.1",
+      MASTER_PORT: "29500",
+      GPUCHECK_NODE: "gpu02",
+    });
+  });
+
   test("ranks beyond 8 on a host get their own connection (sshd's MaxSessions defaults to 10)", () => {
     const [u] = unitsOf({ nodes: 1, ranksPerNode: 10, perNode: false }, hosts);
     expect(procsOf(u!, launch, "python3", "direct", master, {}).map((p) => p.mux)).toEqual([true, true, true, true, true, true, true, true, false, false]);
@@ -327,6 +349,7 @@ describe("remote scripts", () => {
     prepare: prepareScript(stage, "/usr/bin/python3", true),
     stage: stageScript(stage),
     rank: rankScript({ runId: "r1", stage, id: 3, argv: ["python3", "-c", "print(1)", ...HOSTILE], env: Object.fromEntries(HOSTILE.map((v, i) => [`V${i}`, v])) }),
+    "one-pass": onePassScript(stage, "/usr/bin/python3", { runId: "r1", stage, id: 0, argv: ["python3", "-c", "print(1)", ...HOSTILE], env: { MASTER_ADDR: "x", V: HOSTILE[3]! } }),
     kill: killScript(stage, "r1", [0, 1, 2], 3000),
   };
   for (const [name, script] of Object.entries(scripts)) {
@@ -364,11 +387,48 @@ describe("remote scripts", () => {
     busy.stop(true);
   });
 
+  test("prepare on a host where awk cannot read /proc/net/tcp: the port comes from Python binding port 0", () => {
+    const bin = tempDir("gpucheck-noawk-");
+    // an awk that fails as mawk does on a file it cannot open
+    writeFileSync(join(bin, "awk"), "#!/bin/sh\necho 'awk: cannot open /proc/net/tcp' >&2\nexit 2\n", { mode: 0o755 });
+    const r = spawnSync("/bin/sh", ["-c", prepareScript({ base: "/nonexistent", hash: "h" }, "/usr/bin/python3", true)], {
+      encoding: "utf8",
+      env: { PATH: `${bin}:/usr/bin:/bin`, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" },
+    });
+    expect(r.stderr).toBe("");
+    const port = Number(/^gpucheck-port (\d+)$/m.exec(r.stdout)?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(port).toBeLessThan(65536);
+  });
+
+  test("one-pass: where the stage is there the checks' lines, then the process with the address and port they found", () => {
+    const home = tempDir("gpucheck-onepass-");
+    const st = { base: `${home}/cache`, hash: "h1" };
+    const code = "import os; print('GOT', os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], os.environ['V'])";
+    const script = (fixedPort?: number) =>
+      onePassScript(st, "/usr/bin/python3", { runId: "r1", stage: st, id: 0, argv: ["/usr/bin/python3", "-c", code], env: { MASTER_ADDR: "never", MASTER_PORT: "1", V: "$HOME" } }, fixedPort);
+    const run = (fixedPort?: number) =>
+      spawnSync("/bin/sh", ["-c", script(fixedPort)], { encoding: "utf8", input: "", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } });
+    const missing = run();
+    // no stage: the checks and nothing else, exit 0, for the run to copy it
+    expect(missing.stdout).toMatch(/^gpucheck-staged no\ngpucheck-addr 10\.0\.0\.7\ngpucheck-port \d+\n$/);
+    expect(missing.status).toBe(0);
+    mkdirSync(`${home}/cache/h1`, { recursive: true });
+    writeFileSync(`${home}/cache/h1/.complete`, "h1\n");
+    const ran = run();
+    const port = /^gpucheck-port (\d+)$/m.exec(ran.stdout)![1];
+    expect(ran.stdout).toBe(`gpucheck-staged yes\ngpucheck-addr 10.0.0.7\ngpucheck-port ${port}\nGOT 10.0.0.7 ${port} $HOME\n`);
+    expect(ran.stderr).toMatch(/^\x1egpucheck-r1 start \d+\n\x1egpucheck-r1 exit 0\n$/);
+    expect(readdirSync(`${home}/cache/runs`)).toEqual([]);
+    // the suite's masterPort: no search, that port
+    expect(run(29400).stdout).toBe("gpucheck-staged yes\ngpucheck-addr 10.0.0.7\nGOT 10.0.0.7 29400 $HOME\n");
+  });
+
   test("the rank wrapper: own session, pid file, sentinels, watchdog on stdin, PYTHONPATH prepended", () => {
     const s = rankScript({ runId: "r1", stage, id: 3, argv: ["python3", "x.py"], env: { PYTHONPATH: "/opt/extra", A: "1" } });
     expect(s).toContain(`export PYTHONPATH="$HOME"/'.cache/gpu check'\\''s/0123abcd':/opt/extra`);
     expect(s).toContain("setsid python3 x.py </dev/null 3<&- & p=$!");
-    expect(s).toContain(`echo $p > "$R/3.pid"`);
+    expect(s).toContain(`echo $p > "$R/r1.3.pid"`);
     expect(s).toContain("<&3 >/dev/null 2>&1 & w=$!");
   });
 });
@@ -402,6 +462,32 @@ describe("plan rendering", () => {
     expect(argv.at(-1)).toContain("export RANK=2");
     expect(rendered.text).toContain("rank 2 on gpu02: RANK=2 LOCAL_RANK=0 GPUCHECK_NODE=gpu02 python3 -c 'print(1)'");
     expect(rendered.text).toContain("unit all: MASTER_ADDR={{masterAddr:gpu01}} MASTER_PORT={{masterPort:gpu01}}");
+  });
+
+  test("a per-node unit with one process per host: its process in the host's first ssh; torchrun and whole-cluster units keep two", () => {
+    const render = (launcher: string, perNode: boolean) => {
+      const t = { ...scriptTest("inv", "python3", "print(1)", { nodes: perNode ? 1 : 2, ranksPerNode: 1 }), perNode };
+      return ssh.render({ suite: fakeSuite(), settings: sshSettings.parse({ launcher }), cli: { hosts: ["gpu01", "gpu02"] }, test: t, launch: t.launch, workloadHash: "abc123" }) as {
+        units: Array<{ unit: string; onePass?: string[] }>;
+        text: string;
+      };
+    };
+    const each = render("gpucheck", true);
+    expect(each.units.map((u) => [u.unit, u.onePass !== undefined])).toEqual([
+      ["gpu01", true],
+      ["gpu02", true],
+    ]);
+    const argv = each.units[1]!.onePass!;
+    expect(argv.slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=auto", "-o", "ControlPath={{controlDir}}/%C"]);
+    expect(argv.slice(-3, -1)).toEqual(["--", "gpu02"]);
+    expect(argv.at(-1)).toContain(`export MASTER_ADDR="$addr"`);
+    expect(argv.at(-1)).toContain(`export MASTER_PORT="$port"`);
+    expect(argv.at(-1)).not.toContain("gpucheck_workload.launch");
+    expect(each.text).toContain("each host's one process of its per-node unit runs in that first ssh itself");
+    expect(render("torchrun", true).units.map((u) => u.onePass)).toEqual([undefined, undefined]);
+    const all = render("gpucheck", false);
+    expect(all.units.map((u) => [u.unit, u.onePass])).toEqual([["all", undefined]]);
+    expect(all.text).not.toContain("first ssh itself");
   });
 
   test("render refuses a plan without hosts", () => {

@@ -41,8 +41,14 @@ function lastLines(text: string, n = 3): string {
   return text.trim().split("\n").slice(-n).join(" | ");
 }
 
-export async function prepareHost(host: HostSpec, o: PrepareOptions): Promise<HostState> {
-  const res = await runProc({ argv: o.argv.prepare, signal: o.signal, graceMs: 500 });
+/** What the first command's output says: the host cannot run the unit, or its address and port and whether the stage is there. */
+export type Checked = Extract<HostState, { ok: false }> | { ok: true; addr: string; port?: number; staged: boolean };
+
+export function readPrepare(
+  host: HostSpec,
+  res: { code: number | null; signal?: string | null; stdout: string; stderr: string; killed: boolean; spawnError?: string },
+  o: Pick<PrepareOptions, "python" | "wantPort">,
+): Checked {
   if (res.spawnError) return { ok: false, message: `host ${host.name}: ${res.spawnError}` };
   if (res.killed) return { ok: false, message: `host ${host.name}: stopped while connecting` };
   if (res.code === 255) {
@@ -55,20 +61,24 @@ export async function prepareHost(host: HostSpec, o: PrepareOptions): Promise<Ho
   if (res.code !== 0 || !addr || (o.wantPort && !port)) {
     return { ok: false, message: `host ${host.name}: preparing failed (exit ${res.code ?? res.signal}): ${lastLines(res.stderr) || lastLines(res.stdout) || "no output"}` };
   }
-  let copied = false;
-  if (!/^gpucheck-staged yes$/m.test(res.stdout)) {
-    const up = await runProc({
-      argv: o.argv.stageIfMissing,
-      input: o.tar(),
-      signal: o.signal,
-      graceMs: 500,
-    });
-    if (up.killed) return { ok: false, message: `host ${host.name}: stopped while staging` };
-    if (up.code !== 0) {
-      const why = up.code === 255 ? describeSshFailure(up.stderr) : `exit ${up.code ?? up.signal}: ${lastLines(up.stderr) || "no output"}`;
-      return { ok: false, message: `host ${host.name}: staging the workload into ${stageOf(o.stage)} failed: ${why}` };
-    }
-    copied = true;
+  return { ok: true, addr, ...(port ? { port: Number(port) } : {}), staged: /^gpucheck-staged yes$/m.test(res.stdout) };
+}
+
+/** Copies the workload where the first command found no stage, over the host's ControlMaster. */
+export async function stageHost(host: HostSpec, o: PrepareOptions, c: Checked): Promise<HostState> {
+  if (!c.ok) return c;
+  const { staged, ...at } = c;
+  if (staged) return { ...at, copied: false };
+  const up = await runProc({ argv: o.argv.stageIfMissing, input: o.tar(), signal: o.signal, graceMs: 500 });
+  if (up.killed) return { ok: false, message: `host ${host.name}: stopped while staging` };
+  if (up.code !== 0) {
+    const why = up.code === 255 ? describeSshFailure(up.stderr) : `exit ${up.code ?? up.signal}: ${lastLines(up.stderr) || "no output"}`;
+    return { ok: false, message: `host ${host.name}: staging the workload into ${stageOf(o.stage)} failed: ${why}` };
   }
-  return { ok: true, addr, ...(port ? { port: Number(port) } : {}), copied };
+  return { ...at, copied: true };
+}
+
+export async function prepareHost(host: HostSpec, o: PrepareOptions): Promise<HostState> {
+  const res = await runProc({ argv: o.argv.prepare, signal: o.signal, graceMs: 500 });
+  return stageHost(host, o, readPrepare(host, res, o));
 }

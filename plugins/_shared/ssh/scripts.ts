@@ -15,24 +15,25 @@ export interface StagePaths {
 }
 
 export const stageOf = (p: StagePaths) => `${p.base.replace(/\/+$/, "")}/${p.hash}`;
-export const runDirOf = (p: StagePaths, runId: string) => `${p.base.replace(/\/+$/, "")}/runs/${runId}`;
+/** where a run's pid files live on a host, `<run>.<id>.pid`: one directory for all runs, made once */
+export const runsDirOf = (p: StagePaths) => `${p.base.replace(/\/+$/, "")}/runs`;
 
-const FREE_PORT = `import socket; s = socket.socket(); s.bind(("", 0)); print("gpucheck-port", s.getsockname()[1])`;
+const FREE_PORT = `import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])`;
 
 /**
- * A port no TCP socket on the host uses, below the usual ephemeral range (32768-): read from
- * /proc/net/tcp{,6} rather than by starting Python, which would put an interpreter start on the
- * critical path of every launch. Hosts without /proc fall back to binding port 0 in Python.
+ * Sets $port to a port no TCP socket on the host uses, below the usual ephemeral range (32768-), and
+ * prints it: one awk over /proc/net/tcp{,6} rather than starting Python, which would put an
+ * interpreter start on the critical path of every launch. Seeded with the shell's pid, so that hosts
+ * sharing one kernel (containers, a simulated fleet) draw different ports at the same second. Hosts
+ * without /proc fall back to binding port 0 in Python.
  */
 export function freePortLines(python: string): string[] {
   return [
-    `used=" $(awk 'FNR > 1 { split($2, a, ":"); printf "%s ", a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null) "`,
-    `port=; i=0`,
-    `while [ "$used" != "  " ] && [ -z "$port" ] && [ $i -lt 50 ]; do`,
-    `  n=$(od -An -N2 -tu2 /dev/urandom | tr -d ' '); c=$((20000 + n % 12000)); i=$((i + 1))`,
-    `  case "$used" in *" $(printf %04X $c) "*) ;; *) port=$c ;; esac`,
-    `done`,
-    `if [ -n "$port" ]; then echo "gpucheck-port $port"; else exec ${shQuote(python)} -c ${shQuote(FREE_PORT)}; fi`,
+    // mawk stops at a file it cannot open, before END: list tcp6 only where it exists
+    `f=/proc/net/tcp; [ -r /proc/net/tcp6 ] && f="$f /proc/net/tcp6"`,
+    `port=$(awk -v seed=$$ 'FNR > 1 { split($2, a, ":"); used[a[2]] = 1 } END { if (!NR) exit; srand(seed); for (i = 0; i < 50; i++) { c = 20000 + int(rand() * 12000); if (!(sprintf("%04X", c) in used)) { print c; exit } } }' $f 2>/dev/null)`,
+    `[ -n "$port" ] || port=$(${shQuote(python)} -c ${shQuote(FREE_PORT)})`,
+    `echo "gpucheck-port $port"`,
   ];
 }
 
@@ -46,8 +47,24 @@ export function prepareScript(stage: StagePaths, python: string, wantPort: boole
   return [
     `if [ -f ${remotePath(stageOf(stage))}/.complete ]; then echo gpucheck-staged yes; else echo gpucheck-staged no; fi`,
     `command -v ${shQuote(python)} >/dev/null 2>&1 || { echo ${shQuote(`gpucheck-no-python`)}; exit 0; }`,
-    `set -- $SSH_CONNECTION; echo "gpucheck-addr $3"`,
+    `set -- $SSH_CONNECTION; addr=$3; echo "gpucheck-addr $addr"`,
     ...(wantPort ? freePortLines(python) : []),
+  ].join("\n");
+}
+
+/**
+ * A per-node unit's one process in the host's first ssh: the checks of prepareScript and then,
+ * where the stage is there, the rank wrapper in the same session, meeting on the address ssh
+ * reached the host on and the port just found (or the suite's). One remote session per host, as
+ * pdsh; where the stage is missing it ends after the checks and the run stages and launches as for
+ * any other unit.
+ */
+export function onePassScript(stage: StagePaths, python: string, rank: RankScript, fixedPort?: number): string {
+  const fromShell: Record<string, "addr" | "port"> = fixedPort === undefined ? { MASTER_ADDR: "addr", MASTER_PORT: "port" } : { MASTER_ADDR: "addr" };
+  return [
+    prepareScript(stage, python, fixedPort === undefined),
+    `[ -f ${remotePath(stageOf(stage))}/.complete ] || exit 0`,
+    rankScript({ ...rank, env: { ...rank.env, ...(fixedPort !== undefined && { MASTER_PORT: String(fixedPort) }) }, fromShell }),
   ].join("\n");
 }
 
@@ -81,29 +98,35 @@ export interface RankScript {
   id: number;
   argv: readonly string[];
   env: Readonly<Record<string, string>>;
+  /** variables set from the script's own shell variables (a rendezvous found on the host), not from env */
+  fromShell?: Readonly<Record<string, "addr" | "port">>;
 }
 
 /**
  * One rank (or launcher). It runs in its own session, so one `kill -- -<pgid>` reaches everything
- * it started; its pgid goes to <runs>/<run>/<id>.pid for a later kill over a fresh connection.
+ * it started; its pgid goes to <runs>/<run>.<id>.pid for a later kill over a fresh connection.
  * A watchdog reads the ssh channel's stdin: EOF means gpucheck or the connection went away, and
  * the rank is killed rather than left holding GPUs (sshd sends no hangup without a tty).
  */
 export function rankScript(r: RankScript): string {
-  const run = remotePath(runDirOf(r.stage, r.runId));
+  const runs = remotePath(runsDirOf(r.stage));
   const mark = shQuote(`\\036gpucheck-${r.runId} %s %s\\n`);
   const pythonPath = r.env.PYTHONPATH ? `${remotePath(stageOf(r.stage))}:${shQuote(r.env.PYTHONPATH)}` : remotePath(stageOf(r.stage));
+  const shell = r.fromShell ?? {};
   const env = Object.entries(r.env)
-    .filter(([k]) => k !== "PYTHONPATH")
-    .map(([k, v]) => `export ${checkEnvName(k)}=${shQuote(v)}`);
+    .filter(([k]) => k !== "PYTHONPATH" && !(k in shell))
+    .map(([k, v]) => `export ${checkEnvName(k)}=${shQuote(v)}`)
+    .concat(Object.entries(shell).map(([k, v]) => `export ${checkEnvName(k)}="$${v}"`));
+  const pid = `"$R/${r.runId}.${r.id}.pid"`;
   return [
-    `R=${run}`,
-    `mkdir -p "$R"`,
+    `R=${runs}`,
+    // a test before mkdir: on every launch after a host's first, no process for it
+    `[ -d "$R" ] || mkdir -p "$R"`,
     `export PYTHONPATH=${pythonPath}`,
     ...env,
     "exec 3<&0",
     `setsid ${shJoin(r.argv)} </dev/null 3<&- & p=$!`,
-    `echo $p > "$R/${r.id}.pid"`,
+    `echo $p > ${pid}`,
     `printf ${mark} start $p >&2`,
     `( while read -r _; do :; done; kill -TERM -$p; i=0; while [ $i -lt 50 ] && kill -0 -$p; do sleep 0.1; i=$((i+1)); done; kill -KILL -$p ) <&3 >/dev/null 2>&1 & w=$!`,
     "exec 3<&-",
@@ -111,7 +134,7 @@ export function rankScript(r: RankScript): string {
     "kill $w 2>/dev/null",
     // whatever the rank left in its session must not outlive it
     "kill -KILL -$p 2>/dev/null",
-    `rm -f "$R/${r.id}.pid"; rmdir "$R" 2>/dev/null`,
+    `rm -f ${pid}`,
     `printf ${mark} exit $rc >&2`,
     "exit $rc",
   ].join("\n");
@@ -123,13 +146,14 @@ export function rankScript(r: RankScript): string {
  */
 export function killScript(stage: StagePaths, runId: string, ids: readonly number[], graceMs: number): string {
   const list = ids.join(" ");
-  const pgid = `p=$(cat "$R/$i.pid" 2>/dev/null)`;
+  const f = `"$R/${runId}.$i.pid"`;
+  const pgid = `read -r p 2>/dev/null < ${f}`;
   return [
-    `R=${remotePath(runDirOf(stage, runId))}`,
+    `R=${remotePath(runsDirOf(stage))}`,
     `[ -d "$R" ] || exit 0`,
     `for i in ${list}; do ${pgid} && kill -0 -"$p" 2>/dev/null && echo "gpucheck-running $i" && kill -TERM -"$p"; done`,
     `n=0; while [ $n -lt ${Math.ceil(graceMs / 100)} ]; do a=0; for i in ${list}; do ${pgid} && kill -0 -"$p" 2>/dev/null && a=1; done; [ $a = 0 ] && break; sleep 0.1; n=$((n+1)); done`,
-    `for i in ${list}; do ${pgid} && kill -KILL -"$p" 2>/dev/null; rm -f "$R/$i.pid"; done`,
-    `rmdir "$R" 2>/dev/null; exit 0`,
+    `for i in ${list}; do ${pgid} && kill -KILL -"$p" 2>/dev/null; rm -f ${f}; done`,
+    `exit 0`,
   ].join("\n");
 }
