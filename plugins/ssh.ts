@@ -45,7 +45,7 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
       hosts: u.hosts.map((h) => h.name),
       master,
       ranks: procs.map((p) => ({ rank: p.id, host: p.host.name, ranks: p.ranks, argv: rankArgv(p, target, stage, RUN) })),
-      ...(script && { onePass: sshArgv(target, u.hosts[0]!, "master", remoteCommand(script, `gpucheck-${RUN}-${first.id}`)) }),
+      ...(script && { onePass: sshArgv(target, u.hosts[0]!, "first", remoteCommand(script, `gpucheck-${RUN}-${first.id}`)) }),
       procs,
     };
   });
@@ -67,8 +67,9 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
     ...(launched.some((u) => u.onePass)
       ? [
           "each host's one process of its per-node unit runs in that first ssh itself: after the checks above, where the stage",
-          `is there, \`[ -f ${stageOf(stage)}/.complete ] || exit 0\` and then the wrapper, with MASTER_ADDR and MASTER_PORT the address`,
-          "and port just found; where it is missing, the first ssh ends there, the stage is copied and the wrapper runs on its own channel",
+          `is there, the wrapper, with MASTER_ADDR and MASTER_PORT the address and port just found; that ssh is a ControlMaster`,
+          "without ControlPersist, ending with its session. Where the stage is missing, the session waits on its stdin while",
+          "the stage is copied and the wrapper runs on their own channels, and `ssh -O exit` ends it",
         ]
       : []),
     ...launched.flatMap((u) => [

@@ -71,7 +71,8 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
     closed.add(h);
     // also where the prepare did not finish: Ctrl-C during it can leave a master that already forked
     // (found at 100 hosts: 4 masters outlived the run); without a socket `ssh -O exit` ends at once
-    await prepared.get(h);
+    const state = await prepared.get(h);
+    if (state?.ok && state.ownSession) return;
     await runProc({ argv: exitArgv(target, h), signal: AbortSignal.timeout(5000) });
   };
   const windowed = takesTurns(units.map((u) => u.hosts.map((h) => h.name)));

@@ -106,6 +106,11 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   const runFirst = (host: HostSpec, o: PrepareOptions) =>
     new Promise<HostState>((resolve) => {
       const said: string[] = [];
+      let answered = false;
+      const answer = (st: HostState | Promise<HostState>) => {
+        if (!answered) resolve(st);
+        answered = true;
+      };
       const p = procsOf(u, env.launch, env.python, env.launcher, { addr: "", port: "" }, {})[0]!;
       const read = (code: number | null) => readPrepare(host, { code, stdout: said.join("\n"), stderr: "", killed: false }, o);
       firstOut = runRemoteProc(p, {
@@ -115,29 +120,31 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
         runId: env.runId,
         signal: local.signal,
         // the checks' lines, before the wrapper starts the process
-        preamble: (text) => /^gpucheck-(staged|addr|port|no-python)\b/.test(text) && !!said.push(text),
+        preamble: (text) => {
+          if (!/^gpucheck-(staged|addr|port|no-python)\b/.test(text)) return false;
+          said.push(text);
+          // no stage: the session now waits, its connection carrying the copy and the launch
+          if (said[0] === "gpucheck-staged no" && text.startsWith(o.wantPort ? "gpucheck-port " : "gpucheck-addr ")) answer(stageHost(host, o, read(0)));
+          return true;
+        },
         started: () => {
           ranFirst = true;
           launched.set(p.id, { p });
           const c = read(0);
-          resolve(c.ok ? { ok: true, addr: c.addr, ...(c.port !== undefined && { port: c.port }), copied: false } : { ok: true, addr: "", copied: false });
+          answer({ ok: true, addr: c.ok ? c.addr : "", ...(c.ok && c.port !== undefined && { port: c.port }), copied: false, ownSession: true });
         },
         line: (text) => log.processLine(sourceOf(p), p.ranks, p.argv.includes("gpucheck_workload.launch"), text, p.host.name),
       }).then(
         async (out) => {
+          // it ended before its process started (an ssh failure, a missing Python): the host's state says why
           if (!out.started) {
-            const c = readPrepare(
-              host,
-              { code: out.sshCode, stdout: said.join("\n"), stderr: out.stderrTail, killed: out.killed, ...(out.spawnError && { spawnError: out.spawnError }) },
-              o,
-            );
-            // the stage was missing: copy it; the process then runs on its own channel
-            resolve(await stageHost(host, o, c));
+            const res = { code: out.sshCode, stdout: said.join("\n"), stderr: out.stderrTail, killed: out.killed, ...(out.spawnError && { spawnError: out.spawnError }) };
+            answer(stageHost(host, o, readPrepare(host, res, o)));
           }
           return out;
         },
         (e): ProcOutcome => {
-          resolve({ ok: false, message: `host ${host.name}: ${e}` });
+          answer({ ok: false, message: `host ${host.name}: ${e}` });
           return { exitCode: null, started: false, sshCode: null, killed: false, stderrTail: "", spawnError: String(e) };
         },
       );

@@ -406,7 +406,12 @@ describe("remote scripts", () => {
     const st = { base: `${home}/cache`, hash: "h1" };
     const code = "import os; print('GOT', os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], os.environ['V'])";
     const script = (fixedPort?: number) =>
-      onePassScript(st, "/usr/bin/python3", { runId: "r1", stage: st, id: 0, argv: ["/usr/bin/python3", "-c", code], env: { MASTER_ADDR: "never", MASTER_PORT: "1", V: "$HOME" } }, fixedPort);
+      onePassScript(
+        st,
+        "/usr/bin/python3",
+        { runId: "r1", stage: st, id: 0, argv: ["/usr/bin/python3", "-c", code], env: { MASTER_ADDR: "never", MASTER_PORT: "1", V: "$HOME" } },
+        fixedPort,
+      );
     const run = (fixedPort?: number) =>
       spawnSync("/bin/sh", ["-c", script(fixedPort)], { encoding: "utf8", input: "", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } });
     const missing = run();
@@ -467,7 +472,14 @@ describe("plan rendering", () => {
   test("a per-node unit with one process per host: its process in the host's first ssh; torchrun and whole-cluster units keep two", () => {
     const render = (launcher: string, perNode: boolean) => {
       const t = { ...scriptTest("inv", "python3", "print(1)", { nodes: perNode ? 1 : 2, ranksPerNode: 1 }), perNode };
-      return ssh.render({ suite: fakeSuite(), settings: sshSettings.parse({ launcher }), cli: { hosts: ["gpu01", "gpu02"] }, test: t, launch: t.launch, workloadHash: "abc123" }) as {
+      return ssh.render({
+        suite: fakeSuite(),
+        settings: sshSettings.parse({ launcher }),
+        cli: { hosts: ["gpu01", "gpu02"] },
+        test: t,
+        launch: t.launch,
+        workloadHash: "abc123",
+      }) as {
         units: Array<{ unit: string; onePass?: string[] }>;
         text: string;
       };
@@ -478,7 +490,8 @@ describe("plan rendering", () => {
       ["gpu02", true],
     ]);
     const argv = each.units[1]!.onePass!;
-    expect(argv.slice(0, 5)).toEqual(["ssh", "-o", "ControlMaster=auto", "-o", "ControlPath={{controlDir}}/%C"]);
+    // a master that ends with its own session: no ControlPersist, no `ssh -O exit`
+    expect(argv.slice(0, 6)).toEqual(["ssh", "-o", "ControlMaster=auto", "-o", "ControlPath={{controlDir}}/%C", "-T"]);
     expect(argv.slice(-3, -1)).toEqual(["--", "gpu02"]);
     expect(argv.at(-1)).toContain(`export MASTER_ADDR="$addr"`);
     expect(argv.at(-1)).toContain(`export MASTER_PORT="$port"`);

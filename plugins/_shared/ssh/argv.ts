@@ -36,14 +36,17 @@ export interface SshTarget {
 /**
  * How a command reaches a host:
  * - master: the first command; becomes the host's ControlMaster (backgrounded, ControlPersist)
+ * - first: the first command as a master that ends with its own session, in the foreground: no
+ *   second ssh process and no `ssh -O exit` (a per-node unit's process run in its first ssh)
  * - mux: a channel on the master, or a direct connection if the master is gone
  * - direct: its own connection (sshd allows MaxSessions, default 10, channels per connection)
  */
-export type Channel = "master" | "mux" | "direct";
+export type Channel = "master" | "first" | "mux" | "direct";
 
 function controlOptions(t: SshTarget, channel: Channel): string[] {
   const path = `ControlPath=${t.controlDir}/%C`;
   if (channel === "master") return ["-o", "ControlMaster=auto", "-o", path, "-o", `ControlPersist=${t.persistS}`];
+  if (channel === "first") return ["-o", "ControlMaster=auto", "-o", path];
   if (channel === "mux") return ["-o", "ControlMaster=no", "-o", path];
   return ["-o", "ControlMaster=no", "-o", "ControlPath=none"];
 }

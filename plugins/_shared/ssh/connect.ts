@@ -7,7 +7,8 @@ import type { HostSpec } from "./hosts.ts";
 import { stageOf, type StagePaths } from "./scripts.ts";
 
 /** `lost`: the host itself did not answer (no route, a timeout, a refused connection), not a login or setup problem */
-export type HostState = { ok: true; addr: string; port?: number; copied: boolean } | { ok: false; message: string; lost?: true };
+/** `ownSession`: the host's master ran the unit's process in its own session and ended with it: nothing to close */
+export type HostState = { ok: true; addr: string; port?: number; copied: boolean; ownSession?: true } | { ok: false; message: string; lost?: true };
 
 export interface PrepareOptions {
   /** the host's two commands as the manifest renders them (run id and control directory bound) */

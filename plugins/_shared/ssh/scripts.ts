@@ -56,14 +56,15 @@ export function prepareScript(stage: StagePaths, python: string, wantPort: boole
  * A per-node unit's one process in the host's first ssh: the checks of prepareScript and then,
  * where the stage is there, the rank wrapper in the same session, meeting on the address ssh
  * reached the host on and the port just found (or the suite's). One remote session per host, as
- * pdsh; where the stage is missing it ends after the checks and the run stages and launches as for
- * any other unit.
+ * pdsh. Where the stage is missing it waits after the checks (its connection carrying the copy and
+ * the launch, as for any other unit) until its stdin closes.
  */
 export function onePassScript(stage: StagePaths, python: string, rank: RankScript, fixedPort?: number): string {
   const fromShell: Record<string, "addr" | "port"> = fixedPort === undefined ? { MASTER_ADDR: "addr", MASTER_PORT: "port" } : { MASTER_ADDR: "addr" };
   return [
     prepareScript(stage, python, fixedPort === undefined),
-    `[ -f ${remotePath(stageOf(stage))}/.complete ] || exit 0`,
+    // the session holds the connection open while the run copies the stage and launches over it
+    `[ -f ${remotePath(stageOf(stage))}/.complete ] || { read -r _; exit 0; }`,
     rankScript({ ...rank, env: { ...rank.env, ...(fixedPort !== undefined && { MASTER_PORT: String(fixedPort) }) }, fromShell }),
   ].join("\n");
 }
