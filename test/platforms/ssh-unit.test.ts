@@ -401,7 +401,7 @@ describe("remote scripts", () => {
     expect(port).toBeLessThan(65536);
   });
 
-  test("one-pass: where the stage is there the checks' lines, then the process with the address and port they found", () => {
+  test("one-pass: where the stage is there the checks' lines, then the process with the address and port they found", async () => {
     const home = tempDir("gpucheck-onepass-");
     const st = { base: `${home}/cache`, hash: "h1" };
     const code = "import os; print('GOT', os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], os.environ['V'])";
@@ -412,21 +412,31 @@ describe("remote scripts", () => {
         { runId: "r1", stage: st, id: 0, argv: ["/usr/bin/python3", "-c", code], env: { MASTER_ADDR: "never", MASTER_PORT: "1", V: "$HOME" } },
         fixedPort,
       );
-    const run = (fixedPort?: number) =>
-      spawnSync("/bin/sh", ["-c", script(fixedPort)], { encoding: "utf8", input: "", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } });
-    const missing = run();
-    // no stage: the checks and nothing else, exit 0, for the run to copy it
+    // stdin held open as ssh's channel is: its EOF is the wrapper's signal to kill the process
+    const run = async (fixedPort?: number) => {
+      const p = Bun.spawn(["/bin/sh", "-c", script(fixedPort)], {
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" },
+      });
+      const [stdout, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+      await p.stdin.end();
+      return { stdout, stderr, status: await p.exited };
+    };
+    // no stage: the checks, then it waits for its stdin to close (the run copies the stage meanwhile), exit 0
+    const missing = spawnSync("/bin/sh", ["-c", script()], { encoding: "utf8", input: "", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } });
     expect(missing.stdout).toMatch(/^gpucheck-staged no\ngpucheck-addr 10\.0\.0\.7\ngpucheck-port \d+\n$/);
     expect(missing.status).toBe(0);
     mkdirSync(`${home}/cache/h1`, { recursive: true });
     writeFileSync(`${home}/cache/h1/.complete`, "h1\n");
-    const ran = run();
+    const ran = await run();
     const port = /^gpucheck-port (\d+)$/m.exec(ran.stdout)![1];
     expect(ran.stdout).toBe(`gpucheck-staged yes\ngpucheck-addr 10.0.0.7\ngpucheck-port ${port}\nGOT 10.0.0.7 ${port} $HOME\n`);
     expect(ran.stderr).toMatch(/^\x1egpucheck-r1 start \d+\n\x1egpucheck-r1 exit 0\n$/);
     expect(readdirSync(`${home}/cache/runs`)).toEqual([]);
     // the suite's masterPort: no search, that port
-    expect(run(29400).stdout).toBe("gpucheck-staged yes\ngpucheck-addr 10.0.0.7\nGOT 10.0.0.7 29400 $HOME\n");
+    expect((await run(29400)).stdout).toBe("gpucheck-staged yes\ngpucheck-addr 10.0.0.7\nGOT 10.0.0.7 29400 $HOME\n");
   });
 
   test("the rank wrapper: own session, pid file, sentinels, watchdog on stdin, PYTHONPATH prepended", () => {
