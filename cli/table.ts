@@ -156,12 +156,12 @@ export const COMMANDS: CommandSpec[] = [
     description: "judge a saved run against a suite's thresholds into a new run directory, without rerunning anything",
     args: [{ name: "<results-dir>" }],
     options: [
-      { flags: "--suite <file>", description: "suite whose thresholds to apply", required: true },
+      { flags: "--suite <file>", description: "suite whose thresholds to apply (required)", required: true },
       { flags: "-o, --out <dir>", description: "the new run directory (default <results-dir>-judged-<UTC timestamp>); the judged run is never changed" },
       { flags: "--force", description: "with --out: move a run already in that directory aside instead of refusing" },
       { flags: "--baseline <results.json>", description: "baseline for relative thresholds" },
       { flags: "--exclude-bad", description: "judge the cluster without the nodes its isolating tests found bad: their other units are skipped, with why" },
-      { flags: "--json", description: "print JSON: the new directory, the outcome and each test's" },
+      { flags: "--json", description: "print JSON: the new directory, the outcome and each test's outcome" },
     ],
     load: () => import("./commands/judge.ts"),
     platforms: true,
@@ -170,7 +170,7 @@ export const COMMANDS: CommandSpec[] = [
     name: "keygen",
     description: "create a signing key pair (private key mode 0600)",
     options: [
-      { flags: "--out <dir>", description: "directory for gpucheck.key and gpucheck.pub", required: true },
+      { flags: "--out <dir>", description: "directory for gpucheck.key and gpucheck.pub (required)", required: true },
       { flags: "--algorithm <alg>", description: "key algorithm", choices: ["ed25519", "p256"], default: "ed25519" },
       { flags: "--json", description: "print JSON: the key paths and the fingerprint" },
     ],
@@ -181,7 +181,7 @@ export const COMMANDS: CommandSpec[] = [
     description: "sign a results directory: writes certificate.intoto.json, certificate.html and certificate.md",
     args: [{ name: "<results-dir>" }],
     options: [
-      { flags: "--key <pem>", description: "private key (PKCS#8 PEM)", required: true },
+      { flags: "--key <pem>", description: "the private key, PKCS#8 PEM (required)", required: true },
       { flags: "--json", description: "print JSON: the files written, the key and the signed verdict" },
     ],
     load: () => import("./commands/certify.ts"),
@@ -191,7 +191,7 @@ export const COMMANDS: CommandSpec[] = [
     description: "verify a signed certificate, and with --results that every subject matches its file",
     args: [{ name: "<certificate>" }],
     options: [
-      { flags: "--key <pub.pem>", description: "public key (SPKI PEM)", required: true },
+      { flags: "--key <pub.pem>", description: "the public key, SPKI PEM (required)", required: true },
       { flags: "--results <dir>", description: "results directory whose files the certificate names" },
       { flags: "--json", description: "print JSON: valid or not (and why), the signer, the files checked, the signed statement" },
     ],

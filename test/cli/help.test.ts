@@ -26,6 +26,15 @@ describe("gpucheck --help from the command table", () => {
     }
   });
 
+  test("a command's help says which options it cannot run without", () => {
+    const help = (cmd: string) => spawnSync(join(root, "node_modules", ".bin", "bun"), [join(root, "mod.ts"), cmd, "--help"], { encoding: "utf8" }).stdout;
+    expect(help("judge")).toContain("  --suite <file>             suite whose thresholds to apply (required)\n");
+    expect(help("judge")).toContain("  --json                     print JSON: the new directory, the outcome and each\n                             test's outcome\n");
+    expect(help("keygen")).toContain("directory for gpucheck.key and gpucheck.pub (required)");
+    expect(help("certify")).toContain("the private key, PKCS#8 PEM (required)");
+    expect(help("verify")).toContain("the public key, SPKI PEM (required)");
+  });
+
   test("into a full disk: one line saying so, exit 3, as every command's output (commander's write threw an internal error)", () => {
     const r = spawnSync("bash", ["-c", `'${join(root, "node_modules", ".bin", "bun")}' '${join(root, "mod.ts")}' --help > /dev/full`], { encoding: "utf8" });
     expect(r.status).toBe(3);
