@@ -49,12 +49,28 @@ const units = (r: ResultsFile): UnitResult[] => r.tests[0]!.units;
 
 describe("a fleet of 100 ssh hosts", () => {
   t(
-    "each node's inventory from the stand-in, passed and marked simulated on every one of the 100",
+    "each node's inventory from the stand-in, passed and marked simulated on every one of the 100; staged by the preflight, warm for the test",
     () => {
       const fleet = sshInfra().benchHosts.slice(0, FLEET);
       const out = join(dir, "out");
-      const run = gpucheck(["suite", suite("fleet", fleet, "    maxParallel: 32\n"), "--python", standin, "--out", out], { timeoutMs: 280_000 });
+      // a stage of its own: the preflight's first ssh to each host finds none (it waits while the copy
+      // and the probe use its connection), the inventory's finds it and runs the probe in that session
+      const stage = join(dir, "stage");
+      mkdirSync(stage, { mode: 0o1777 });
+      chmodSync(stage, 0o1777);
+      const run = gpucheck(["suite", suite("fleet", fleet, `    maxParallel: 32\n    stageDir: ${stage}\n`), "--python", standin, "--out", out, "--progress", "plain"], {
+        timeoutMs: 280_000,
+      });
       const r = read(out);
+      const notes = run.stderr.split("\n").filter((l) => / note: (staged the workload|workload [0-9a-f]+ already staged)/.test(l));
+      expect(
+        notes.map((l) =>
+          l
+            .replace(/^.* note: /, "")
+            .replace(/[0-9a-f]{16}/, "H")
+            .replace(/on \d+ of/, "on N of"),
+        ),
+      ).toEqual([`staged the workload (H) on N of ${FLEET} hosts`, `workload H already staged on all ${FLEET} hosts`]);
       // the summary first: when a host failed, it names the host and why
       expect(run.stdout).toStartWith(`gpucheck fleet (ssh): PASSED (SIMULATED WORKLOAD): ${FLEET} passed\n`);
       expect(run.status).toBe(0);
