@@ -69,7 +69,7 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
           "each host's one process of its per-node unit runs in that first ssh itself: after the checks above, where the stage",
           `is there, the wrapper, with MASTER_ADDR and MASTER_PORT the address and port just found; that ssh is a ControlMaster`,
           "without ControlPersist, ending with its session. Where the stage is missing, the session waits on its stdin while",
-          "the stage is copied and the wrapper runs on their own channels, and `ssh -O exit` ends it",
+          "the copy and then the wrapper run on channels of their own, and `ssh -O exit` ends it",
         ]
       : []),
     ...launched.flatMap((u) => [
