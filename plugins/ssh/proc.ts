@@ -27,7 +27,7 @@ export interface ProcIo {
   runId: string;
   /** every output line (sentinels removed) */
   line(text: string): void;
-  /** a stdout line before the process started: true when it was the first command's own (taken out of the stream) */
+  /** a stdout line: true when it was the first command's own check (taken out of the stream) */
   preamble?(text: string): boolean;
   /** the remote process is running (its pgid is on record there) */
   started(): void;
@@ -46,7 +46,8 @@ export async function runRemoteProc(_p: RemoteProc, io: ProcIo): Promise<ProcOut
     graceMs: 1000,
     onLine: (text, stream) => {
       const at = stream === "stderr" ? text.indexOf(mark) : -1;
-      if (at < 0) return started || stream === "stderr" || !io.preamble?.(text) ? emit(text) : undefined;
+      // stdout and stderr are two pipes: the checks' last lines may come after the start sentinel
+      if (at < 0) return stream === "stdout" && io.preamble?.(text) ? undefined : emit(text);
       // a rank's last line without a newline ends right before the sentinel
       if (at > 0) emit(text.slice(0, at));
       const [what, value] = text.slice(at + mark.length).split(" ");

@@ -106,6 +106,8 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
   const runFirst = (host: HostSpec, o: PrepareOptions) =>
     new Promise<HostState>((resolve) => {
       const said: string[] = [];
+      // every check's line is in once the last one the script prints has come (or it ended the script)
+      let checked = false;
       let answered = false;
       const answer = (st: HostState | Promise<HostState>) => {
         if (!answered) resolve(st);
@@ -121,10 +123,11 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
         signal: local.signal,
         // the checks' lines, before the wrapper starts the process
         preamble: (text) => {
-          if (!/^gpucheck-(staged|addr|port|no-python)\b/.test(text)) return false;
+          if (checked || !/^gpucheck-(staged|addr|port|no-python)\b/.test(text)) return false;
           said.push(text);
+          checked = text === "gpucheck-no-python" || text.startsWith(o.wantPort ? "gpucheck-port " : "gpucheck-addr ");
           // no stage: the session now waits, its connection carrying the copy and the launch
-          if (said[0] === "gpucheck-staged no" && text.startsWith(o.wantPort ? "gpucheck-port " : "gpucheck-addr ")) answer(stageHost(host, o, read(0)));
+          if (checked && said[0] === "gpucheck-staged no") answer(stageHost(host, o, read(0)));
           return true;
         },
         started: () => {
