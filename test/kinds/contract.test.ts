@@ -56,9 +56,15 @@ async function ranks(n: number, args: string[], extraEnv: Record<string, string>
   return outs[0]!.out;
 }
 
-/** nvidia-smi and ibstat answering from real H100 captures (workload/tests/fixtures, see its README): their directory. */
+/**
+ * nvidia-smi and ibstat answering from real H100 captures (workload/tests/fixtures, see its README): their directory.
+ * Written once: two runs use them, two at a time, and rewriting a script another run is executing fails with ETXTBSY.
+ */
+let h100Tools: string | undefined;
 function fakeH100Tools(): string {
+  if (h100Tools) return h100Tools;
   const bin = join(dir, "bin");
+  h100Tools = bin;
   mkdirSync(bin, { recursive: true });
   const tool = (name: string, body: string) => {
     writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
