@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { COMPILE_FLAGS, X64_FLAGS } from "../scripts/compile-flags.ts";
 import { median } from "./median.ts";
 
 const root = join(import.meta.dir, "..");
@@ -34,8 +35,8 @@ const steps: Array<[string, string]> = [
 
 function build(name: string, source: string): string {
   writeFileSync(join(work, `${name}.ts`), source);
-  const argv = [process.execPath, "build", "--compile", "--minify", "--sourcemap=none", "--format", "esm", "--splitting", "--external", "cpu-features", "--external", "*.node"];
-  const p = Bun.spawnSync([...argv, "--target", "bun-linux-x64", "--bytecode", `${name}.ts`, "--outfile", name], { cwd: work, stdout: "pipe", stderr: "pipe" });
+  const argv = [process.execPath, "build", ...COMPILE_FLAGS, "--external", "cpu-features", "--external", "*.node", ...X64_FLAGS];
+  const p = Bun.spawnSync([...argv, `${name}.ts`, "--outfile", name], { cwd: work, stdout: "pipe", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`building ${name}: ${p.stderr.toString()}`);
   return join(work, name);
 }

@@ -14,6 +14,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { COMPILE_FLAGS, X64_FLAGS } from "../scripts/compile-flags.ts";
 import { median } from "./median.ts";
 
 const root = join(import.meta.dir, "..");
@@ -34,7 +35,7 @@ function must(argv: string[], cwd = work): string {
 
 // the floor: the same flags as scripts/build.ts, nothing but a print
 writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
-must([process.execPath, "build", "--compile", "--minify", "--sourcemap=none", "--target", "bun-linux-x64", "--bytecode", "hello.ts", "--outfile", "hello"]);
+must([process.execPath, "build", ...COMPILE_FLAGS, ...X64_FLAGS, "hello.ts", "--outfile", "hello"]);
 
 const run = join(work, "run");
 cpSync(join(root, "test", "fixtures", "sign", "h100-2node-failing"), run, { recursive: true });

@@ -40,6 +40,12 @@ export interface CommandSpec {
   noZod?: boolean;
   /** main's last argument is commander's Command (completion reads the program): only commander runs it */
   needsProgram?: boolean;
+  /**
+   * reads, prints or checks one thing and ends: it keeps the JIT policy the executable starts with
+   * (scripts/compile-flags.ts), where its run-once code stays in the interpreter; every other command
+   * puts the normal policy back before it starts (cli/run-command.ts)
+   */
+  brief?: boolean;
 }
 
 export const PROGRAM = {
@@ -95,6 +101,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [SUITE_ARG],
     options: [{ flags: "--json", description: "print JSON: the suite, its tests and any warnings" }],
     load: () => import("./commands/validate.ts"),
+    brief: true,
     platforms: true,
     noZod: true,
   },
@@ -103,6 +110,7 @@ export const COMMANDS: CommandSpec[] = [
     description: "print a suite (built-in or a file) as it runs: extends merged, each value's file:line, each threshold's source",
     args: [SUITE_ARG],
     load: () => import("./commands/show.ts"),
+    brief: true,
     platforms: true,
     noZod: true,
   },
@@ -121,6 +129,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: "--json", description: "print JSON" },
     ],
     load: () => import("./commands/plan.ts"),
+    brief: true,
     platforms: true,
     noZod: true,
   },
@@ -129,6 +138,7 @@ export const COMMANDS: CommandSpec[] = [
     description: "list built-in suites, test kinds and platforms",
     options: [{ flags: "--json", description: "print JSON" }],
     load: () => import("./commands/list.ts"),
+    brief: true,
     // prints what the build rendered (scripts/gen-list.ts): no suite is loaded
     noZod: true,
   },
@@ -175,6 +185,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: "--json", description: "print JSON: the key paths and the fingerprint" },
     ],
     load: () => import("./commands/keygen.ts"),
+    brief: true,
   },
   {
     name: "certify",
@@ -196,6 +207,7 @@ export const COMMANDS: CommandSpec[] = [
       { flags: "--json", description: "print JSON: valid or not (and why), the signer, the files checked, the signed statement" },
     ],
     load: () => import("./commands/verify.ts"),
+    brief: true,
     // a statement is checked against its generated shape; zod loads only to say what is wrong with one
     noZod: true,
   },
@@ -204,6 +216,7 @@ export const COMMANDS: CommandSpec[] = [
     description: "print a completion script: source <(gpucheck completion bash), or zsh, or gpucheck completion fish | source",
     args: [{ name: "<shell>", description: "bash, zsh or fish", choices: ["bash", "zsh", "fish"] }],
     load: () => import("./commands/completion.ts"),
+    brief: true,
     platforms: true,
     needsProgram: true,
   },

@@ -3,6 +3,7 @@
 // package @oven/bun-linux-aarch64 (installed by `npm ci`), so nothing is downloaded here.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { COMPILE_FLAGS, X64_FLAGS } from "./compile-flags.ts";
 import { renderAssets } from "./gen-assets.ts";
 
 const root = join(import.meta.dir, "..");
@@ -22,7 +23,7 @@ mkdirSync(join(root, "compiled"), { recursive: true });
 
 const arm64Runtime = join(root, "node_modules", "@oven", "bun-linux-aarch64", "bin", "bun");
 const targets: Array<{ out: string; args: string[] }> = [
-  { out: "compiled/gpucheck", args: ["--target", "bun-linux-x64", "--bytecode"] },
+  { out: "compiled/gpucheck", args: X64_FLAGS },
   {
     out: "compiled/gpucheck-linux-arm64",
     args: ["--target", "bun-linux-arm64", "--compile-executable-path", arm64Runtime],
@@ -44,14 +45,11 @@ const built = new Date().toISOString().replace(/\.\d+Z$/, "Z");
 const defines = ["--define", `GPUCHECK_COMMIT=${JSON.stringify(commit + dirty)}`, "--define", `GPUCHECK_BUILT=${JSON.stringify(built)}`];
 for (const t of targets) {
   if (only && !t.out.endsWith(only)) continue;
-  // ESM with code splitting: each command's dynamic import() becomes its own chunk inside the
-  // binary, loaded when that command runs; one CommonJS bundle made every start parse all of it
-  // (kubernetes client, dockerode, zod …): `--version` took 4.8× a hello-world (BENCHMARKS.md)
   // ssh2 (under dockerode) loads two optional native addons in try/catch and falls back to pure JS;
   // embedded, Bun writes each to $TMPDIR/.bun-*.node on every run that loads them and never removes
   // them, which litters a user's /tmp. Left external they are simply absent: nothing is written.
   const natives = ["--external", "cpu-features", "--external", "*.node"];
-  const argv = [bun, "build", "--compile", "--minify", "--sourcemap=none", "--format", "esm", "--splitting", ...natives, ...defines, ...t.args, "mod.ts", "--outfile", t.out];
+  const argv = [bun, "build", ...COMPILE_FLAGS, ...natives, ...defines, ...t.args, "mod.ts", "--outfile", t.out];
   const p = Bun.spawnSync(argv, { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) {
     console.error(`build: ${argv.join(" ")} failed with ${p.exitCode}`);

@@ -4,7 +4,7 @@
 // summary, results.json, junit.xml and report.html; exit 3; no certificate even with --sign-key.
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { assertJunitValid } from "../../report/xsd.ts";
@@ -151,4 +151,33 @@ describe("preflight through the binary alone in an empty directory", () => {
     expect(res.preflight.nodes[0].problems).toEqual([{ message: why, tests: ["nccl-allreduce"] }]);
     expect(res.preflight.nodes[0].probes).toContainEqual({ probe: "nvidia-smi -L", value: 1, detail: "1 × NVIDIA H100 80GB HBM3" });
   }, 60_000);
+
+  // Bun's own CLI (`bun mod.ts`, the sources) reads .env by design; the release binary must not
+  test.skipIf(gpucheckArgv().length > 1)(
+    "a .env and a bunfig.toml in the working directory are not read: the ranks' environment is the caller's, no preload runs",
+    () => {
+      const project = join(dir, "project");
+      mkdirSync(project, { recursive: true });
+      writeFileSync(join(project, ".env"), "CUDA_VISIBLE_DEVICES=7\nNCCL_IB_HCA=mlx5_9\nGPUCHECK_FROM_DOTENV=1\n");
+      // Bun's preload: a script the runtime would run before gpucheck's own code
+      writeFileSync(join(project, "bunfig.toml"), 'preload = ["./preload.js"]\n');
+      writeFileSync(join(project, "preload.js"), `require("node:fs").writeFileSync(${JSON.stringify(join(project, "PRELOADED"))}, "");\n`);
+      // the interpreter the ranks start, recording the environment each one is given
+      const python = join(project, "python3");
+      writeFileSync(python, `#!/bin/sh\nenv > "${project}/env.$$"\nexec /usr/bin/python3 "$@"\n`);
+      chmodSync(python, 0o755);
+      const r = spawnSync(argv[0]!, [...argv.slice(1), "suite", "cpu-smoke", "--python", python, "--preflight-only", "--out", "run", "--progress", "none"], {
+        cwd: project,
+        env: { PATH: "/usr/bin:/bin", HOME: dir, NO_COLOR: "1" },
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+      expect(r.status).toBe(0);
+      const seen = readdirSync(project).filter((f) => f.startsWith("env."));
+      expect(seen.length).toBeGreaterThan(0);
+      for (const f of seen) expect(readFileSync(join(project, f), "utf8")).not.toMatch(/CUDA_VISIBLE_DEVICES|NCCL_IB_HCA|GPUCHECK_FROM_DOTENV/);
+      expect(existsSync(join(project, "PRELOADED"))).toBe(false);
+    },
+    60_000,
+  );
 });
