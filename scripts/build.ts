@@ -42,7 +42,19 @@ const git = (...args: string[]) =>
 const commit = git("rev-parse", "--short=12", "HEAD") || "unknown";
 const dirty = git("status", "--porcelain", "--untracked-files=no") ? "-dirty" : "";
 const built = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-const defines = ["--define", `GPUCHECK_COMMIT=${JSON.stringify(commit + dirty)}`, "--define", `GPUCHECK_BUILT=${JSON.stringify(built)}`];
+// the hash of the workload as embedded, by the function the binary would otherwise run on every plan
+// and run (lib/core/assets.ts), in a process that imports the files as they are on disk now
+const hashed = Bun.spawnSync([bun, "-e", 'import { workloadHash } from "./lib/core/assets.ts"; process.stdout.write(workloadHash())'], { cwd: root, stderr: "inherit" });
+const workloadHash = hashed.stdout.toString();
+if (hashed.exitCode !== 0 || !/^[0-9a-f]{16}$/.test(workloadHash)) {
+  console.error(`build: hashing the workload failed (exit ${hashed.exitCode}): ${JSON.stringify(workloadHash)}`);
+  process.exit(1);
+}
+const defines = [
+  ...["--define", `GPUCHECK_COMMIT=${JSON.stringify(commit + dirty)}`],
+  ...["--define", `GPUCHECK_BUILT=${JSON.stringify(built)}`],
+  ...["--define", `GPUCHECK_WORKLOAD_HASH=${JSON.stringify(workloadHash)}`],
+];
 for (const t of targets) {
   if (only && !t.out.endsWith(only)) continue;
   // ssh2 (under dockerode) loads two optional native addons in try/catch and falls back to pure JS;

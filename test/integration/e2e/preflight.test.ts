@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { workloadHash } from "../../../lib/core/assets.ts";
 import { assertJunitValid } from "../../report/xsd.ts";
 import { fixture, gpucheckArgv, tempDir } from "../../e2e/cli.ts";
 
@@ -180,4 +181,10 @@ describe("preflight through the binary alone in an empty directory", () => {
     },
     60_000,
   );
+
+  test("the workload a plan names is the one the sources hash to (the binary's is hashed when it is built)", () => {
+    const r = run(["plan", "cpu-smoke", "--platform", "ssh", "--hosts", "h1"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`stage ~/.cache/gpucheck/${workloadHash()}, at most`);
+  });
 });
