@@ -216,8 +216,20 @@ name: s
 tests: { a: 1 }
 `,
       `
-suite.yaml:2:8: "tests" must be a list of tests
+suite.yaml:2:8: "tests" must be a list of tests, not a map: write each test as "- name: a" with its fields under it (a test with the name of one in the suite it extends changes only the fields it gives)
   tests: { a: 1 }
+         ^
+`,
+    ],
+    [
+      "tests that is a text",
+      `
+name: s
+tests: all of them
+`,
+      `
+suite.yaml:2:8: "tests" must be a list of tests
+  tests: all of them
          ^
 `,
     ],

@@ -15,8 +15,19 @@ export const suiteSchema = strictMap({
   remove: z.unknown().optional(),
   platform: z.unknown().optional(),
   defaults: z.unknown().optional(),
-  tests: z.array(z.unknown(), { error: (iss) => (iss.input === undefined ? undefined : "must be a list of tests") }).min(1, { error: () => "must list at least one test" }),
+  tests: z.array(z.unknown(), { error: (iss) => notAList(iss.input) }).min(1, { error: () => "must list at least one test" }),
 });
+
+/**
+ * A map of tests keyed by name is what someone overriding a parent's test tends to write first;
+ * the message shows the list form with their own first name.
+ */
+function notAList(input: unknown): string | undefined {
+  if (input === undefined) return undefined;
+  const first = input !== null && typeof input === "object" ? Object.keys(input)[0] : undefined;
+  if (first === undefined) return "must be a list of tests";
+  return `must be a list of tests, not a map: write each test as "- name: ${first}" with its fields under it (a test with the name of one in the suite it extends changes only the fields it gives)`;
+}
 
 export const defaultsSchema = strictMap({
   timeout: duration().optional(),
