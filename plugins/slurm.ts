@@ -6,7 +6,7 @@
 import type { Manifest, Platform } from "../lib/core/platform.ts";
 import { renderSbatch, SWEEP_SLOTS } from "./slurm/sbatch.ts";
 import type { Slots } from "../lib/core/slots.ts";
-import { expandHostlist } from "./slurm/hostlist.ts";
+import { expandHostlist } from "../lib/core/hostlist.ts";
 import { settings, type SlurmSettings } from "./slurm/settings.ts";
 
 /** The batch script sbatch is given; in per-node mode the run adds the usable nodes sinfo lists at submission. */

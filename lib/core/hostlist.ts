@@ -1,6 +1,8 @@
 // Compact hostlist ranges, Slurm's notation: `gpu[001-998,1000],login-ib`. A report or certificate
 // of 1,000 nodes names the accepted ones in a line instead of a page; expanding the ranges gives
-// back exactly the names that went in (test/core/hostlist.test.ts).
+// back exactly the names that went in (test/report/hostlist.test.ts). The Slurm platform reads and
+// writes its node lists with the same two functions.
+import { ParseError } from "./errors.ts";
 
 /** A name split at its last run of digits: `gpu007-ib` → "gpu", "007", "-ib". */
 const NUMBERED = /^(.*?)(\d+)(\D*)$/;
@@ -62,40 +64,57 @@ function groupText(g: Group): string {
   return `${g.prefix}[${ranges.join(",")}]${g.suffix}`;
 }
 
-/**
- * The names a hostlist stands for, in its order: the inverse of compressHostlist (and enough of
- * Slurm's syntax to read one back: one bracket per name, ranges padded to their first bound's width).
- */
-export function expandHostlist(list: string): string[] {
+/** "0-2,5" → [0, 1, 2, 5], keeping the zero padding of each bound: "08-10" → ["08", "09", "10"]. */
+export function expandRanges(text: string): string[] {
   const out: string[] = [];
-  for (const item of splitTop(list)) {
-    const m = /^([^[]*)\[([^\]]*)\](.*)$/.exec(item);
-    if (!m) {
-      if (item) out.push(item);
-      continue;
-    }
-    const [, prefix, body, suffix] = m;
-    for (const r of body.split(",")) {
-      const [lo, hi = lo] = r.split("-");
-      for (let n = Number(lo); n <= Number(hi); n++) out.push(`${prefix}${String(n).padStart(lo.length, "0")}${suffix}`);
-    }
+  for (const part of text.split(",")) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) throw new ParseError(`bad range "${part}" in "${text}": expected N or N-M`);
+    const [lo, hi = m[1]!] = [m[1]!, m[2]];
+    const width = lo.length;
+    if (Number(hi) < Number(lo)) throw new ParseError(`bad range "${part}" in "${text}": ${hi} is below ${lo}`);
+    if (Number(hi) - Number(lo) > 100_000) throw new ParseError(`range "${part}" in "${text}" is too large`);
+    for (let n = Number(lo); n <= Number(hi); n++) out.push(String(n).padStart(width, "0"));
   }
   return out;
 }
 
-/** Splits at the commas outside brackets. */
-function splitTop(list: string): string[] {
-  const items: string[] = [];
+/** Splits at commas that are not inside brackets. */
+function topLevel(list: string): string[] {
+  const parts: string[] = [];
   let depth = 0;
-  let start = 0;
-  for (let i = 0; i < list.length; i++) {
-    if (list[i] === "[") depth++;
-    else if (list[i] === "]") depth--;
-    else if (list[i] === "," && depth === 0) {
-      items.push(list.slice(start, i));
-      start = i + 1;
-    }
+  let cur = "";
+  for (const ch of list) {
+    if (ch === "[") depth++;
+    if (ch === "]") depth--;
+    if (depth < 0) throw new ParseError(`unbalanced "]" in hostlist "${list}"`);
+    if (ch === "," && depth === 0) {
+      parts.push(cur);
+      cur = "";
+    } else cur += ch;
   }
-  items.push(list.slice(start));
-  return items;
+  if (depth !== 0) throw new ParseError(`unbalanced "[" in hostlist "${list}"`);
+  parts.push(cur);
+  return parts.map((p) => p.trim()).filter(Boolean);
+}
+
+/**
+ * The names a hostlist stands for, in its order: the inverse of compressHostlist, and Slurm's syntax
+ * as squeue, sinfo, srun and scontrol print it (`scontrol show hostnames` without a scheduler call):
+ * "node[1-3],gpu-a[01-02]b[1-2]", several brackets multiplying out.
+ */
+export function expandHostlist(list: string): string[] {
+  const out: string[] = [];
+  for (const item of topLevel(list.trim())) {
+    let names = [""];
+    const re = /([^[]*)(?:\[([^\]]*)\])?/gy;
+    let m: RegExpExecArray | null;
+    while (re.lastIndex < item.length && (m = re.exec(item)) && m[0] !== "") {
+      const [, text, ranges] = m;
+      const suffixes = ranges === undefined ? [""] : expandRanges(ranges);
+      names = names.flatMap((n) => suffixes.map((s) => n + text + s));
+    }
+    out.push(...names);
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 // Per-node mode: which nodes a sweep covers, from one sinfo call. Nodes an admin drained or
 // Slurm marked down are not submitted to (the job would wait for them forever); they become
 // "skipped" units that carry the admin's reason.
-import { expandHostlist } from "./hostlist.ts";
+import { expandHostlist } from "../../lib/core/hostlist.ts";
 import type { NodeState } from "./query.ts";
 
 export interface Sweep {

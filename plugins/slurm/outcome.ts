@@ -5,7 +5,7 @@ import type { RankLog, UnitRun, UnitStatus } from "../../lib/core/types.ts";
 import { lastWorkloadError } from "../_shared/rank-lines.ts";
 import { TAIL_LINES, rankLogPath, tailLine } from "../_shared/unit-log.ts";
 import { failureMessage, unitResult } from "../_shared/unit-result.ts";
-import { expandRanges } from "./hostlist.ts";
+import { expandRanges } from "../../lib/core/hostlist.ts";
 import { STAGE_FAILED, STEP_MARK } from "./sbatch.ts";
 import { baseState, endedStatus } from "./states.ts";
 

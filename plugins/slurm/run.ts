@@ -12,7 +12,7 @@ import { stopMessage, stopReason, unitResult } from "../_shared/unit-result.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import { type SlurmIo, must, systemIo } from "./cli.ts";
 import { JobQuery, cancelJob, followJob, type FollowResult } from "./follow.ts";
-import { expandHostlist } from "./hostlist.ts";
+import { expandHostlist } from "../../lib/core/hostlist.ts";
 import { sweepNodes, unusable } from "./nodes.ts";
 import { type OutcomeInput, type UnitPlan, unitRuns } from "./outcome.ts";
 import { SINFO_FORMAT, parseSinfo } from "./query.ts";

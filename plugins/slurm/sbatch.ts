@@ -7,7 +7,7 @@
 import { SuiteError } from "../../lib/core/errors.ts";
 import type { RenderContext, TestToRender } from "../../lib/core/platform.ts";
 import type { PlannedUnit } from "../../lib/core/types.ts";
-import { compressHostlist } from "./hostlist.ts";
+import { compressHostlist } from "../../lib/core/hostlist.ts";
 import { directive, quote, word } from "./quote.ts";
 import { slot } from "../../lib/core/slots.ts";
 import type { SlurmSettings } from "./settings.ts";

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IoResult, SlurmIo } from "../../plugins/slurm/cli.ts";
-import { compressHostlist, expandHostlist } from "../../plugins/slurm/hostlist.ts";
+import { compressHostlist, expandHostlist } from "../../lib/core/hostlist.ts";
 
 const BIN = join(import.meta.dir, "slurm-bin");
 /** slurm.conf KillWait (default 30 s): short, as nothing here ignores SIGTERM on purpose */

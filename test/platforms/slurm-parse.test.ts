@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compressHostlist, expandHostlist, expandRanges } from "../../plugins/slurm/hostlist.ts";
+import { compressHostlist, expandHostlist, expandRanges } from "../../lib/core/hostlist.ts";
 import { sweepNodes, unusable } from "../../plugins/slurm/nodes.ts";
 import { type OutcomeInput, parseBatchOutput, unitRuns } from "../../plugins/slurm/outcome.ts";
 import { parseSacct, parseScontrolJob, parseSinfo, parseSqueue } from "../../plugins/slurm/query.ts";
