@@ -111,6 +111,7 @@ function turnsOf(test: PlannedTest, n: number, window: number | undefined): numb
 }
 
 function recordOf(u: UnitRun, outDir: string): RunRecord {
+  const texts = u.ranks.map((r) => (existsSync(r.path) ? readFileSync(r.path, "utf8") : ""));
   return {
     unit: u.unit,
     hosts: u.hosts,
@@ -119,9 +120,11 @@ function recordOf(u: UnitRun, outDir: string): RunRecord {
     startedAt: u.startedAt,
     endedAt: u.endedAt,
     ranks: u.ranks.map((r) => ({ rank: r.rank, host: r.host, log: r.path.startsWith(outDir) ? r.path.slice(outDir.length + 1) : r.path, exitCode: r.exitCode })),
-    output: u.output,
+    // one string where the platform's output is its log file's text, as it mostly is: a fleet's
+    // records held every rank-0 log twice until the run's end
+    output: u.output === texts[0] ? texts[0] : u.output,
     tail: u.tail,
     ...(u.lost ? { lost: u.lost } : {}),
-    texts: u.ranks.map((r) => (existsSync(r.path) ? readFileSync(r.path, "utf8") : "")),
+    texts,
   };
 }
