@@ -12,6 +12,10 @@ export const RESULT_FILES = {
   junit: "junit.xml",
   html: "report.html",
   summary: "summary.txt",
+  /** the outputs other tools read, written beside junit.xml each time it is (write.ts) */
+  ctrf: "ctrf.json",
+  inventoryCdx: "inventory.cdx.json",
+  metricsProm: "metrics.prom",
   logs: "logs",
   /** per-unit telemetry series of tests too big to keep them in results.json (write.ts) */
   telemetry: "telemetry",

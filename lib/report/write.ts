@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type { ResultsFile, TestResult } from "../core/types.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
+import { writeEcosystemFiles } from "./ecosystem.ts";
 import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";
 import { FLEET_UNITS, isFleet } from "./fleet.ts";
 import { renderSummary } from "./summary.ts";
@@ -28,6 +29,7 @@ export function writeRunFiles(outDir: string, results: ResultsFile, written: Set
   collectAfterFleetWrite(results);
   // junit.xml's garbage goes with the next write's first collection
   writeFileAtomic(join(outDir, RESULT_FILES.junit), renderJunit(results));
+  writeEcosystemFiles(outDir, results);
 }
 
 /**
@@ -89,6 +91,7 @@ export function writeFinalFiles(outDir: string, results: ResultsFile): void {
  */
 export function writeReports(outDir: string, results: ResultsFile): void {
   writeFileAtomic(join(outDir, RESULT_FILES.junit), renderJunit(results));
+  writeEcosystemFiles(outDir, results);
   writePages(outDir, results);
 }
 
