@@ -1,0 +1,113 @@
+// metrics.prom read back by a parser of the text format written here from its grammar (the
+// integration tier runs `promtool check metrics` on the binary's file): families, escaping, NaN for
+// what was not measured, verdicts as labels, and a killed run never passed.
+import { describe, expect, test } from "bun:test";
+import { renderMetricsProm } from "../../lib/report/metrics-prom.ts";
+import { FIXTURES } from "../fixtures/results/fixtures.ts";
+import { gemmParts, killedAhead } from "./ecosystem-fixtures.ts";
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The Prometheus text format (exposition 0.0.4): HELP and TYPE before each family's samples, nothing else. */
+function parse(text: string): { samples: Sample[]; types: Record<string, string> } {
+  const samples: Sample[] = [];
+  const types: Record<string, string> = {};
+  const lines = text.split("\n");
+  expect(lines.at(-1)).toBe("");
+  expect(lines.at(-2)).toBe("# EOF");
+  for (const line of lines.slice(0, -2)) {
+    expect(line).not.toBe(""); // OpenMetrics allows no blank line
+    const meta = line.match(/^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$/);
+    if (meta) {
+      if (meta[1] === "TYPE") types[meta[2]!] = meta[3]!;
+      continue;
+    }
+    const m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/);
+    if (!m) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    const body = m[2] ?? "";
+    const re = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)/gy;
+    let l: RegExpExecArray | null;
+    let at = 0;
+    while ((l = re.exec(body))) {
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+      at = re.lastIndex;
+    }
+    expect(at).toBe(body.length);
+    expect(types[m[1]!]).toBe("gauge"); // TYPE before its samples
+    samples.push({ name: m[1]!, labels, value: m[3] === "NaN" ? NaN : Number(m[3]) });
+  }
+  return { samples, types };
+}
+
+const of = (s: Sample[], name: string) => s.filter((x) => x.name === name);
+
+describe("metrics.prom", () => {
+  test("every results fixture parses, each family is one gauge block, and no series appears twice", () => {
+    for (const build of Object.values({ ...FIXTURES, gemmParts, killedAhead })) {
+      const text = renderMetricsProm(build());
+      const { samples } = parse(text);
+      const keys = samples.map((s) => JSON.stringify([s.name, s.labels]));
+      expect(new Set(keys).size).toBe(keys.length);
+      const order = samples.map((s) => s.name).filter((n, i, a) => a[i - 1] !== n);
+      expect(new Set(order).size).toBe(order.length);
+    }
+  });
+
+  test("per part: each judged value with its verdict, the unmeasured GPU NaN and an error, never 0", () => {
+    const { samples } = parse(renderMetricsProm(gemmParts()));
+    const checks = of(samples, "gpucheck_check_value").filter((s) => s.labels.part);
+    expect(checks.map((s) => [s.labels.part, s.labels.node, s.labels.verdict, s.value])).toEqual([
+      ["GPU 0 00000000:18:00.0", "gpu-01", "passed", 790],
+      ["GPU 1 00000000:19:00.0", "gpu-01", "passed", 800],
+      ["GPU 2 00000000:20:00.0", "gpu-01", "error", NaN],
+      ["GPU 3 00000000:21:00.0", "gpu-01", "failed", 512.3],
+    ]);
+    expect(checks[3]!.labels).toMatchObject({ test: "gemm", metric: "gemm_bf16_tflops", metric_unit: "TFLOP/s", expected: "700", uuid: "GPU-00000003-aaaa-bbbb-cccc-dddddddddddd" });
+    expect(of(samples, "gpucheck_test_passed")).toEqual([
+      { name: "gpucheck_test_passed", labels: { suite: "h100-8x", cluster: "acme-h100-a", test: "gemm", kind: "gemm", unit: "all", node: "gpu-01", verdict: "error" }, value: 0 },
+    ]);
+    expect(of(samples, "gpucheck_run_passed")[0]!.value).toBe(0);
+  });
+
+  test("per node: a per-node test's units are labelled with their node", () => {
+    const r = FIXTURES["per-node"]();
+    const { samples } = parse(renderMetricsProm(r));
+    const nodes = of(samples, "gpucheck_test_passed").filter((s) => s.labels.test === "nvlink-allreduce");
+    expect(nodes.map((s) => [s.labels.node, s.labels.verdict, s.value])).toEqual([
+      ["gpu-01", "passed", 1],
+      ["gpu-02", "passed", 1],
+      ["gpu-03", "failed", 0],
+      ["gpu-04", "passed", 1],
+    ]);
+    const busbw = of(samples, "gpucheck_check_value").filter((s) => s.labels.node === "gpu-03" && s.labels.metric === "busbw");
+    expect(busbw.map((s) => [s.labels.test, s.labels.verdict, s.value])).toEqual([
+      ["nvlink-allreduce", "failed", r.tests[0]!.units[2]!.measurement!.metrics.busbw],
+      ["ib-allreduce", "passed", r.tests[1]!.units[2]!.measurement!.metrics.busbw],
+    ]);
+  });
+
+  test("a killed run: unfinished tests say so, the run is incomplete and not passed, and it has no end", () => {
+    const { samples } = parse(renderMetricsProm(killedAhead()));
+    expect(of(samples, "gpucheck_test_passed").map((s) => [s.labels.test, s.labels.verdict, s.value])).toEqual([
+      ["nvlink-allreduce", "passed", 1],
+      ["resnet18-fashionmnist", "unfinished", 0],
+      ["inventory", "unfinished", 0],
+    ]);
+    expect(of(samples, "gpucheck_run_passed")[0]!.value).toBe(0);
+    expect(of(samples, "gpucheck_run_info")[0]!.labels.outcome).toBe("incomplete");
+    expect(of(samples, "gpucheck_run_end_timestamp_seconds")).toEqual([]);
+  });
+
+  test("a passed, finished run is passed; label values with quotes, backslashes and newlines read back whole", () => {
+    const r = FIXTURES.passing();
+    expect(of(parse(renderMetricsProm(r)).samples, "gpucheck_run_passed")[0]!.value).toBe(1);
+    const name = 'odd "name" \\ with\nnewline';
+    const { samples } = parse(renderMetricsProm({ ...r, tests: r.tests.map((t, i) => (i === 0 ? { ...t, name } : t)) }));
+    expect(of(samples, "gpucheck_test_passed")[0]!.labels.test).toBe(name);
+  });
+});
