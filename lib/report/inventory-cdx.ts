@@ -4,7 +4,8 @@
 // gpucheck. Each node is a "device" holding its GPUs and InfiniBand HCAs (devices, each with its
 // firmware as a "firmware" component) and its drivers ("device-driver"); what CycloneDX has no field
 // for (serial, UUID, PCI address, settings) is a property named gpucheck:<part>:<what>. Everything
-// comes from the inventory kind's record of each node (workload/gpucheck_workload/inventory.py):
+// comes from the inventory kind's record of each node (workload/gpucheck_workload/inventory.py; an
+// inventory test's result, or the record a node printed before another test):
 // nothing read is left out, nothing unread is made up (its reason is a gpucheck:unmeasured property).
 // NVSwitches are not listed: the inventory does not read them. A pure function of results.json (the
 // serial number is derived from the run, the timestamp is the run's start), so `gpucheck report`
@@ -123,9 +124,25 @@ function node(inv: NodeInventory): Component {
   ]);
 }
 
+/**
+ * Every node's inventory the run holds: the GPUCHECK_INVENTORY records of results.json's `inventory`,
+ * and the results of inventory tests (their measurement's raw record), which win: they are what the
+ * suite asked for. One per hostname, in the order first seen.
+ */
+export function inventories(results: ResultsFile): NodeInventory[] {
+  const byHost = new Map(results.inventory.map((i) => [i.hostname, i]));
+  for (const t of results.tests) {
+    if (t.kind !== "inventory") continue;
+    for (const u of t.units) {
+      const raw = u.measurement?.raw as NodeInventory | undefined;
+      if (raw && typeof raw === "object" && typeof raw.hostname === "string" && Array.isArray(raw.gpus)) byHost.set(raw.hostname, raw);
+    }
+  }
+  return [...byHost.values()];
+}
+
 /** The nodes the run reached (preflight, every unit) that have no inventory: listed, saying so, never as empty nodes. */
-function uninventoried(results: ResultsFile): Component[] {
-  const have = new Set(results.inventory.map((i) => i.hostname));
+function uninventoried(results: ResultsFile, have: Set<string>): Component[] {
   const seen = new Set<string>();
   for (const n of results.preflight?.nodes ?? []) for (const h of n.hosts.length ? n.hosts : [n.node]) seen.add(h);
   for (const t of results.tests) for (const u of t.units) for (const h of u.hosts) seen.add(h);
@@ -152,6 +169,7 @@ function runUuid(results: ResultsFile): string {
 
 export function renderInventoryCdx(results: ResultsFile): string {
   const cluster = results.suite.cluster;
+  const invs = inventories(results);
   const bom = {
     bomFormat: "CycloneDX",
     specVersion: "1.6",
@@ -170,7 +188,7 @@ export function renderInventoryCdx(results: ResultsFile): string {
         ["complete", results.complete],
       ]),
     },
-    components: [...results.inventory.map(node), ...uninventoried(results)],
+    components: [...invs.map(node), ...uninventoried(results, new Set(invs.map((i) => i.hostname)))],
   };
   return `${JSON.stringify(bom, null, 2)}\n`;
 }

@@ -70,6 +70,14 @@ describe("inventory.cdx.json", () => {
     expect(prop(nic, "gpucheck:nic:port:1:state")).toBe("ACTIVE");
   });
 
+  test("an inventory test's own result is a node's inventory too (the inventory kind prints no separate record)", () => {
+    const base = FIXTURES.passing();
+    const inv = base.tests[2]!;
+    const units = [{ ...inv.units[0]!, unit: "gpu-01", measurement: { ...inv.units[0]!.measurement!, raw: H100_NODE() } }];
+    const bom = JSON.parse(renderInventoryCdx({ ...base, inventory: [], tests: [base.tests[0]!, { ...inv, perNode: true, units }] }));
+    expect(bom.components.map((c: Component) => [c.name, c.components?.length ?? 0])).toEqual([["gpu-01", 8 + 12 + 1]]);
+  });
+
   test("what the inventory could not read is a property saying why, never a made-up value; a node with no inventory says so", () => {
     const bom = JSON.parse(renderInventoryCdx({ ...withH100(), inventory: [node({ q: "nvidia-smi-q-h100-8gpu-565.57.01.txt", nvlink: null, hostname: "gpu-01" })] }));
     const n = bom.components[0] as Component;

@@ -2,35 +2,52 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../lib/report/results.ts";
-import { writeFinalFiles, writeRunFiles } from "../../lib/report/write.ts";
+import { writeFinalFiles, writeReports, writeRunFiles } from "../../lib/report/write.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { assertResultsValid } from "./json-schema.ts";
 import { assertJunitValid } from "./xsd.ts";
+import { assertCdxValid, assertCtrfValid } from "./ecosystem-validators.ts";
 import { tempDir } from "../tmp.ts";
 
 const tmp = () => tempDir("gpucheck-write-");
+/** what every write leaves: results.json, junit.xml and the outputs other tools read */
+const RUN_FILES = ["ctrf.json", "inventory.cdx.json", "junit.xml", "metrics.prom", "results.json"];
 
 describe("results directory files", () => {
-  test("after every test: results.json and junit.xml, both valid, nothing else, no temporary files left", () => {
+  test("after every test: results.json, junit.xml and the outputs beside it, all valid, nothing else, no temporary files left", () => {
     const dir = join(tmp(), "run");
     const r = FIXTURES["error-killed"]();
     // as the executor does: after the first test, then after the second
     writeRunFiles(dir, { ...r, tests: r.tests.slice(0, 1), complete: false, endedAt: null });
-    expect(readdirSync(dir).sort()).toEqual(["junit.xml", "results.json"]);
+    expect(readdirSync(dir).sort()).toEqual(RUN_FILES);
     assertJunitValid(join(dir, "junit.xml"));
+    assertCtrfValid(join(dir, "ctrf.json"));
+    assertCdxValid(join(dir, "inventory.cdx.json"));
+    expect(readFileSync(join(dir, "metrics.prom"), "utf8")).toContain('gpucheck_run_passed{suite="h100-8x",cluster="acme-h100-a"} 0\n');
     expect(readFileSync(join(dir, "junit.xml"), "utf8")).toContain('tests="1"');
     writeRunFiles(dir, r);
     assertResultsValid(join(dir, "results.json"));
     assertJunitValid(join(dir, "junit.xml"));
     expect(readFileSync(join(dir, "junit.xml"), "utf8")).toContain('tests="2"');
-    expect(readdirSync(dir).sort()).toEqual(["junit.xml", "results.json"]);
+    expect(JSON.parse(readFileSync(join(dir, "ctrf.json"), "utf8")).results.summary.tests).toBe(2);
+    expect(readdirSync(dir).sort()).toEqual(RUN_FILES);
   });
 
   test("at the end: report.html and summary.txt too", () => {
     const dir = tmp();
     writeFinalFiles(dir, FIXTURES.passing());
-    expect(readdirSync(dir).sort()).toEqual(["junit.xml", "report.html", "results.json", "summary.txt"]);
+    expect(readdirSync(dir).sort()).toEqual([...RUN_FILES, "report.html", "summary.txt"].sort());
     expect(readFileSync(join(dir, "summary.txt"), "utf8")).not.toContain("\x1b");
+  });
+
+  test("`gpucheck report` (writeReports) rewrites ctrf.json, inventory.cdx.json and metrics.prom byte for byte: a signature over them stays good", () => {
+    const dir = tmp();
+    const r = FIXTURES.passing();
+    writeFinalFiles(dir, r);
+    const names = ["ctrf.json", "inventory.cdx.json", "metrics.prom"];
+    const before = names.map((n) => readFileSync(join(dir, n), "utf8"));
+    writeReports(dir, JSON.parse(JSON.stringify(r)));
+    expect(names.map((n) => readFileSync(join(dir, n), "utf8"))).toEqual(before);
   });
 
   test("an atomic write replaces the file whole, and a failed one leaves no temporary file", () => {

@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, w
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { assertJunitValid } from "../../report/xsd.ts";
+import { assertCdxValid, assertCtrfValid, promtoolCheck } from "../../report/ecosystem-validators.ts";
 import { gpucheckArgv, tempDir } from "../../e2e/cli.ts";
 
 const fixtures = join(import.meta.dir, "..", "..", "..", "workload", "tests", "fixtures");
@@ -106,5 +107,40 @@ describe("inventory as an unprivileged user, with real H100 captures", () => {
     const junit = readFileSync(join(out, "junit.xml"), "utf8");
     expect(junit).toContain("[NOT MEASURED] xid_events unmeasured: the kernel log could not be read");
     expect(junit).toContain("[MISSED] ib_ports_active 7 < 8 expected (-13%): mlx5_5 port 1 DOWN");
+    assertEcosystemOutputs(out, unit.unit);
   }, 180_000);
 });
+
+type Component = { name: string; "bom-ref": string; version?: string; properties?: Array<{ name: string; value: string }>; components?: Component[] };
+const prop = (c: Component, name: string) => c.properties?.find((p) => p.name === name)?.value;
+
+/** ctrf.json, inventory.cdx.json and metrics.prom beside junit.xml, each passed by a validator that is not gpucheck's, saying the same. */
+function assertEcosystemOutputs(out: string, node: string): void {
+  assertCtrfValid(join(out, "ctrf.json"));
+  assertCdxValid(join(out, "inventory.cdx.json"));
+  expect(promtoolCheck(join(out, "metrics.prom"))).toEqual({ code: 0, out: "" });
+  const ctrf = JSON.parse(readFileSync(join(out, "ctrf.json"), "utf8"));
+  expect(ctrf.results.tests.map((t: { name: string; status: string; rawStatus: string }) => [t.name, t.status, t.rawStatus])).toEqual([[`inventory [${node}]`, "failed", "error"]]);
+  expect(ctrf.results.environment.healthy).toBe(false);
+  // the node's GPUs as the real capture names them, its HCA with the port that is down, the unread kernel log said as such
+  const bom = JSON.parse(readFileSync(join(out, "inventory.cdx.json"), "utf8"));
+  const host = bom.components[0] as Component;
+  expect(host.name).toBe(node);
+  const gpu0 = host.components!.find((c) => c["bom-ref"] === `${node}/gpu/0`)!;
+  expect([gpu0.name, prop(gpu0, "gpucheck:gpu:serial"), prop(gpu0, "gpucheck:gpu:uuid"), prop(gpu0, "gpucheck:gpu:pci_bus_id"), gpu0.components![0]!.version]).toEqual([
+    "NVIDIA H100 80GB HBM3",
+    "1654423001593",
+    "GPU-b42dd28e-ffdd-8720-1df0-98bd8cdc05b1",
+    "00000000:18:00.0",
+    "96.00.74.00.01",
+  ]);
+  expect(host.components!.filter((c) => c["bom-ref"].startsWith(`${node}/gpu/`)).length).toBe(8);
+  expect(prop(host.components!.find((c) => c.name === "mlx5_5")!, "gpucheck:nic:port:1:state")).toBe("DOWN");
+  expect(host.components!.find((c) => c.name === "NVIDIA GPU driver")!.version).toBe("565.57.01");
+  expect(prop(host, "gpucheck:unmeasured:xid_events")).toStartWith("the kernel log could not be read");
+  const prom = readFileSync(join(out, "metrics.prom"), "utf8").split("\n");
+  const sample = (metric: string) => prom.find((l) => l.startsWith("gpucheck_check_value{") && l.includes(`metric="${metric}"`))!;
+  expect(sample("ib_ports_active")).toMatch(new RegExp(`^gpucheck_check_value\\{suite="acceptance-h100",test="inventory",kind="inventory",unit="${node}",node="${node}",metric="ib_ports_active",.*verdict="failed"\\} 7$`));
+  expect(sample("xid_events")).toMatch(/verdict="error"\} NaN$/);
+  expect(prom).toContain('gpucheck_run_passed{suite="acceptance-h100"} 0');
+}
