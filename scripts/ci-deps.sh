@@ -22,5 +22,7 @@ PKGS=(
   slurm-wlm            # the slurm platform's tests: slurmctld + slurmd's on loopback (test/infra/slurm.sh)
   munge                # Slurm's authentication between its daemons and commands
   python3-pyflakes     # npm run lint: pyflakes on workload/ (unused names, undefined names; no style rules)
+  prometheus           # promtool check metrics: metrics.prom checked by Prometheus' own linter (the integration tier)
+  prometheus-node-exporter # its textfile collector reads metrics.prom as operators deploy it (the integration tier)
 )
 bash "$(dirname "$0")/apt-install.sh" "${PKGS[@]}"

@@ -125,7 +125,7 @@ function testsOf(results: ResultsFile, t: TestResult, fleet: boolean): CtrfTest[
   const single = t.units.length === 1 && !t.perNode;
   const out: CtrfTest[] = [];
   for (const u of t.units) {
-    out.push(unitTest(t, u, single ? t.name : `${t.name} [${u.unit}]`, suite, labels));
+    out.push(unitTest(u, single ? t.name : `${t.name} [${u.unit}]`, suite, labels));
     for (const { part, checks } of partChecks(u)) {
       const o = partOutcome(checks);
       if (fleet && o === "passed") continue;
@@ -148,7 +148,7 @@ function testsOf(results: ResultsFile, t: TestResult, fleet: boolean): CtrfTest[
   return out;
 }
 
-function unitTest(t: TestResult, u: UnitResult, name: string, suite: string[], labels: Record<string, string>): CtrfTest {
+function unitTest(u: UnitResult, name: string, suite: string[], labels: Record<string, string>): CtrfTest {
   const s = status(u.verdict.outcome);
   const start = ms(u.startedAt);
   const stop = ms(u.endedAt);

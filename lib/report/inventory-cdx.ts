@@ -101,7 +101,14 @@ function node(inv: NodeInventory): Component {
   const parts: Component[] = inv.gpus.map((g) => gpu(host, g as Obj));
   parts.push(...nics(host, Array.isArray(raw.ib_ports) ? (raw.ib_ports as Obj[]) : []));
   const driver = str(inv.driver);
-  if (driver) parts.push({ type: "device-driver", "bom-ref": `${host}/driver/nvidia`, name: "NVIDIA GPU driver", version: driver, properties: props("gpucheck:driver", [["cuda", inv.cuda]]) });
+  if (driver)
+    parts.push({
+      type: "device-driver",
+      "bom-ref": `${host}/driver/nvidia`,
+      name: "NVIDIA GPU driver",
+      version: driver,
+      properties: props("gpucheck:driver", [["cuda", inv.cuda]]),
+    });
   const ofed = str(raw.ofed);
   if (ofed) parts.push({ type: "device-driver", "bom-ref": `${host}/driver/mlx5_core`, name: "mlx5_core", version: ofed });
   const unmeasured = Object.entries((raw.unmeasured ?? {}) as Obj).flatMap(([k, why]) => props("gpucheck:unmeasured", [[k, why]]));
@@ -160,7 +167,9 @@ function uninventoried(results: ResultsFile, have: Set<string>): Component[] {
 
 /** A name-based UUID (RFC 4122 version 5 layout) of the run: the same run always gets the same serial number. */
 function runUuid(results: ResultsFile): string {
-  const h = createHash("sha1").update(`gpucheck inventory\0${results.suite.sha256}\0${results.startedAt}\0${results.command.join("\0")}`).digest();
+  const h = createHash("sha1")
+    .update(`gpucheck inventory\0${results.suite.sha256}\0${results.startedAt}\0${results.command.join("\0")}`)
+    .digest();
   h[6] = (h[6]! & 0x0f) | 0x50;
   h[8] = (h[8]! & 0x3f) | 0x80;
   const x = h.subarray(0, 16).toString("hex");

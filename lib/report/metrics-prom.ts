@@ -110,7 +110,12 @@ function addTest(f: Families, run: Labels, t: TestResult): void {
       const m = c as MetricCheck;
       const part = m.part ? { node: m.part.host, part: partLabel(m.part), uuid: m.part.uuid } : {};
       const v = m.measured === null ? "error" : m.ok ? "passed" : "failed";
-      f.add("gpucheck_check_value", HELP.check, { ...unit, ...part, metric: m.metric, metric_unit: m.unit, expectation: m.expectation, expected: String(m.expected), verdict: v }, m.measured ?? NaN);
+      f.add(
+        "gpucheck_check_value",
+        HELP.check,
+        { ...unit, ...part, metric: m.metric, metric_unit: m.unit, expectation: m.expectation, expected: String(m.expected), verdict: v },
+        m.measured ?? NaN,
+      );
     }
   }
   for (const n of t.isolation?.nodes ?? []) f.add("gpucheck_node_good", HELP.node, { ...test, node: n.node, verdict: n.verdict }, n.verdict === "good" ? 1 : 0);

@@ -62,7 +62,13 @@ describe("ctrf.json", () => {
       ["inventory", "other"],
     ]);
     expect(tests[1]).toMatchObject({ message: "not finished: the run stopped before this test ended", rawStatus: "unfinished", duration: 0 });
-    expect(doc.results.summary).toMatchObject({ tests: 3, passed: 1, failed: 0, other: 2, extra: { "gpucheck.outcome": "incomplete", "gpucheck.complete": false, "gpucheck.ended": false } });
+    expect(doc.results.summary).toMatchObject({
+      tests: 3,
+      passed: 1,
+      failed: 0,
+      other: 2,
+      extra: { "gpucheck.outcome": "incomplete", "gpucheck.complete": false, "gpucheck.ended": false },
+    });
     expect(doc.results.environment.healthy).toBe(false);
     // no end: the last moment known is the finished test's end
     expect(doc.results.summary.stop).toBe(Date.parse(FIXTURES.passing().tests[0]!.units[0]!.endedAt));

@@ -30,4 +30,9 @@ export function killedAhead(): ResultsFile {
 }
 
 export const H100_NODE = () =>
-  node({ q: "nvidia-smi-q-h100-8gpu-565.57.01.txt", nvlink: "nvlink-s-h100-1gpu-590.48.01-tab-indent.txt", ibstat: "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt", hostname: "gpu-01" });
+  node({
+    q: "nvidia-smi-q-h100-8gpu-565.57.01.txt",
+    nvlink: "nvlink-s-h100-1gpu-590.48.01-tab-indent.txt",
+    ibstat: "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt",
+    hostname: "gpu-01",
+  });

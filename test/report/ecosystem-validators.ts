@@ -2,9 +2,12 @@
 // published JSON schemas (CTRF's and CycloneDX 1.6's, copied with their sources in
 // test/fixtures/ctrf/ and test/fixtures/cyclonedx/) through Python's jsonschema (Debian's
 // python3-jsonschema, Draft 7 as both schemas declare, formats checked), and Prometheus' own
-// `promtool check metrics` (Debian's prometheus). Integration runs call these on the binary's files.
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+// `promtool check metrics` (Debian's prometheus) and node_exporter's textfile collector (Debian's
+// prometheus-node-exporter). Integration runs call these on the binary's files.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tempDir } from "../tmp.ts";
 
 const FIXTURES = resolve(import.meta.dir, "../fixtures");
 export const CTRF_SCHEMA = resolve(FIXTURES, "ctrf/ctrf.schema.json");
@@ -60,4 +63,44 @@ export function promtoolCheck(path: string): { code: number | null; out: string 
   const r = spawnSync("sh", ["-c", 'promtool check metrics < "$1"', "sh", path], { encoding: "utf8" });
   if (r.error) throw new Error(`promtool could not run (install Debian's prometheus): ${r.error.message}`);
   return { code: r.status, out: `${r.stdout}${r.stderr}`.trim() };
+}
+
+/**
+ * What node_exporter's textfile collector (Debian's prometheus-node-exporter) serves from the file: it
+ * runs on a free loopback port with only that collector, reading a directory holding a copy of it.
+ * Its node_textfile_scrape_error is 1 when it could not read the file.
+ */
+export async function nodeExporterServes(path: string): Promise<string> {
+  const dir = tempDir("gpucheck-textfile-");
+  copyFileSync(path, join(dir, "gpucheck.prom"));
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  const exporter = spawn(
+    "prometheus-node-exporter",
+    [`--web.listen-address=127.0.0.1:${port}`, "--collector.disable-defaults", "--collector.textfile", `--collector.textfile.directory=${dir}`],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  exporter.stderr.on("data", (d) => (log += d));
+  const spawned = new Promise<Error | null>((r) => {
+    exporter.on("error", r);
+    exporter.on("spawn", () => r(null));
+  });
+  const failed = await spawned;
+  if (failed) throw new Error(`prometheus-node-exporter could not run (install Debian's prometheus-node-exporter): ${failed.message}`);
+  try {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+        if (res.ok) return await res.text();
+      } catch (e) {
+        if (Date.now() > deadline) throw new Error(`node_exporter did not answer on 127.0.0.1:${port}: ${String(e)}\n${log}`);
+      }
+      await Bun.sleep(100);
+    }
+  } finally {
+    exporter.kill("SIGTERM");
+  }
 }

@@ -23,7 +23,14 @@ const prop = (c: Component, name: string) => c.properties?.find((p) => p.name ==
 function captured(file: string): Record<string, string> {
   const text = readFileSync(resolve(import.meta.dir, "../../workload/tests/fixtures", file), "utf8");
   const first = (label: string) => text.match(new RegExp(`^\\s*${label}\\s+: (.+)$`, "m"))![1]!.trim();
-  return { serial: first("Serial Number"), uuid: first("GPU UUID"), pci: first("Bus Id"), vbios: first("VBIOS Version"), driver: first("Driver Version"), name: first("Product Name") };
+  return {
+    serial: first("Serial Number"),
+    uuid: first("GPU UUID"),
+    pci: first("Bus Id"),
+    vbios: first("VBIOS Version"),
+    driver: first("Driver Version"),
+    name: first("Product Name"),
+  };
 }
 
 describe("inventory.cdx.json", () => {
@@ -42,7 +49,9 @@ describe("inventory.cdx.json", () => {
     const path = written("bad.json", JSON.stringify(bom));
     const errors = cdxSchemaErrors(path);
     expect(errors.length).toBe(1);
-    expect(errors[0]).toStartWith(`${path}: components/0/type: 'server' is not one of ['application', 'framework', 'library', 'container', 'platform', 'operating-system', 'device', 'device-driver', 'firmware'`);
+    expect(errors[0]).toStartWith(
+      `${path}: components/0/type: 'server' is not one of ['application', 'framework', 'library', 'container', 'platform', 'operating-system', 'device', 'device-driver', 'firmware'`,
+    );
   });
 
   test("each GPU is a device with the capture's serial, UUID, PCI address and VBIOS; the driver and each HCA's firmware are there", () => {
@@ -56,7 +65,7 @@ describe("inventory.cdx.json", () => {
     const g0 = gpus[0]!;
     expect([g0.type, g0.name, g0["bom-ref"]]).toEqual(["device", want.name!, "gpu-01/gpu/0"]);
     expect([prop(g0, "gpucheck:gpu:serial"), prop(g0, "gpucheck:gpu:uuid"), prop(g0, "gpucheck:gpu:pci_bus_id")]).toEqual([want.serial, want.uuid, want.pci]);
-    expect(g0.components).toEqual([{ type: "firmware", "bom-ref": "gpu-01/gpu/0/vbios", name: "VBIOS", version: want.vbios!, description: "VBIOS of gpu-01 GPU 0" }]);
+    expect(g0.components as unknown).toEqual([{ type: "firmware", "bom-ref": "gpu-01/gpu/0/vbios", name: "VBIOS", version: want.vbios!, description: "VBIOS of gpu-01 GPU 0" }]);
     // every part has its own bom-ref
     const refs = renderInventoryCdx(withH100()).match(/"bom-ref": "[^"]+"/g)!;
     expect(refs.length).toBe(1 + 1 + 8 * 2 + 12 * 2 + 1);

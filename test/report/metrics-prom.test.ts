@@ -67,7 +67,13 @@ describe("metrics.prom", () => {
       ["GPU 2 00000000:20:00.0", "gpu-01", "error", NaN],
       ["GPU 3 00000000:21:00.0", "gpu-01", "failed", 512.3],
     ]);
-    expect(checks[3]!.labels).toMatchObject({ test: "gemm", metric: "gemm_bf16_tflops", metric_unit: "TFLOP/s", expected: "700", uuid: "GPU-00000003-aaaa-bbbb-cccc-dddddddddddd" });
+    expect(checks[3]!.labels).toMatchObject({
+      test: "gemm",
+      metric: "gemm_bf16_tflops",
+      metric_unit: "TFLOP/s",
+      expected: "700",
+      uuid: "GPU-00000003-aaaa-bbbb-cccc-dddddddddddd",
+    });
     expect(of(samples, "gpucheck_test_passed")).toEqual([
       { name: "gpucheck_test_passed", labels: { suite: "h100-8x", cluster: "acme-h100-a", test: "gemm", kind: "gemm", unit: "all", node: "gpu-01", verdict: "error" }, value: 0 },
     ]);
@@ -86,8 +92,8 @@ describe("metrics.prom", () => {
     ]);
     const busbw = of(samples, "gpucheck_check_value").filter((s) => s.labels.node === "gpu-03" && s.labels.metric === "busbw");
     expect(busbw.map((s) => [s.labels.test, s.labels.verdict, s.value])).toEqual([
-      ["nvlink-allreduce", "failed", r.tests[0]!.units[2]!.measurement!.metrics.busbw],
-      ["ib-allreduce", "passed", r.tests[1]!.units[2]!.measurement!.metrics.busbw],
+      ["nvlink-allreduce", "failed", r.tests[0]!.units[2]!.measurement!.metrics.busbw as number],
+      ["ib-allreduce", "passed", r.tests[1]!.units[2]!.measurement!.metrics.busbw as number],
     ]);
   });
 

@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, w
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { assertJunitValid } from "../../report/xsd.ts";
-import { assertCdxValid, assertCtrfValid, promtoolCheck } from "../../report/ecosystem-validators.ts";
+import { assertCdxValid, assertCtrfValid, nodeExporterServes, promtoolCheck } from "../../report/ecosystem-validators.ts";
 import { gpucheckArgv, tempDir } from "../../e2e/cli.ts";
 
 const fixtures = join(import.meta.dir, "..", "..", "..", "workload", "tests", "fixtures");
@@ -70,7 +70,7 @@ tests:
 }
 
 describe("inventory as an unprivileged user, with real H100 captures", () => {
-  test("unreadable kernel log and nvlink status are errors with their reasons, the down port fails, 8 GPUs are counted", () => {
+  test("unreadable kernel log and nvlink status are errors with their reasons, the down port fails, 8 GPUs are counted", async () => {
     const { argv, env } = setUp();
     const out = join(dir, "out");
     const r = spawnSync(argv[0]!, [...argv.slice(1), "suite", "suite.yaml", "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], {
@@ -108,6 +108,11 @@ describe("inventory as an unprivileged user, with real H100 captures", () => {
     expect(junit).toContain("[NOT MEASURED] xid_events unmeasured: the kernel log could not be read");
     expect(junit).toContain("[MISSED] ib_ports_active 7 < 8 expected (-13%): mlx5_5 port 1 DOWN");
     assertEcosystemOutputs(out, unit.unit);
+    // node_exporter's textfile collector reads the file whole and serves it
+    const served = await nodeExporterServes(join(out, "metrics.prom"));
+    expect(served).toContain("node_textfile_scrape_error 0\n");
+    expect(served).toMatch(/^gpucheck_run_passed\{suite="acceptance-h100"\} 0$/m);
+    expect(served).toMatch(/^gpucheck_check_value\{.*metric="xid_events".*verdict="error"\} NaN$/m);
   }, 180_000);
 });
 
@@ -140,7 +145,9 @@ function assertEcosystemOutputs(out: string, node: string): void {
   expect(prop(host, "gpucheck:unmeasured:xid_events")).toStartWith("the kernel log could not be read");
   const prom = readFileSync(join(out, "metrics.prom"), "utf8").split("\n");
   const sample = (metric: string) => prom.find((l) => l.startsWith("gpucheck_check_value{") && l.includes(`metric="${metric}"`))!;
-  expect(sample("ib_ports_active")).toMatch(new RegExp(`^gpucheck_check_value\\{suite="acceptance-h100",test="inventory",kind="inventory",unit="${node}",node="${node}",metric="ib_ports_active",.*verdict="failed"\\} 7$`));
+  expect(sample("ib_ports_active")).toMatch(
+    new RegExp(`^gpucheck_check_value\\{suite="acceptance-h100",test="inventory",kind="inventory",unit="${node}",node="${node}",metric="ib_ports_active",.*verdict="failed"\\} 7$`),
+  );
   expect(sample("xid_events")).toMatch(/verdict="error"\} NaN$/);
   expect(prom).toContain('gpucheck_run_passed{suite="acceptance-h100"} 0');
 }
