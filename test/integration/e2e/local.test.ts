@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { processesWithEnv } from "../../platforms/leftovers.ts";
 import { assertJunitValid } from "../../report/xsd.ts";
+import { assertCdxValid, assertCtrfValid, promtoolCheck } from "../../report/ecosystem-validators.ts";
 import { fixture, gpucheck, gpucheckAsync, tempDir } from "../../e2e/cli.ts";
 
 /** results.json of a run; its junit.xml must validate against junit-10.xsd whatever happened */
@@ -82,6 +83,14 @@ describe("local platform end to end", () => {
     expect(run.output()).toContain("Run incomplete: 1 test of 3 started before it stopped (interrupted by Ctrl-C or SIGTERM).");
     expect(res.stopped).toBe("interrupted by Ctrl-C or SIGTERM");
     expect(junit).toContain("\ninterrupted by Ctrl-C or SIGTERM: 1 of 3 tests started</system-out>");
+    // the outputs beside junit.xml, checked by their own validators, never read the stopped run as green
+    assertCtrfValid(join(out, "ctrf.json"));
+    const ctrf = JSON.parse(readFileSync(join(out, "ctrf.json"), "utf8"));
+    expect(ctrf.results.summary).toMatchObject({ tests: 3, passed: 0, failed: 1, skipped: 2, extra: { "gpucheck.outcome": "incomplete", "gpucheck.complete": false } });
+    expect(ctrf.results.environment.healthy).toBe(false);
+    assertCdxValid(join(out, "inventory.cdx.json"));
+    expect(promtoolCheck(join(out, "metrics.prom"))).toEqual({ code: 0, out: "" });
+    expect(readFileSync(join(out, "metrics.prom"), "utf8")).toContain('\ngpucheck_run_passed{suite="e2e-interrupted"} 0\n');
     expect(await processesWithEnv(out)).toEqual([]);
   }, 120_000);
 
