@@ -24,5 +24,6 @@ PKGS=(
   python3-pyflakes     # npm run lint: pyflakes on workload/ (unused names, undefined names; no style rules)
   prometheus           # promtool check metrics: metrics.prom checked by Prometheus' own linter (the integration tier)
   prometheus-node-exporter # its textfile collector reads metrics.prom as operators deploy it (the integration tier)
+  python3-prometheus-client # metrics.prom read by Prometheus' Python client as Prometheus text and as OpenMetrics
 )
 bash "$(dirname "$0")/apt-install.sh" "${PKGS[@]}"

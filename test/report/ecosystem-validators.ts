@@ -104,3 +104,30 @@ export async function nodeExporterServes(path: string): Promise<string> {
     exporter.kill("SIGTERM");
   }
 }
+
+const PROM_SCRIPT = `
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families as prometheus_text
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
+out = []
+for path in sys.argv[1:]:
+    text = open(path).read()
+    got = {"path": path}
+    for name, parse in (("prometheus", prometheus_text), ("openmetrics", openmetrics)):
+        try:
+            got[name] = sum(len(f.samples) for f in parse(text))
+        except Exception as e:
+            got[name] = "%s: %s" % (type(e).__name__, e)
+    out.append(got)
+print(json.dumps(out))
+`;
+
+/**
+ * Each file read by Prometheus' Python client (Debian's python3-prometheus-client) with its parser of
+ * the Prometheus text format and with its OpenMetrics parser: the number of samples each read, or its error.
+ */
+export function prometheusClientReads(...paths: string[]): Array<{ path: string; prometheus: number | string; openmetrics: number | string }> {
+  const r = spawnSync("/usr/bin/python3", ["-c", PROM_SCRIPT, ...paths], { encoding: "utf8" });
+  if (r.error || r.status !== 0) throw new Error(`prometheus_client could not run (install Debian's python3-prometheus-client): ${r.error?.message ?? r.stderr}`);
+  return JSON.parse(r.stdout);
+}

@@ -1,10 +1,15 @@
-// metrics.prom read back by a parser of the text format written here from its grammar (the
-// integration tier runs `promtool check metrics` on the binary's file): families, escaping, NaN for
-// what was not measured, verdicts as labels, and a killed run never passed.
+// metrics.prom read back by Prometheus' Python client (its text-format and OpenMetrics parsers) and by
+// a parser written here from the format's grammar, for the values (the integration tier runs
+// `promtool check metrics` and node_exporter on the binary's file): families, escaping, NaN for what
+// was not measured, verdicts as labels, and a killed run never passed.
 import { describe, expect, test } from "bun:test";
 import { renderMetricsProm } from "../../lib/report/metrics-prom.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { gemmParts, killedAhead } from "./ecosystem-fixtures.ts";
+import { prometheusClientReads } from "./ecosystem-validators.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../tmp.ts";
 
 interface Sample {
   name: string;
@@ -56,6 +61,20 @@ describe("metrics.prom", () => {
       const order = samples.map((s) => s.name).filter((n, i, a) => a[i - 1] !== n);
       expect(new Set(order).size).toBe(order.length);
     }
+  });
+
+  test("Prometheus' own client reads every run's file, as the Prometheus text format and as OpenMetrics, sample for sample", () => {
+    const dir = tempDir("gpucheck-prom-");
+    const runs = Object.entries({ ...FIXTURES, gemmParts, killedAhead }).map(([name, build]) => {
+      const text = renderMetricsProm(build());
+      writeFileSync(join(dir, `${name}.prom`), text);
+      return { path: join(dir, `${name}.prom`), samples: parse(text).samples.length };
+    });
+    expect(prometheusClientReads(...runs.map((r) => r.path))).toEqual(runs.map((r) => ({ path: r.path, prometheus: r.samples, openmetrics: r.samples })));
+    // the check is real: OpenMetrics needs the closing line
+    const cut = join(dir, "cut.prom");
+    writeFileSync(cut, renderMetricsProm(FIXTURES.passing()).replace("# EOF\n", ""));
+    expect(prometheusClientReads(cut)[0]!.openmetrics).toBe("ValueError: Missing # EOF at end");
   });
 
   test("per part: each judged value with its verdict, the unmeasured GPU NaN and an error, never 0", () => {
