@@ -144,6 +144,18 @@ function testsOf(results: ResultsFile, t: TestResult, fleet: boolean): CtrfTest[
       });
     }
   }
+  // a planned node whose result never came back is named, never left out (junit.xml counts it in the test's error)
+  for (const m of t.missing ?? [])
+    out.push({
+      name: `${t.name} [${m}]`,
+      ...status("error"),
+      message: `no result came back from ${m}: never counted passed`,
+      rawStatus: "error",
+      duration: 0,
+      suite,
+      type: "gpucheck",
+      labels: { ...labels, "gpucheck.unit": m },
+    });
   for (const n of t.isolation?.nodes ?? []) out.push(nodeTest(t, n, suite, labels));
   return out;
 }

@@ -118,6 +118,8 @@ function addTest(f: Families, run: Labels, t: TestResult): void {
       );
     }
   }
+  // a planned node whose result never came back: an error sample of its own, never a gap Grafana reads as fine
+  for (const m of t.missing ?? []) f.add("gpucheck_test_passed", HELP.test, { ...test, unit: m, node: m, verdict: verdict("error") }, 0);
   for (const n of t.isolation?.nodes ?? []) f.add("gpucheck_node_good", HELP.node, { ...test, node: n.node, verdict: n.verdict }, n.verdict === "good" ? 1 : 0);
 }
 

@@ -74,6 +74,19 @@ describe("ctrf.json", () => {
     expect(doc.results.summary.stop).toBe(Date.parse(FIXTURES.passing().tests[0]!.units[0]!.endedAt));
   });
 
+  test("a node whose result never came back is a failed CTRF test of its own, named", () => {
+    const r = FIXTURES["per-node"]();
+    const t = { ...r.tests[0]!, units: r.tests[0]!.units.slice(0, 3), missing: ["gpu-04"], outcome: "error" as const };
+    const doc = JSON.parse(renderCtrf({ ...r, tests: [t] }));
+    expect(doc.results.tests.at(-1)).toMatchObject({
+      name: "nvlink-allreduce [gpu-04]",
+      status: "failed",
+      rawStatus: "error",
+      message: "no result came back from gpu-04: never counted passed",
+    });
+    assertCtrfValid(written("missing.json", JSON.stringify(doc)));
+  });
+
   test("a passed, finished run is healthy; the same results always give the same bytes", () => {
     const r = FIXTURES.passing();
     const text = renderCtrf(r);

@@ -116,6 +116,18 @@ describe("metrics.prom", () => {
     ]);
   });
 
+  test("a node whose result never came back has its own error sample", () => {
+    const r = FIXTURES["per-node"]();
+    const t = { ...r.tests[0]!, units: r.tests[0]!.units.slice(0, 3), missing: ["gpu-04"], outcome: "error" as const };
+    const { samples } = parse(renderMetricsProm({ ...r, tests: [t] }));
+    expect(of(samples, "gpucheck_test_passed").map((s) => [s.labels.node, s.labels.verdict, s.value])).toEqual([
+      ["gpu-01", "passed", 1],
+      ["gpu-02", "passed", 1],
+      ["gpu-03", "failed", 0],
+      ["gpu-04", "error", 0],
+    ]);
+  });
+
   test("a killed run: unfinished tests say so, the run is incomplete and not passed, and it has no end", () => {
     const { samples } = parse(renderMetricsProm(killedAhead()));
     expect(of(samples, "gpucheck_test_passed").map((s) => [s.labels.test, s.labels.verdict, s.value])).toEqual([
