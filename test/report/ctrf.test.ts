@@ -4,6 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderCtrf } from "../../lib/report/ctrf.ts";
+import { renderJunit } from "../../lib/report/junit.ts";
+import { fleetResults } from "../fixtures/results/fleet.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { tempDir } from "../tmp.ts";
 import { assertCtrfValid, ctrfSchemaErrors } from "./ecosystem-validators.ts";
@@ -85,6 +87,28 @@ describe("ctrf.json", () => {
       message: "no result came back from gpu-04: never counted passed",
     });
     assertCtrfValid(written("missing.json", JSON.stringify(doc)));
+  });
+
+  test("the same testcases as junit.xml, with the same counts (a fleet's passing parts left out of both)", () => {
+    const runs = { ...FIXTURES, "gemm-parts": gemmParts, fleet: () => fleetResults({ nodes: 40, tests: 3, failing: [3, 17] }) };
+    for (const [name, build] of Object.entries(runs)) {
+      const r = build();
+      const xml = renderJunit(r);
+      const cases = [...xml.matchAll(/<testcase name="([^"]*)"/g)].map((m) =>
+        m[1]!
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, "&")
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">"),
+      );
+      const doc = JSON.parse(renderCtrf(r));
+      expect([name, doc.results.tests.map((t: { name: string }) => t.name)]).toEqual([name, cases]);
+      const n = (re: RegExp) => (xml.match(re) ?? []).length;
+      expect([name, doc.results.summary.failed, doc.results.summary.skipped]).toEqual([name, n(/<failure /g) + n(/<error /g), n(/<skipped /g)]);
+    }
+    // in the fleet, of its 40 × 8 GPUs only the slow one is a test of its own
+    const fleet = JSON.parse(renderCtrf(runs.fleet())).results.tests.filter((t: { type: string }) => t.type === "gpucheck-part");
+    expect(fleet.map((t: { name: string; status: string }) => `${t.name} ${t.status}`)).toEqual(["gemm-bf16 [gpu0004] GPU 3 00000000:48:00.0 failed"]);
   });
 
   test("a passed, finished run is healthy; the same results always give the same bytes", () => {
