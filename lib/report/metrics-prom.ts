@@ -26,7 +26,7 @@ function verdict(o: AnyOutcome): string {
 type Labels = Record<string, string | undefined>;
 
 /** A label value as the text format escapes it: backslash, double quote and newline. */
-const escapeLabel = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+const escapeLabel = (v: string) => (/[\\"\n]/.test(v) ? v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n") : v);
 
 function sample(name: string, labels: Labels, value: number): string {
   const set = Object.entries(labels)
