@@ -1,15 +1,14 @@
-// Text generated from the registry: the README's reference of kinds (their keys and metrics) and the
+// Text generated from the registry: docs/reference/kinds.md (each kind's keys and metrics) and the
 // JSON Schemas of each kind's workload result (schema/workload-<kind>.schema.json). Written by
-// scripts/readme-reference.ts; test/kinds/reference.test.ts fails when the committed copies are stale.
+// scripts/gen-docs.ts; test/kinds/reference.test.ts fails when the committed copies are stale.
 import { z } from "zod";
 import { type MetricInfo, TELEMETRY_METRICS } from "../core/metrics.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { KINDS, type KindName } from "./mod.ts";
 import { RESULTS } from "./results.ts";
 
-export const README_BEGIN = "<!-- kinds reference: generated from lib/kinds/ by `bun run scripts/readme-reference.ts`; edit there -->";
-export const README_END = "<!-- end of kinds reference -->";
-export const REGENERATE = "bun run scripts/readme-reference.ts";
+export const KINDS_REFERENCE = "docs/reference/kinds.md";
+export const REGENERATE = "bun run scripts/gen-docs.ts";
 
 const kinds = (): AnyKind[] => Object.values(KINDS);
 
@@ -34,7 +33,7 @@ function metricTable(metrics: Record<string, MetricInfo>, perComponent: Record<s
   ];
 }
 
-/** The README's reference of kinds: each kind's block keys with defaults, and its metrics. */
+/** The reference of kinds: each kind's block keys with defaults, and its metrics. */
 export function kindsReference(): string {
   const out: string[] = [
     "Kinds, their keys and metrics (`gpucheck list` prints the metrics too). Units are canonical:",
@@ -53,12 +52,18 @@ export function kindsReference(): string {
   return out.join("\n");
 }
 
-/** The README with its reference of kinds regenerated; throws when the markers are missing. */
-export function withReference(readme: string): string {
-  const a = readme.indexOf(README_BEGIN);
-  const b = readme.indexOf(README_END);
-  if (a < 0 || b < a) throw new Error(`README.md has no "${README_BEGIN}" … "${README_END}" markers`);
-  return `${readme.slice(0, a + README_BEGIN.length)}\n${kindsReference()}\n${readme.slice(b)}`;
+/** docs/reference/kinds.md: a title, where it comes from, then the reference of kinds. */
+export function kindsPage(): string {
+  return [
+    "# Reference: kinds and metrics",
+    "",
+    `<!-- generated from lib/kinds/ by \`${REGENERATE}\`: do not edit -->`,
+    "",
+    "How to write a suite: [../writing-suites.md](../writing-suites.md); what each kind measures: [../kinds.md](../kinds.md).",
+    "",
+    kindsReference(),
+    "",
+  ].join("\n");
 }
 
 export const contractPath = (kind: string) => `schema/workload-${kind}.schema.json`;
@@ -77,8 +82,8 @@ export function contractSchema(k: AnyKind): Record<string, unknown> {
 }
 
 /** Every generated file: path relative to the repository → its text. */
-export function generatedFiles(readme: string): Record<string, string> {
-  const files: Record<string, string> = { "README.md": withReference(readme) };
+export function generatedFiles(): Record<string, string> {
+  const files: Record<string, string> = { [KINDS_REFERENCE]: kindsPage() };
   for (const k of kinds()) files[contractPath(k.name)] = `${JSON.stringify(contractSchema(k), null, 2)}\n`;
   return files;
 }
