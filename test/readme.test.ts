@@ -1,5 +1,5 @@
-// The README says what the code does: its results table names every file a run writes, and its
-// example thresholds are the built-in suite's.
+// The docs say what the code does: docs/outputs.md's results table names every file a run writes,
+// and the README's and docs/writing-suites.md's example thresholds are the built-in suite's.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,10 +8,13 @@ import { LOCK_FILE } from "../lib/report/run-dir.ts";
 import { RESOLVED_SUITE } from "../lib/load/read.ts";
 import { loadSuite } from "../lib/load/mod.ts";
 
-const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
+const root = join(import.meta.dir, "..");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const outputs = readFileSync(join(root, "docs", "outputs.md"), "utf8");
+const writingSuites = readFileSync(join(root, "docs", "writing-suites.md"), "utf8");
 
 test("the results table lists every file and directory a run writes", () => {
-  const table = readme.slice(readme.indexOf("### The results directory"), readme.indexOf("## Why Bun"));
+  const table = outputs.slice(outputs.indexOf("## The results directory"));
   const rows = [...table.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
   for (const name of [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.html, RESULT_FILES.summary, "suite.yaml", RESOLVED_SUITE, "workload/", LOCK_FILE]) {
     expect(rows).toContain(name);
@@ -25,6 +28,6 @@ test("the introduction's example thresholds are h100-8x's", async () => {
   expect(min("nvlink-allreduce", "busbw")).toBe(460);
   expect(min("resnet50-synthetic", "samples_per_s")).toBe(15400);
   expect(readme).toContain("measured metrics (`busbw ≥ 460 GB/s at 8 GiB`, `wrong = 0`, `samples_per_s ≥ 15400 img/s` on 8 H100s:");
-  // the reference's 2-node example doubles the 8-GPU total, as validate's warning asks
-  expect(readme).toContain("samples_per_s: { min: 30800 img/s, baseline: 95% }   # a total: h100-8x's 15400 for 8 GPUs × 2 nodes");
+  // the suite language's 2-node example doubles the 8-GPU total, as validate's warning asks
+  expect(writingSuites).toContain("samples_per_s: { min: 30800 img/s, baseline: 95% }   # a total: h100-8x's 15400 for 8 GPUs × 2 nodes");
 });
