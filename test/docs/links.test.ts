@@ -1,4 +1,4 @@
-// Every relative link in README.md and docs/ leads somewhere: the file exists, and an #anchor names a
+// Every relative link in README.md, docs/, BENCHMARKS.md and bench/HISTORY.md leads somewhere: the file exists, and an #anchor names a
 // heading of the page it points at (GitHub's slug of the heading).
 import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,7 +14,7 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-const pages = [join(root, "README.md"), ...markdownFiles(join(root, "docs"))];
+const pages = [join(root, "README.md"), join(root, "BENCHMARKS.md"), join(root, "bench", "HISTORY.md"), ...markdownFiles(join(root, "docs"))];
 
 test("the docs have pages to check, and links in them", () => {
   expect(pages.length).toBeGreaterThan(15);
