@@ -106,7 +106,7 @@ export function preflightMessages(): { file: string; line: number; text: string 
         for (const m of l.matchAll(/(?:problem\(|message: )`((?:[^`$]|\$\{(?:[^{}]|\{[^{}]*\})*\})*)`/g)) {
           found.push({ file, line: i + 1, text: m[1]!.replace(/\$\{((?:[^{}]|\{[^{}]*\})*)\}/g, "{$1}") });
         }
-        if (l.includes("${PREFLIGHT_FAILED}")) found.push({ file, line: i + 1, text: "preflight failed on {node}: {why}" });
+        if (/\$\{PREFLIGHT_FAILED\}/.test(l)) found.push({ file, line: i + 1, text: "preflight failed on {node}: {why}" });
       });
   }
   return found;
@@ -129,7 +129,9 @@ export const FLOORS_END = "<!-- end of floors table -->";
  */
 export function floorsTable(): string {
   const out = ["| suite | test | metric | threshold | source and method (the suite's comment) |", "|---|---|---|---|---|"];
-  for (const f of readdirSync(join(root, "suites")).filter((n) => n.endsWith(".yaml")).sort()) {
+  for (const f of readdirSync(join(root, "suites"))
+    .filter((n) => n.endsWith(".yaml"))
+    .sort()) {
     const text = readFileSync(join(root, "suites", f), "utf8");
     const lines = text.split("\n");
     const counter = new LineCounter();

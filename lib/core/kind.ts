@@ -24,7 +24,7 @@ export interface ResolveContext {
   sound: Sound;
 }
 
-/** One key of the kind's block, as the README's suite reference and `gpucheck list` describe it. */
+/** One key of the kind's block, as docs/reference/kinds.md and `gpucheck list` describe it. */
 export interface KeyDoc {
   key: string;
   /** the default as text ("all_reduce", "8GiB (16MiB when gpusPerNode is 0)"); absent = none */
@@ -47,11 +47,11 @@ export interface KindNeeds {
  */
 export interface TestKind<K extends string, P, Block extends object> {
   name: K;
-  /** one line for `gpucheck list` and the README */
+  /** one line for `gpucheck list` and docs/reference/kinds.md */
   summary: string;
   /** the block as written (strict map of optional keys); built on first use */
   block: ZodType;
-  /** the block's keys, for the README's suite reference */
+  /** the block's keys, for docs/reference/kinds.md */
   keys: KeyDoc[];
   /** ranks per node when neither the test nor defaults say; absent = gpusPerNode */
   ranksPerNode?: number;

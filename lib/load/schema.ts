@@ -28,7 +28,7 @@
 //   screen       { rack1: [gpu01, gpu02, …], … } with adaptive or onFailure: the groups screened
 //                first (racks, rails) instead of groups of about √N; together they hold every host
 //   <kind>       the kind's own block (collective: {...}, train: {...}, inventory: {...}): its keys
-//                and defaults are in the kind's file (lib/kinds/<kind>.ts) and the README's reference
+//                and defaults are in the kind's file (lib/kinds/<kind>.ts) and docs/reference/kinds.md
 //   expect       { <metric>[@<size>]: { min, max, baseline } }  the metrics of each kind are in its
 //     file (lib/kinds/), the telemetry's in lib/core/metrics.ts. min/max take the metric's unit or a compatible one ("0.4 TB/s", "2790 img/s");
 //     a plain number is in the metric's own unit. @<size> picks one message size of the sweep

@@ -1,5 +1,5 @@
 // --json on validate, list, keygen, certify, verify and judge: one JSON document on stdout with the
-// field names the README documents; errors stay on stderr with the same exit codes.
+// field names docs/running.md documents; errors stay on stderr with the same exit codes.
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

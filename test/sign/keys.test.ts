@@ -141,7 +141,7 @@ describe("fingerprint", () => {
     expect(ssh.stdout.toString().split(" ")[1]).toBe(fingerprint(readPublicKey(pub)));
   });
 
-  test("matches the shell recipe in the README on a fresh Ed25519 key (ssh-keygen 9.2 cannot import Ed25519 PKCS#8)", () => {
+  test("matches the shell recipe in docs/certificate.md on a fresh Ed25519 key (ssh-keygen 9.2 cannot import Ed25519 PKCS#8)", () => {
     const { pub } = keyFiles("ed25519");
     const recipe = `{ printf '\\0\\0\\0\\13ssh-ed25519\\0\\0\\0\\40'; openssl pkey -pubin -in '${pub}' -outform DER | tail -c 32; } | openssl dgst -sha256 -binary | base64 | tr -d '='`;
     const out = Bun.spawnSync(["bash", "-c", recipe]);

@@ -27,7 +27,14 @@ const pages = [join(root, "README.md"), ...markdownFiles(join(root, "docs"))]
 
 test("the README's walkthrough and the docs have runnable blocks, and run one suite at most", () => {
   expect(pages.find((p) => p.page === "README.md")?.blocks.length).toBeGreaterThanOrEqual(4);
-  const suiteRuns = pages.flatMap((p) => p.blocks.flatMap((b) => b.code.split("\n").filter((l) => /^\s*gpucheck suite\b/.test(l)).map(() => p.page)));
+  const suiteRuns = pages.flatMap((p) =>
+    p.blocks.flatMap((b) =>
+      b.code
+        .split("\n")
+        .filter((l) => /^\s*gpucheck suite\b/.test(l))
+        .map(() => p.page),
+    ),
+  );
   expect(suiteRuns).toEqual(["README.md"]);
 });
 
