@@ -16,10 +16,23 @@ const writingSuites = readFileSync(join(root, "docs", "writing-suites.md"), "utf
 test("the results table lists every file and directory a run writes", () => {
   const table = outputs.slice(outputs.indexOf("## The results directory"));
   const rows = [...table.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
-  for (const name of [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.html, RESULT_FILES.summary, "suite.yaml", RESOLVED_SUITE, "workload/", LOCK_FILE]) {
+  for (const name of [
+    RESULT_FILES.results,
+    RESULT_FILES.junit,
+    RESULT_FILES.ctrf,
+    RESULT_FILES.inventoryCdx,
+    RESULT_FILES.metricsProm,
+    RESULT_FILES.html,
+    RESULT_FILES.summary,
+    "suite.yaml",
+    RESOLVED_SUITE,
+    "workload/",
+    LOCK_FILE,
+  ]) {
     expect(rows).toContain(name);
   }
   expect(rows.some((r) => r!.startsWith(`${RESULT_FILES.logs}/`))).toBe(true);
+  expect(rows.some((r) => r!.startsWith(`${RESULT_FILES.telemetry}/`))).toBe(true);
 });
 
 test("the introduction's example thresholds are h100-8x's", async () => {
