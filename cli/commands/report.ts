@@ -13,5 +13,6 @@ export async function main(dir: string): Promise<number> {
   writeReports(resultsDir, results);
   out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
   out(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
-  return EXIT.ok;
+  // a run that never ended is no result, whatever its finished tests say: the exit says so too
+  return results.endedAt === null ? EXIT.infra : EXIT.ok;
 }

@@ -105,7 +105,8 @@ function joinMessages(checks: Check[]): string {
   return checks.map((c) => c.message).join("; ");
 }
 
-const SEVERITY: Record<Outcome, number> = { skipped: 0, passed: 1, failed: 2, error: 3 };
+// a test that never ended outranks every verdict: the run it belongs to can be no more than unfinished
+const SEVERITY: Record<Outcome, number> = { skipped: 0, passed: 1, failed: 2, error: 3, unfinished: 4 };
 
 /** The worst outcome wins (error > failed > passed); only all-skipped is skipped. Empty → skipped. */
 export function aggregateOutcome(outcomes: Outcome[]): Outcome {
@@ -128,7 +129,8 @@ export function judgeRun(tests: TestResult[]): Outcome {
 
 /** gpucheck's exit code for a run's outcome: 0 passed (or nothing ran), 1 failed, 3 error. */
 export function exitCodeFor(outcome: Outcome): number {
-  return outcome === "error" ? 3 : outcome === "failed" ? 1 : 0;
+  // a run that never ended is an error of the run, like one that could not measure
+  return outcome === "error" || outcome === "unfinished" ? 3 : outcome === "failed" ? 1 : 0;
 }
 
 /**

@@ -28,6 +28,8 @@ export function rejudgeResults(
   let inventory = saved.inventory;
   const specs = new Map(suite.tests.map((t) => [t.name, t]));
   const tests = saved.tests.map((t) => {
+    // a test the run never ended has nothing to judge: it stays unfinished, whatever the suite
+    if (t.outcome === "unfinished") return t;
     const spec = specs.get(t.name);
     if (!spec) {
       notes.push(`test "${t.name}" is not in suite "${suite.name}" (${suite.source.path}): its verdict is kept as it was`);

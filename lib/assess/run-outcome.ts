@@ -4,7 +4,7 @@
 import { judgeRun } from "./judge.ts";
 import { NOT_STARTED } from "../execute/not-started.ts";
 import type { PlannedTest, ResultsFile } from "../core/types.ts";
-import { skippedTest } from "./test-result.ts";
+import { skippedTest, unfinishedTest } from "./test-result.ts";
 
 export interface RunEnd {
   /** why the run stopped before its last test (--fail-fast) */
@@ -14,6 +14,18 @@ export interface RunEnd {
   /** Ctrl-C or SIGTERM */
   interrupted: boolean;
   now: string;
+}
+
+/**
+ * results.json as a run written ahead stores it while it goes: every planned test not yet ended
+ * listed as unfinished and the run itself unfinished, so that a kill at any moment leaves files no
+ * reader takes for a pass. A closed run (endedAt set) is stored as it is.
+ */
+export function writtenAhead(results: ResultsFile, planned: PlannedTest[], now: string): ResultsFile {
+  if (results.endedAt !== null) return results;
+  const ended = new Set(results.tests.map((t) => t.name));
+  const rest = planned.filter((t) => !ended.has(t.name)).map((t) => unfinishedTest(t, now));
+  return { ...results, tests: [...results.tests, ...rest], outcome: "unfinished" };
 }
 
 export function closeRun(results: ResultsFile, planned: PlannedTest[], end: RunEnd): void {

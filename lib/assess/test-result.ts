@@ -2,6 +2,7 @@
 import { paramsOf } from "../kinds/mod.ts";
 import { headlineOf } from "./judge.ts";
 import type { PlannedTest, TestResult, UnitResult } from "../core/types.ts";
+import { UNFINISHED_MESSAGE } from "../execute/not-started.ts";
 
 export function testResult(test: PlannedTest, units: UnitResult[], outcome: TestResult["outcome"]): TestResult {
   return {
@@ -22,6 +23,27 @@ export function testResult(test: PlannedTest, units: UnitResult[], outcome: Test
 /** What each rank ran and with which environment: enough to rerun one test by hand. */
 function launchOf(test: PlannedTest): { command: string[]; env: Record<string, string> } {
   return { command: [test.launch.python, ...test.launch.args], env: test.launch.env };
+}
+
+/**
+ * A planned test as a run written ahead lists it before it ends: unfinished, an error in junit.xml,
+ * so that a run killed now reads as what it is. Replaced by the test's result when it ends.
+ */
+export function unfinishedTest(test: PlannedTest, now: string): TestResult {
+  const unit: UnitResult = {
+    unit: "all",
+    hosts: [],
+    status: "unfinished",
+    message: UNFINISHED_MESSAGE,
+    startedAt: now,
+    endedAt: now,
+    durationS: 0,
+    measurement: null,
+    verdict: { outcome: "unfinished", reason: UNFINISHED_MESSAGE, checks: [] },
+    logs: [],
+    tail: "",
+  };
+  return testResult(test, [unit], "unfinished");
 }
 
 /** A test that never started, with why; `now` stamps it (the caller owns the clock). */

@@ -226,7 +226,8 @@ export type UnitStatus =
   | "timeout"
   | "cancelled" // Ctrl-C / SIGTERM
   | "infra" // could not launch, host unreachable, job state NODE_FAIL …
-  | "skipped"; // node drained/down, not attempted
+  | "skipped" // node drained/down, not attempted
+  | "unfinished"; // written ahead: the run had not ended it (a killed run leaves it so)
 
 export interface RankLog {
   rank: number;
@@ -308,7 +309,8 @@ export interface Measurement {
   components?: ComponentValues[];
 }
 
-export type Outcome = "passed" | "failed" | "error" | "skipped";
+/** "unfinished": a planned test a run written ahead lists until it ends; a killed run leaves it so. */
+export type Outcome = "passed" | "failed" | "error" | "skipped" | "unfinished";
 
 /** A threshold on a number. */
 export interface MetricCheck {

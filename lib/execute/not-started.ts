@@ -3,6 +3,8 @@
 import type { TestResult } from "../core/types.ts";
 
 export const NOT_STARTED = "not started";
+/** What a run written ahead says of a planned test until it ends; a killed run leaves it so (junit's error message). */
+export const UNFINISHED_MESSAGE = "not finished: the run stopped before this test ended";
 /** a failed preflight keeps every test from starting: "preflight failed on <node>: <why>" */
 export const PREFLIGHT_FAILED = "preflight failed on";
 /** `gpucheck suite --preflight-only` starts none */

@@ -1,12 +1,12 @@
 // The pipeline of `gpucheck suite`, in one place: preflight → for each test: execute (run it through
 // its platform) → assess (parse and judge its records) → write (results.json and junit.xml after
-// every test, so that a later crash, timeout or Ctrl-C still leaves every finished test on disk) →
-// the tests that never started accounted for.
+// every test, so that a later crash, timeout or Ctrl-C still leaves every finished test on disk; the
+// tests not yet ended written ahead as unfinished) → the tests that never started accounted for.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { workloadFiles, workloadHash } from "../core/assets.ts";
 import { assessTest, mergeInventory } from "../assess/assess.ts";
-import { closeRun } from "../assess/run-outcome.ts";
+import { closeRun, writtenAhead } from "../assess/run-outcome.ts";
 import { executeTest, saveRecords, type TestEnv, testLogDir } from "../execute/run-test.ts";
 import type { RunRecord } from "../execute/record.ts";
 import { type IsolationRun, isolatedResult, isolationWanted, runIsolation } from "./isolate-test.ts";
@@ -51,7 +51,10 @@ export interface ExecuteOptions {
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
   const outDir = resolve(opts.outDir);
   const results = openRun(outDir, plan, opts);
-  const write = runFilesSink(outDir);
+  // written ahead: until the run closes, every planned test not yet ended is on disk as unfinished
+  // (an error in junit.xml), so a kill at any point leaves files that no reader takes for a pass
+  const sink = runFilesSink(outDir);
+  const write = (r: ResultsFile) => sink(writtenAhead(r, plan.tests, new Date().toISOString()));
   write(results);
   const env = testEnv(suite, plan, outDir, opts);
 
@@ -72,7 +75,8 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     if (opts.signal.aborted || blocked) break;
     opts.progress.testStarted(test.name, i, test.kind, test.perNode === true, expectedUnits(test));
     // an isolating test's finished rounds are on disk before the next starts: a killed run keeps them
-    const sofar = (partial: TestResult) => write({ ...results, tests: [...results.tests, partial], outcome: judgeRun([...results.tests, partial]) });
+    // the test itself is not over until its last round: a run killed between rounds leaves it unfinished
+    const sofar = (partial: TestResult) => write({ ...results, tests: [...results.tests, { ...partial, outcome: "unfinished" }] });
     const { result, records } = await runTest(test, env, opts.baseline, sofar);
     results.tests.push(result);
     results.inventory = mergeInventory(results.inventory, records);

@@ -63,7 +63,7 @@ export function fleetView(r: ResultsFile): FleetView {
 /** A per-node unit: its values are the node's own (a whole-cluster unit's are everyone's). */
 const ownUnit = (t: TestResult, u: UnitResult) => t.perNode && u.hosts.length === 1;
 
-const RANK: Record<Cell, number> = { passed: 0, skipped: 1, unmeasured: 2, failed: 3, error: 4 };
+const RANK: Record<Cell, number> = { passed: 0, skipped: 1, unmeasured: 2, failed: 3, error: 4, unfinished: 5 };
 function worse(a: Cell, b: Outcome): Cell {
   return a === "unmeasured" || RANK[b] > RANK[a] ? b : a;
 }
@@ -223,7 +223,7 @@ function testTable(v: FleetView): string {
   return `<table class="verdicts"><tr><th>test</th><th>verdict</th><th>nodes</th></tr>${rows.join("")}</table>`;
 }
 
-const COLOUR: Record<Cell, string> = { passed: "#1a7f37", failed: "#cf222e", error: "#8250df", skipped: "#9a6700", unmeasured: "#ffffff" };
+const COLOUR: Record<Cell, string> = { passed: "#1a7f37", failed: "#cf222e", error: "#8250df", skipped: "#9a6700", unmeasured: "#ffffff", unfinished: "#8250df" };
 
 /**
  * Tests down, nodes across in name order, one thin column per node: a run of passing nodes is one
@@ -365,7 +365,7 @@ function histogram(v: FleetView, t: TestResult, k: number, pts: Array<{ x: numbe
 
 /** The data the search reads: per node its cell and value in each test. */
 function fleetData(v: FleetView): string {
-  const code: Record<Cell, string> = { passed: "p", failed: "f", error: "e", skipped: "s", unmeasured: "u" };
+  const code: Record<Cell, string> = { passed: "p", failed: "f", error: "e", skipped: "s", unmeasured: "u", unfinished: "n" };
   const data = {
     nodes: v.nodes,
     tests: v.tests.map((t, k) => ({

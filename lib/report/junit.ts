@@ -1,7 +1,7 @@
 // junit.xml for Jenkins' junit plugin, valid against junit-10.xsd (what the xUnit plugin checks).
 // Hand-written like vitest's junit reporter: the format is small and an XML library would not know
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
-import { startedCount } from "../execute/not-started.ts";
+import { startedCount, UNFINISHED_MESSAGE } from "../execute/not-started.ts";
 import { preflightLines } from "./preflight-text.ts";
 import type { Check, Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
@@ -27,13 +27,14 @@ export function renderJunit(results: ResultsFile): string {
   const cases = results.tests.flatMap((t) => casesOf(t, fleet));
   const count = (o: Outcome, of = cases) => of.filter((c) => c.outcome === o).length;
   const time = seconds(suiteSeconds(results));
-  const counts = { tests: cases.length, failures: count("failed"), errors: count("error") };
+  // a test the run never ended is an error: a killed run must never read green
+  const counts = { tests: cases.length, failures: count("failed"), errors: count("error") + count("unfinished") };
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(`<testsuites${attrs({ name: "gpucheck", ...counts, time })}>`);
   // Jenkins recomputes counts from the testcases, but the xUnit plugin's XSD requires them.
   const suite = (name: string, of: Case[], secs: string, timestamp: string) => {
     out.push(
-      `  <testsuite${attrs({ name, tests: of.length, failures: count("failed", of), errors: count("error", of), skipped: count("skipped", of), time: secs, timestamp: isoSeconds(timestamp) })}>`,
+      `  <testsuite${attrs({ name, tests: of.length, failures: count("failed", of), errors: count("error", of) + count("unfinished", of), skipped: count("skipped", of), time: secs, timestamp: isoSeconds(timestamp) })}>`,
     );
     out.push("    <properties>");
     for (const [name, value] of properties(results)) out.push(`      <property${attrs({ name, value })}/>`);
@@ -91,16 +92,23 @@ function properties(r: ResultsFile): Array<[string, string]> {
 function casesOf(test: TestResult, fleet: boolean): Case[] {
   if (test.units.length === 0) return [{ test, unit: null, name: test.name, outcome: test.outcome }];
   const single = test.units.length === 1 && !test.perNode;
-  return test.units
-    .flatMap((u): Case[] => [
-      { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
-      // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace;
-      // in a fleet only the parts that did not pass (8,000 passing GPUs per test would bury them)
-      ...partChecks(u)
-        .map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } }))
-        .filter((c) => !fleet || c.outcome !== "passed"),
-    ])
-    .concat((test.isolation?.nodes ?? []).map((n) => ({ test, unit: null, name: `${test.name} [node ${n.node}]`, outcome: NODE_OUTCOME[n.verdict], node: n })));
+  // a test stopped between its rounds keeps the rounds it finished, and says it never ended
+  const cut: Case[] =
+    test.outcome === "unfinished" && test.units.some((u) => u.verdict.outcome !== "unfinished")
+      ? [{ test, unit: null, name: `${test.name} [not finished]`, outcome: "unfinished" }]
+      : [];
+  return cut.concat(
+    test.units
+      .flatMap((u): Case[] => [
+        { test, unit: u, name: single ? test.name : `${test.name} [${u.unit}]`, outcome: u.verdict.outcome },
+        // then a testcase per part judged on its own (a GPU, a CPU rank), so Jenkins names the part to replace;
+        // in a fleet only the parts that did not pass (8,000 passing GPUs per test would bury them)
+        ...partChecks(u)
+          .map(({ part, checks }) => ({ test, unit: u, name: `${test.name} [${part.host}] ${partLabel(part)}`, outcome: partOutcome(checks), part: { checks } }))
+          .filter((c) => !fleet || c.outcome !== "passed"),
+      ])
+      .concat((test.isolation?.nodes ?? []).map((n) => ({ test, unit: null, name: `${test.name} [node ${n.node}]`, outcome: NODE_OUTCOME[n.verdict], node: n }))),
+  );
 }
 
 /** A node an isolation only suspected is not a finding: its testcase passes and says so in its output. */
@@ -136,6 +144,8 @@ function renderCase(results: ResultsFile, c: Case, fleet: boolean): string[] {
     body.push(`      <failure${attrs({ message: reason, type })}>${escapeText([...missed, ...whereLines(u)].join("\n"))}</failure>`);
   } else if (c.outcome === "error") {
     body.push(`      <error${attrs({ message: reason, type: errorType(u) })}>${escapeText([reason, ...whereLines(u)].join("\n"))}</error>`);
+  } else if (c.outcome === "unfinished") {
+    body.push(`      <error${attrs({ message: UNFINISHED_MESSAGE, type: "unfinished" })}/>`);
   } else if (c.outcome === "skipped") {
     body.push(`      <skipped${attrs({ message: reason })}/>`);
   }

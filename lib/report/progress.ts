@@ -32,6 +32,7 @@ const ENDED: Record<UnitRun["status"], string> = {
   completed: "done",
   failed: "failed",
   timeout: "timed out",
+  unfinished: "not finished",
   infra: "infra error",
   cancelled: "cancelled",
   skipped: "skipped",

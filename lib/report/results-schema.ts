@@ -10,12 +10,14 @@ const num = z.number();
 const numOrNull = z.number().nullable();
 const Timestamp = z.iso.datetime({ offset: true }).describe("ISO-8601 date and time with its zone, e.g. 2025-03-04T05:06:07.250Z");
 
-const Outcome = z.enum(["passed", "failed", "error", "skipped"]).meta({ id: "Outcome" });
+const Outcome = z.enum(["passed", "failed", "error", "skipped", "unfinished"]).meta({ id: "Outcome" });
 // the registry's kinds (lib/kinds/mod.ts): a new kind is a compatible addition to version 1
 const Kind = z.enum(KIND_NAMES as [KindName, ...KindName[]]);
 const UnitStatus = z
-  .enum(["completed", "failed", "timeout", "cancelled", "infra", "skipped"])
-  .describe("how the unit ended as the platform saw it: completed = every rank exited 0; infra = could not launch or host lost; skipped = not attempted");
+  .enum(["completed", "failed", "timeout", "cancelled", "infra", "skipped", "unfinished"])
+  .describe(
+    "how the unit ended as the platform saw it: completed = every rank exited 0; infra = could not launch or host lost; skipped = not attempted; unfinished = listed ahead, the run never ended it",
+  );
 
 const SeriesPoint = z.object({ x: num, y: num }).meta({ id: "SeriesPoint" });
 const Series = z.record(z.string(), z.array(SeriesPoint));

@@ -13,7 +13,7 @@ import { preflightLines } from "./preflight-text.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { badNodesLine, isolatedTests, isolationLines } from "./isolation-text.ts";
 
-const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m" };
+const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m", unfinished: "\x1b[1;35m" };
 const RESET = "\x1b[0m";
 
 export function renderSummary(results: ResultsFile, opts: { color: boolean }): string {
@@ -63,7 +63,13 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
     out.push("", "Missing (no result came back, never counted passed):", ...missing.map((t) => `  ${t.name}: ${plural(t.missing!.length, "node")}: ${t.missing!.join(", ")}`));
   const skipped = unitsWith(results, ["skipped"]);
   if (skipped.length > 0) out.push("", "Skipped:", ...alignPairs(skipped));
-  if (!results.complete) {
+  if (results.endedAt === null) {
+    const never = neverEnded(results);
+    out.push(
+      "",
+      `INCOMPLETE: the run never ended (killed, or still going): ${never.length ? `${plural(never.length, "test")} never ended: ${never.join(", ")}` : "every test ended, but the run was not closed"}.`,
+    );
+  } else if (!results.complete) {
     const why = results.stopped ? ` (${results.stopped})` : "";
     out.push("", `Run incomplete: ${plural(startedCount(results.tests), "test")} of ${results.tests.length} started before it stopped${why}.`);
   }
@@ -73,13 +79,20 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   return `${out.join("\n")}\n`;
 }
 
+/** The tests a run written ahead still lists as unfinished. */
+export function neverEnded(r: ResultsFile): string[] {
+  return r.tests.filter((t) => t.outcome === "unfinished").map((t) => t.name);
+}
+
 function headerLine(r: ResultsFile, paint: (o: Outcome, t: string) => string): string {
   const units = r.tests.flatMap((t) => t.units);
   const n = (o: Outcome) => units.filter((u) => u.verdict.outcome === o).length;
   const where = r.suite.cluster ? ` on ${r.suite.cluster}` : "";
-  const counts = (["passed", "failed", "error", "skipped"] as const).filter((o) => n(o) > 0).map((o) => (o === "error" ? plural(n(o), "error") : `${n(o)} ${o}`));
+  const counts = (["passed", "failed", "error", "skipped", "unfinished"] as const).filter((o) => n(o) > 0).map((o) => (o === "error" ? plural(n(o), "error") : `${n(o)} ${o}`));
   const simulated = r.simulated ? " (SIMULATED WORKLOAD)" : "";
-  return `gpucheck ${r.suite.name}${where} (${r.platform}): ${paint(r.outcome, r.outcome.toUpperCase())}${simulated}: ${counts.join(", ") || "nothing ran"}`;
+  // a run with no end was killed (or is still going): whatever its finished tests say, it is no verdict
+  const verdict = r.endedAt === null ? paint("unfinished", "INCOMPLETE") : paint(r.outcome, r.outcome.toUpperCase());
+  return `gpucheck ${r.suite.name}${where} (${r.platform}): ${verdict}${simulated}: ${counts.join(", ") || "nothing ran"}`;
 }
 
 /**

@@ -3,7 +3,7 @@
 // these (predicate-shape.gen.ts) and loads this file only to say what is wrong with one.
 import { z } from "zod";
 
-const outcome = z.enum(["passed", "failed", "error", "skipped"]);
+const outcome = z.enum(["passed", "failed", "error", "skipped", "unfinished"]);
 const version = z.string().nullable();
 
 const gpu = z.object({ index: z.number(), name: z.string(), uuid: z.string().nullable(), serial: z.string().nullable() });

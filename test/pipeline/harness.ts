@@ -46,17 +46,20 @@ function quietProgress(seen: Seen): Progress {
   return silentProgress(seen.notes, { testFinished: (r) => void seen.finished.push(`${r.name}: ${r.outcome}`) });
 }
 
-export async function runSuite(tests: Array<{ name: string; timeout?: string; behaviour: Behaviour }>, opts: { failFast?: boolean; cancelOn?: string } = {}) {
+export async function runSuite(tests: Array<{ name: string; timeout?: string; behaviour: Behaviour }>, opts: { failFast?: boolean; cancelOn?: string; snapshotOn?: string } = {}) {
   const dir = tempDir("gpucheck-pipeline-");
   const { suite, plan, yaml } = await planOf(dir, tests);
   const cancel = new AbortController();
+  const outDir = join(dir, "run");
+  const snapshot: Array<{ results: string; junit: string }> = [];
   const platform = fakePlatform(Object.fromEntries(tests.map((t) => [t.name, t.behaviour])), {
     waiting: (name) => {
+      // what a kill at this moment would leave: the files as they are on disk while the test runs
+      if (name === opts.snapshotOn) snapshot.push({ results: readFileSync(join(outDir, "results.json"), "utf8"), junit: readFileSync(join(outDir, "junit.xml"), "utf8") });
       if (name === opts.cancelOn) setTimeout(() => cancel.abort("cancelled"), 20);
     },
   });
   const seen: Seen = { notes: [], finished: [] };
-  const outDir = join(dir, "run");
   const returned = await executePlan(suite, plan, {
     outDir,
     cli: {},
@@ -73,5 +76,5 @@ export async function runSuite(tests: Array<{ name: string; timeout?: string; be
   assertResultsValid(join(outDir, "results.json"));
   assertJunitValid(join(outDir, "junit.xml"));
   const junit = readFileSync(join(outDir, "junit.xml"), "utf8");
-  return { outDir, results, junit, seen };
+  return { outDir, results, junit, seen, snapshot: snapshot[0] };
 }

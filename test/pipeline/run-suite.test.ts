@@ -2,9 +2,13 @@
 // platform that writes real rank log files: what ends up in results.json and junit.xml for a pass, a
 // failing rank, a timeout, Ctrl-C and a rank that prints nothing.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResultsFile } from "../../lib/core/types.ts";
+import { renderSummary } from "../../lib/report/summary.ts";
+import { assertJunitValid } from "../report/xsd.ts";
+import { assertResultsValid } from "../report/json-schema.ts";
+import { tempDir } from "../tmp.ts";
 import { NODE } from "./fake-platform.ts";
 import { runSuite } from "./harness.ts";
 
@@ -101,5 +105,38 @@ describe("the pipeline with a fake platform", () => {
     expect(u.verdict.outcome).toBe("error");
     expect(results.outcome).toBe("error");
     expect(junit).toContain("no nccl-tests result rows in the output");
+  });
+});
+
+describe("written ahead: what a kill at any moment leaves", () => {
+  test("while the second of three tests runs, results.json and junit.xml list it and the third as unfinished: no reader takes them for a pass", async () => {
+    const { outDir, snapshot, results } = await runSuite(
+      [
+        { name: "first", behaviour: "ok" },
+        { name: "stuck", behaviour: "hang" },
+        { name: "last", behaviour: "ok" },
+      ],
+      { snapshotOn: "stuck", cancelOn: "stuck" },
+    );
+    const ahead = JSON.parse(snapshot!.results) as ResultsFile;
+    expect(ahead.endedAt).toBeNull();
+    expect(ahead.outcome).toBe("unfinished");
+    expect(ahead.tests.map((t) => `${t.name}: ${t.outcome}`)).toEqual(["first: passed", "stuck: unfinished", "last: unfinished"]);
+    expect(ahead.tests[1]!.units[0]).toMatchObject({ status: "unfinished", verdict: { outcome: "unfinished", reason: "not finished: the run stopped before this test ended" } });
+    // Jenkins counts errors: two, so the build is never green
+    expect(snapshot!.junit).toContain('<testsuite name="pipeline" tests="3" failures="0" errors="2" skipped="0"');
+    expect(snapshot!.junit.match(/<error message="not finished: the run stopped before this test ended" type="unfinished"\/>/g)).toHaveLength(2);
+    // both files are valid as they stand: a kill leaves readable evidence
+    const dir = tempDir("gpucheck-ahead-");
+    writeFileSync(join(dir, "results.json"), snapshot!.results);
+    writeFileSync(join(dir, "junit.xml"), snapshot!.junit);
+    assertResultsValid(join(dir, "results.json"));
+    assertJunitValid(join(dir, "junit.xml"));
+    expect(renderSummary(ahead, { color: false })).toStartWith("gpucheck pipeline (local): INCOMPLETE: 1 passed, 2 unfinished");
+    expect(renderSummary(ahead, { color: false })).toContain("INCOMPLETE: the run never ended (killed, or still going): 2 tests never ended: stuck, last.");
+    // the run closed: nothing is left unfinished, and the last write replaced every entry
+    expect(results.endedAt).not.toBeNull();
+    expect(results.tests.map((t) => t.outcome)).toEqual(["passed", "error", "skipped"]);
+    expect(readFileSync(join(outDir, "junit.xml"), "utf8")).not.toContain("not finished");
   });
 });

@@ -72,13 +72,44 @@ describe("gpucheck report <dir>", () => {
     expect(r.err).toBe(`"${dir}": no results.json in it (is it a gpucheck results directory?)\n`);
   });
 
+  test("a run killed while its second test ran (written ahead, no endedAt): INCOMPLETE, the tests that never ended named, exit 3", () => {
+    const killed = FIXTURES.passing();
+    const [first, ...rest] = killed.tests;
+    const unfinished = rest.map((t) => ({
+      ...t,
+      outcome: "unfinished" as const,
+      units: [
+        {
+          ...t.units[0]!,
+          status: "unfinished" as const,
+          measurement: null,
+          message: "not finished: the run stopped before this test ended",
+          verdict: { outcome: "unfinished" as const, reason: "not finished: the run stopped before this test ended", checks: [] },
+        },
+      ],
+    }));
+    const dir = resultsDir({ ...killed, tests: [first!, ...unfinished], outcome: "unfinished", endedAt: null, complete: false });
+    const r = gpucheck("report", dir);
+    expect(r.code).toBe(3);
+    expect(r.out.split("\n")[0]).toContain(": INCOMPLETE: ");
+    expect(r.out).toContain(
+      `INCOMPLETE: the run never ended (killed, or still going): ${unfinished.length} test${unfinished.length === 1 ? "" : "s"} never ended: ${unfinished.map((t) => t.name).join(", ")}.`,
+    );
+    const junit = readFileSync(join(dir, "junit.xml"), "utf8");
+    expect(junit).toContain('<error message="not finished: the run stopped before this test ended" type="unfinished"/>');
+    expect(junit).not.toMatch(/errors="0"/);
+    assertJunitValid(join(dir, "junit.xml"));
+  });
+
   test("a damaged results.json: exit 2 naming the field", () => {
     const broken = FIXTURES.passing() as unknown as { tests: Array<{ outcome: string }> };
     broken.tests[1].outcome = "great";
     const dir = resultsDir(broken as unknown as ResultsFile);
     const r = gpucheck("report", dir);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`${join(dir, "results.json")}: not a gpucheck results file:\n  tests[1].outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"\n`);
+    expect(r.err).toBe(
+      `${join(dir, "results.json")}: not a gpucheck results file:\n  tests[1].outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"|"unfinished"\n`,
+    );
   });
 });
 

@@ -42,7 +42,7 @@ describe("invalid results files: both validators refuse them", () => {
       "an unknown outcome",
       (r) => (r.tests[0].units[0].verdict.outcome = "ok"),
       `tests[0].units[0].verdict.outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"`,
-      "tests/0/units/0/verdict/outcome: 'ok' is not one of ['passed', 'failed', 'error', 'skipped']",
+      "tests/0/units/0/verdict/outcome: 'ok' is not one of ['passed', 'failed', 'error', 'skipped', 'unfinished']",
     ],
     [
       "a missing verdict",

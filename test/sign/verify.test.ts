@@ -207,7 +207,7 @@ describe("a well-signed payload that is not a gpucheck statement", () => {
       "a test with an unknown outcome",
       (s) => ({ ...s, predicate: { ...s.predicate, tests: [{ ...s.predicate.tests[0], outcome: "ok" }] } }),
       "malformed-statement",
-      `malformed statement: predicate.tests.0.outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"`,
+      `malformed statement: predicate.tests.0.outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"|"unfinished"`,
     ],
   ];
   for (const [name, edit, reason, message] of cases) {
