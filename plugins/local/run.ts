@@ -47,7 +47,10 @@ async function runUnit(ctx: RunContext<Settings>, host: string, unit: string, la
     launches.map(async (l) => {
       const res = await runProc({
         argv: l.argv,
-        env: { ...(process.env as Record<string, string>), ...l.env },
+        // stdin held open: a rank whose gpucheck died (even by SIGKILL) reads EOF and ends its group
+        // (workload/gpucheck_workload/hangup.py), within a second rather than at its own end
+        env: { ...(process.env as Record<string, string>), ...l.env, GPUCHECK_HANGUP: "stdin" },
+        holdStdin: true,
         signal: stop,
         onLine: (line) => log.line(l.rank, line, host),
       });

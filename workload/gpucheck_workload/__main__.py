@@ -7,6 +7,7 @@ torch before its command runs, so `inventory` and `telemetry` start without it.
 import argparse
 import sys
 
+from . import hangup
 from .errors import PREFIX, WorkloadError, report
 from .kinds import KINDS
 
@@ -64,6 +65,7 @@ def _is_local_leader():
 
 def main(argv=None):
     sampler = None
+    hangup.guard()
     try:
         args = parser().parse_args(argv)
         if args.telemetry_interval is not None and args.telemetry_interval <= 0:
