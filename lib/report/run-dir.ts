@@ -2,8 +2,8 @@
 // (stale logs, a certificate that no longer verifies), and two runs at once would lose one's results:
 // so `--out` refuses a directory that holds a run, `--force` moves that run aside whole, and a lock
 // file turns a concurrent second run away at once.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { RESULT_FILES } from "./results.ts";
 
@@ -29,18 +29,59 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
     movedTo = `${dir}.replaced-${utcStamp(opts.now ?? new Date())}`;
     renameSync(dir, movedTo);
   }
-  mkdirSync(dir, { recursive: true });
+  makePrivate(dir);
   const lock = join(dir, LOCK_FILE);
   let fd: number;
   try {
-    fd = openSync(lock, "wx", 0o644);
-  } catch {
-    // another run took it between the check and now
-    throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${lockHolder(dir) ?? "it just started"}): wait for it, or choose another --out`);
+    fd = openSync(lock, "wx", 0o600);
+  } catch (e) {
+    // another run took it between the check and now; any other error is the directory's, said as such
+    if ((e as NodeJS.ErrnoException).code === "EEXIST")
+      throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${lockHolder(dir) ?? "it just started"}): wait for it, or choose another --out`);
+    throw new SuiteError(`--out "${dir}": cannot write in it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): choose a directory you can write to`);
   }
   writeSync(fd, `${process.pid} ${new Date().toISOString()}\n`);
   closeSync(fd);
   return { ...(movedTo && { movedTo }), release: () => rmSync(lock, { force: true }) };
+}
+
+/**
+ * The run directory is the operator's alone: the local platform runs Python from <out>/workload, so
+ * a directory another user made (or can write to, or a symlink they planted) would run their code
+ * as the operator. gpucheck makes the last component itself, 0700; an existing one must be the
+ * user's own, not a symlink, and writable by nobody else.
+ */
+function makePrivate(dir: string): void {
+  mkdirSync(dirname(dir), { recursive: true });
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+  const st = lstatSync(dir);
+  const uid = process.getuid?.() ?? st.uid;
+  const what = `${describeOwner(st)}, mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}`;
+  if (st.isSymbolicLink())
+    throw new SuiteError(`--out "${dir}" is a symbolic link (${what}): gpucheck writes and runs code only in a directory it can trust; give the real path, or a new one`);
+  if (!st.isDirectory()) throw new SuiteError(`--out "${dir}" exists and is not a directory: choose another --out`);
+  if (st.uid !== uid) throw new SuiteError(`--out "${dir}" belongs to another user (${what}): its contents could run as you; choose a new --out, which gpucheck creates itself`);
+  if (st.mode & 0o022)
+    throw new SuiteError(`--out "${dir}" is writable by group or others (${what}): its contents could be replaced while gpucheck runs them; chmod go-w it, or choose a new --out`);
+}
+
+function describeOwner(st: Stats): string {
+  let name = "";
+  try {
+    name =
+      readFileSync("/etc/passwd", "utf8")
+        .split("\n")
+        .find((l) => l.split(":")[2] === String(st.uid))
+        ?.split(":")[0] ?? "";
+  } catch {
+    // no passwd file: the uid alone
+  }
+  return `owner ${name ? `${name} (uid ${st.uid})` : `uid ${st.uid}`}`;
 }
 
 /** "pid 123, started …" while its process lives; a lock left by a killed run is removed. */

@@ -1,7 +1,7 @@
 // A results directory holds one run: `--out` never mixes a second run into it, --force moves the old
 // one aside whole, and a run already writing there turns a second one away at once.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixture, gpucheck, tempDir } from "../../e2e/cli.ts";
 
@@ -65,11 +65,16 @@ describe("a results directory that fills up", () => {
         const out = join(mnt, "run");
         const r = run(out);
         expect(r.status).toBe(3);
+        // which file meets the full disk first depends on their sizes: the line names it
+        const file = r.stderr.match(/^gpucheck: cannot write \S+\/([^/\s]+): /)?.[1];
         expect(r.stderr).toBe(
-          `gpucheck: cannot write ${out}/results.json: no space left on the device (ENOSPC), after 0 of ${r.stderr.match(/of (\d+) bytes/)?.[1]} bytes; the previous results.json is intact\n`,
+          `gpucheck: cannot write ${out}/${file}: no space left on the device (ENOSPC), after 0 of ${r.stderr.match(/of (\d+) bytes/)?.[1]} bytes; ${file === "results.json" ? "the previous results.json is intact" : `no ${file} was written`}\n`,
         );
         expect(r.stderr).not.toContain("    at ");
-        expect(JSON.parse(readFileSync(join(out, "results.json"), "utf8")).tests).toEqual([]);
+        // what is on disk is the run written ahead: its test unfinished, the run never ended, no pass
+        const onDisk = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+        expect(onDisk.tests.map((t: { outcome: string }) => t.outcome)).toEqual(["unfinished"]);
+        expect(onDisk.endedAt).toBeNull();
         expect(readdirSync(out).filter((f) => f.endsWith(".tmp") || f === ".gpucheck.lock")).toEqual([]);
       } finally {
         Bun.spawnSync(["umount", mnt]);
@@ -106,4 +111,46 @@ describe("a results directory stands alone", () => {
     const j = gpucheck(["judge", copy, "--suite", copy, "--out", `${copy}-again`], { cwd: scratch() });
     expect(j.status).toBe(0);
   }, 300_000);
+});
+
+describe("--out on a shared host: another user's directory runs nothing as the operator", () => {
+  // what another user leaves for the operator: their directory, open to all, with a workload/ whose
+  // sitecustomize.py any Python started from there imports first, and symlinks where gpucheck writes
+  const planted = () => {
+    const parent = scratch();
+    chmodSync(parent, 0o755);
+    const out = join(parent, "shared-out");
+    mkdirSync(join(out, "workload"), { recursive: true });
+    writeFileSync(join(out, "workload", "sitecustomize.py"), `open(${JSON.stringify(join(out, "PWNED"))}, "w").write("ran")\n`);
+    symlinkSync("/etc", join(out, "preflight"));
+    for (const p of [out, join(out, "workload"), join(out, "workload", "sitecustomize.py")]) chownSync(p, 65534, 65534);
+    lchownSync(join(out, "preflight"), 65534, 65534);
+    return out;
+  };
+
+  test.skipIf(process.getuid?.() !== 0)(
+    "(as root) a directory nobody made, mode 0777, is refused in one line and its code never runs",
+    () => {
+      const out = planted();
+      chmodSync(out, 0o777);
+      const r = run(out);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(
+        `--out "${out}" belongs to another user (owner nobody (uid 65534), mode 0777): its contents could run as you; choose a new --out, which gpucheck creates itself\n`,
+      );
+      expect(existsSync(join(out, "PWNED"))).toBe(false);
+      expect(readdirSync(out).sort()).toEqual(["preflight", "workload"]);
+    },
+    120_000,
+  );
+
+  test("a symlink in place of --out is refused, and nothing is written where it points", () => {
+    const parent = scratch();
+    mkdirSync(join(parent, "target"));
+    symlinkSync(join(parent, "target"), join(parent, "out"));
+    const r = run(join(parent, "out"));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toStartWith(`--out "${join(parent, "out")}" is a symbolic link (`);
+    expect(readdirSync(join(parent, "target"))).toEqual([]);
+  }, 120_000);
 });
