@@ -123,6 +123,7 @@ describe("keygen, certify, verify --json", () => {
         suite: "h100-2node",
         cluster: "acme-h100-a",
         outcome: "error",
+        verdict: "ERROR",
         complete: true,
       });
 
