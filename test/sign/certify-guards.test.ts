@@ -85,6 +85,19 @@ describe("certify refuses what it must not sign", () => {
     expect(gpucheck("verify", cert, "--key", a.pub, "--results", dir).code).toBe(0);
   }, 60_000);
 
+  test("report on a signed run writes the pages again and keeps junit.xml byte for byte", () => {
+    const k = keys();
+    const dir = resultsCopy("h100-2node");
+    expect(gpucheck("certify", dir, "--key", k.key).code).toBe(0);
+    const junit = join(dir, "junit.xml");
+    const before = readFileSync(junit);
+    const r = gpucheck("report", dir);
+    expect(r.code).toBe(0);
+    expect(r.out.trimEnd().split("\n").at(-1)).toBe(`junit: ${junit} kept as signed (certificate.intoto.json covers it)  report: ${join(dir, "report.html")}`);
+    expect(readFileSync(junit).equals(before)).toBe(true);
+    expect(gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", k.pub, "--results", dir).code).toBe(0);
+  }, 60_000);
+
   test("--cluster names an unnamed cluster, and may not rename a named one", () => {
     const k = keys();
     const named = resultsCopy("h100-2node");
