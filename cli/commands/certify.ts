@@ -15,6 +15,7 @@ export async function main(dir: string, flags: { key: string; json?: boolean; al
   if (flags.json) {
     const doc = {
       certificate: c.envelopePath,
+      testResult: c.testResultPath,
       html: c.htmlPath,
       md: c.mdPath,
       fingerprint: c.fingerprint,
@@ -33,6 +34,7 @@ export async function main(dir: string, flags: { key: string; json?: boolean; al
       `signed ${p.suite.name} on ${p.cluster ?? `(${UNNAMED_CLUSTER})`}: ${verdict}`,
       `key:         ${c.fingerprint} (${c.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256"})`,
       `certificate: ${c.envelopePath}`,
+      `in-toto:     ${c.testResultPath} (Test Result statement, same subjects)`,
       `for people:  ${c.htmlPath}  ${c.mdPath}`,
       "",
     ].join("\n"),

@@ -2,13 +2,14 @@
 // signed by that key (and, with --results, every file still matches it), 1 with the reason when not.
 import { err, out } from "../output.ts";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { EXIT, SuiteError } from "../../lib/core/errors.ts";
 import { withUnit } from "../../lib/core/quantity.ts";
 import { readPublicKeyText } from "../../lib/sign/key-file.ts";
 import type { Statement } from "../../lib/sign/predicate.ts";
 import type { PublicKey } from "../../lib/sign/public-key.ts";
-import { verifyCertificate } from "../../lib/sign/verify.ts";
+import { testResultStatement } from "../../lib/sign/test-result.ts";
+import { verifyCertificate, verifyTestResult } from "../../lib/sign/verify.ts";
 import { webPublicKey } from "../../lib/sign/web-key.ts";
 
 /** verify without --results and without --signature-only: the signature is good but no file was compared */
@@ -34,6 +35,21 @@ export async function main(cert: string, flags: VerifyFlags): Promise<number> {
   }
   const dir = flags.results;
   const result = await verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
+  // the second envelope, when the certificate names one: in-toto readers take their verdict from it
+  const named = result.ok ? result.statement.predicate.testResult : undefined;
+  if (result.ok && named) {
+    const path = join(dirname(cert), named.file);
+    const text = readOrNull(path);
+    const tr =
+      text === null
+        ? { ok: false as const, reason: "missing-file", message: `missing file: ${named.file} is named in the certificate but is not beside it (${path})` }
+        : await verifyTestResult({ envelopeText: text.toString("utf8"), publicKey, acceptance: result.statement });
+    if (!tr.ok) {
+      err(`gpucheck: certificate "${cert}" is NOT valid: ${tr.message}\n`);
+      if (flags.json) out(`${JSON.stringify({ valid: false, certificate: cert, reason: tr.reason, message: tr.message }, null, 2)}\n`);
+      return EXIT.failed;
+    }
+  }
   const pinned = result.ok ? pinMismatch(result.signer, result.statement.predicate.cluster, flags) : null;
   if (pinned) {
     err(`gpucheck: certificate "${cert}" is NOT valid: ${pinned.message}\n`);
@@ -123,6 +139,7 @@ function summary(st: Statement, signer: string, files: string): string {
       .join("; ");
     lines.push(`  ${t.outcome.padEnd(7)} ${t.name}: ${t.headline.metric} ${shown}${limits ? ` (threshold ${limits})` : ""}`);
   }
+  if (p.testResult) lines.push(`in-toto:  ${p.testResult.file} verified: ${p.testResult.predicateType} result ${testResultStatement(st).predicate.result}`);
   lines.push(`files:    ${files}`);
   return lines.join("\n");
 }

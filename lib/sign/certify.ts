@@ -18,10 +18,13 @@ import type { KeyAlgorithm } from "./public-key.ts";
 import { JUDGED_WITH_FILE, type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
 import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
-import { verifyCertificate } from "./verify.ts";
+import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
+import { verifyCertificate, verifyTestResult } from "./verify.ts";
 
 export interface Certified {
   envelopePath: string;
+  /** the in-toto Test Result statement's envelope, beside the certificate */
+  testResultPath: string;
   htmlPath: string;
   mdPath: string;
   fingerprint: string;
@@ -96,16 +99,27 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
       ...(incomplete && { incomplete }),
     },
   );
+  statement.predicate.testResult = { file: TEST_RESULT_FILE, predicateType: TEST_RESULT_PREDICATE_TYPE };
   const envelope = serializeEnvelope(await signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), keySigner(privateKey)));
+  const testResult = serializeEnvelope(await signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(testResultStatement(statement))), keySigner(privateKey)));
 
   // what we hand out must pass our own verifier, or nobody else's will either
   const publicKey = createPublicKey(privateKey);
   const self = await verifyCertificate({ envelopeText: envelope, publicKey: keyVerifier(publicKey), readSubject: (n) => files.get(n) ?? null });
   if (!self.ok) throw new Error(`the certificate just written does not verify (${self.message}); nothing was written`);
+  const selfTr = await verifyTestResult({ envelopeText: testResult, publicKey: keyVerifier(publicKey), acceptance: self.statement });
+  if (!selfTr.ok) throw new Error(`the test-result statement just written does not verify (${selfTr.message}); nothing was written`);
 
   const signer = { fingerprint: fingerprint(publicKey), algorithm: keyAlgorithm(publicKey) };
   const view = certificateView(statement, signer);
-  const out = { envelopePath: join(dir, CERTIFICATE_FILE), htmlPath: join(dir, "certificate.html"), mdPath: join(dir, "certificate.md") };
+  const out = {
+    envelopePath: join(dir, CERTIFICATE_FILE),
+    testResultPath: join(dir, TEST_RESULT_FILE),
+    htmlPath: join(dir, "certificate.html"),
+    mdPath: join(dir, "certificate.md"),
+  };
+  // the test result first: a directory with certificate.intoto.json has both
+  writeAtomically(out.testResultPath, testResult);
   writeAtomically(out.envelopePath, envelope);
   writeAtomically(out.htmlPath, renderCertificateHtml(view));
   writeAtomically(out.mdPath, renderCertificateMd(view));

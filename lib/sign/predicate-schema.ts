@@ -154,6 +154,12 @@ export const acceptancePredicate = z.object({
   hosts: z.array(z.string()).optional(),
   /** the gpucheck binary that signed: its version, the commit it was built from and the hash of the workload it carries (added within v1: optional) */
   binary: z.object({ version: z.string(), commit: z.string(), workloadHash: z.string() }).optional(),
+  /**
+   * The second envelope, beside this one, that carries the same run as an in-toto Test Result
+   * statement over the same subjects (lib/sign/test-result.ts); `verify` requires it when this names
+   * it, so that deleting it is noticed (added within v1: optional).
+   */
+  testResult: z.object({ file: z.string(), predicateType: z.string() }).optional(),
 });
 
 const subject = z.object({ name: z.string(), digest: z.record(z.string(), z.string()) });

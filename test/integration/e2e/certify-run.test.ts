@@ -39,6 +39,7 @@ describe("certify and verify a run through the binary", () => {
     const ok = gpucheck(["verify", cert, "--key", pub, "--results", dir, "--expect-fingerprint", fingerprint, "--expect-cluster", "lab-1"]);
     expect(ok.stderr).toBe("");
     expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain("in-toto:  certificate.test-result.intoto.json verified: https://in-toto.io/attestation/test-result/v0.1 result PASSED\n");
     const wrongCluster = gpucheck(["verify", cert, "--key", pub, "--results", dir, "--expect-cluster", "lab-2"]);
     expect(wrongCluster.status).toBe(1);
     expect(wrongCluster.stderr).toBe(`gpucheck: certificate "${cert}" is NOT valid: cluster mismatch: the certificate names cluster lab-1, --expect-cluster wants lab-2\n`);
