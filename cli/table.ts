@@ -193,6 +193,8 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ name: "<results-dir>" }],
     options: [
       { flags: "--key <pem>", description: "the private key, PKCS#8 PEM (required)", required: true },
+      { flags: "--cluster <name>", description: "the cluster's name, signed in the statement, when the suite names none (else the certificate says unnamed cluster)" },
+      { flags: "--allow-incomplete", description: "sign a run that never ended (killed, a test unfinished) as INCOMPLETE instead of refusing it" },
       { flags: "--json", description: "print JSON: the files written, the key and the signed verdict" },
     ],
     load: () => import("./commands/certify.ts"),
@@ -204,6 +206,9 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       { flags: "--key <pub.pem>", description: "the public key, SPKI PEM (required)", required: true },
       { flags: "--results <dir>", description: "results directory whose files the certificate names" },
+      { flags: "--signature-only", description: "check the signature alone, without --results: exit 0 though no file was compared" },
+      { flags: "--expect-fingerprint <sha256>", description: "fail unless the signer's key has this fingerprint (SHA256:… as keygen prints it)" },
+      { flags: "--expect-cluster <name>", description: "fail unless the certificate names this cluster" },
       { flags: "--json", description: "print JSON: valid or not (and why), the signer, the files checked, the signed statement" },
     ],
     load: () => import("./commands/verify.ts"),

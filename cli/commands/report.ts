@@ -5,14 +5,20 @@ import { join } from "node:path";
 import { EXIT } from "../../lib/core/errors.ts";
 import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
-import { writeReports } from "../../lib/report/write.ts";
+import { existsSync } from "node:fs";
+import { writePages, writeReports } from "../../lib/report/write.ts";
+import { CERTIFICATE_FILE } from "../../lib/sign/verify-commands.ts";
 import { useColor } from "./color.ts";
 
 export async function main(dir: string): Promise<number> {
   const { dir: resultsDir, results } = readResults(dir);
-  writeReports(resultsDir, results);
+  // a signed run stays signed: junit.xml is a subject of its certificate, so only the pages are written again
+  const signed = existsSync(join(resultsDir, CERTIFICATE_FILE));
+  if (signed) writePages(resultsDir, results);
+  else writeReports(resultsDir, results);
   out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
-  out(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
+  if (signed) out(`junit: ${join(resultsDir, RESULT_FILES.junit)} kept as signed (${CERTIFICATE_FILE} covers it)  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
+  else out(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
   // a run that never ended is no result, whatever its finished tests say: the exit says so too
   return results.endedAt === null ? EXIT.infra : EXIT.ok;
 }

@@ -133,7 +133,9 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
       ? "--preflight-only runs no test"
       : results.preflight && !results.preflight.passed
         ? "preflight failed, no test ran"
-        : undefined;
+        : !results.complete || !results.endedAt
+          ? `INCOMPLETE run (gpucheck certify ${outDir} --key ${flags.signKey} --allow-incomplete signs it as INCOMPLETE)`
+          : undefined;
   if (unsigned) err(`gpucheck: not signed: ${unsigned}\n`);
   else if (flags.signKey) {
     const { certifyResults } = await import("../../lib/sign/certify.ts");

@@ -17,7 +17,7 @@ h1 { font-size: 15pt; margin: 0; }
 h1 small { display: block; font-size: 9pt; font-weight: normal; color: #444; }
 h2 { font-size: 10.5pt; margin: 3mm 0 1mm; border-bottom: 1px solid #bbb; }
 .verdict { font-size: 17pt; font-weight: bold; padding: 1.5mm 5mm; border-radius: 2mm; color: #fff; }
-.PASSED { background: #1a7f37; } .verdict.SIMULATED { background: #666; } .FAILED { background: #c62828; } .ERROR { background: #b35900; } .SKIPPED { background: #666; }
+.PASSED { background: #1a7f37; } .verdict.SIMULATED { background: #666; } .FAILED { background: #c62828; } .ERROR { background: #b35900; } .SKIPPED { background: #666; } .INCOMPLETE { background: #b35900; }
 .caveat { background: #fff3cd; border: 1px solid #b35900; padding: 1.5mm 3mm; margin-top: 2mm; font-weight: bold; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: 0.6mm 1.5mm; border-bottom: 1px solid #e2e2e2; }

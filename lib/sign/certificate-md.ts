@@ -1,5 +1,5 @@
 // certificate.md: the same certificate for tickets and wikis that take Markdown (Jira, GitLab, GitHub).
-import type { CertificateView } from "./certificate-view.ts";
+import { type CertificateView, UNNAMED_CLUSTER } from "./certificate-view.ts";
 
 /**
  * Table cells: a "|" ends the cell and a newline ends the row, whatever the text says, and "<tag" would
@@ -34,7 +34,7 @@ function transportLines(v: CertificateView): string[] {
 
 export function renderCertificateMd(v: CertificateView): string {
   const out = [
-    `# GPU cluster acceptance certificate: ${v.verdict}`,
+    `# GPU cluster acceptance certificate: ${v.verdict}${v.cluster === UNNAMED_CLUSTER ? ` (${UNNAMED_CLUSTER})` : ""}`,
     "",
     ...(v.caveat ? [`> **${v.caveat}**`, ""] : []),
     table(

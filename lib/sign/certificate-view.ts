@@ -41,6 +41,9 @@ export interface CertificateView {
   verify: VerifyCommands;
 }
 
+/** what a certificate says where the suite and `certify --cluster` named no cluster */
+export const UNNAMED_CLUSTER = "unnamed cluster";
+
 export interface SignerInfo {
   fingerprint: string;
   algorithm: KeyAlgorithm;
@@ -61,16 +64,22 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
   const fleet = p.nodes.length > FLEET_UNITS || p.tests.some((t) => t.units.length > FLEET_UNITS);
   const names = (list: string[]) => (fleet ? compressHostlist(list) : list.join(", "));
   const verdicts = p.nodeVerdicts ?? (fleet ? perNodeVerdicts(p) : undefined);
+  const incomplete = p.incomplete !== undefined || !p.complete;
   return {
-    verdict: `${p.outcome.toUpperCase()}${p.simulated ? " (SIMULATED WORKLOAD)" : ""}`,
+    // a run that never ended is never read as its finished tests' outcome
+    verdict: `${incomplete ? "INCOMPLETE" : p.outcome.toUpperCase()}${p.simulated ? " (SIMULATED WORKLOAD)" : ""}`,
     caveat:
       [
         p.simulated ? `SIMULATED WORKLOAD — NOT EVIDENCE ABOUT HARDWARE: ${p.simulated}` : null,
-        p.complete ? null : "INCOMPLETE: the run stopped early (interrupted, or --fail-fast); only the tests listed here finished",
+        p.incomplete
+          ? `INCOMPLETE: ${p.incomplete.why}; the tests that finished: ${p.outcome.toUpperCase()}`
+          : p.complete
+            ? null
+            : "INCOMPLETE: the run stopped early (interrupted, or --fail-fast); only the tests listed here finished",
       ]
         .filter(Boolean)
         .join(" · ") || null,
-    cluster: p.cluster ?? "(unnamed cluster)",
+    cluster: p.cluster ?? UNNAMED_CLUSTER,
     hardware: `${plural(p.nodes.length, "node")}, ${plural(gpus.length, "GPU")}${models.length ? ` (${models.join(", ")})` : ""}`,
     suite: { name: p.suite.name, description: p.suite.description, sha256: p.suite.sha256 },
     judged: p.judged

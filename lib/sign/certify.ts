@@ -2,11 +2,12 @@
 // certificate.md beside results.json, junit.xml and suite.yaml. Called by `gpucheck certify` and,
 // at the end of a run, by `gpucheck suite --sign-key`.
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SuiteError } from "../core/errors.ts";
+import { workloadHash } from "../core/assets.ts";
+import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
-import { VERSION } from "../core/version.ts";
+import { BUILD, VERSION } from "../core/version.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
 import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";
@@ -17,10 +18,13 @@ import type { KeyAlgorithm } from "./public-key.ts";
 import { JUDGED_WITH_FILE, type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
 import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
-import { verifyCertificate } from "./verify.ts";
+import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
+import { verifyCertificate, verifyTestResult } from "./verify.ts";
 
 export interface Certified {
   envelopePath: string;
+  /** the in-toto Test Result statement's envelope, beside the certificate */
+  testResultPath: string;
   htmlPath: string;
   mdPath: string;
   fingerprint: string;
@@ -28,14 +32,45 @@ export interface Certified {
   statement: Statement;
 }
 
+export interface CertifyOptions {
+  now?: Date;
+  /** sign a run that never ended, as INCOMPLETE, instead of refusing it */
+  allowIncomplete?: boolean;
+  /** the cluster's name, for a suite that names none */
+  cluster?: string;
+}
+
+/** A run that never ended, offered to certify without --allow-incomplete: exit 3, as `report` and `judge` say of it. */
+export class IncompleteRunError extends PlatformError {
+  constructor(message: string) {
+    super(message);
+    this.name = "IncompleteRunError";
+  }
+}
+
 /** For the executor: sign dir with the key file; returns the certificate's path. */
 export async function certifyResults(dir: string, keyPath: string): Promise<string> {
   return (await certify(dir, readPrivateKey(keyPath))).envelopePath;
 }
 
-export async function certify(dir: string, privateKey: KeyObject, now: Date = new Date()): Promise<Certified> {
+export async function certify(dir: string, privateKey: KeyObject, opts: CertifyOptions = {}): Promise<Certified> {
+  const now = opts.now ?? new Date();
+  // a signed run stays signed: a second certify would replace the certificate a reader already holds
+  if (existsSync(join(dir, CERTIFICATE_FILE))) {
+    throw new SuiteError(
+      `Cannot certify "${dir}": it is already signed (${CERTIFICATE_FILE}); nothing was changed; verify it with gpucheck verify ${join(dir, CERTIFICATE_FILE)} --key <pub.pem> --results ${dir}`,
+    );
+  }
   const files = new Map<string, Buffer>(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
   const results = parseResults(files.get("results.json") as Buffer, join(dir, "results.json"));
+  const incomplete = incompleteRun(results);
+  if (incomplete && !opts.allowIncomplete) {
+    throw new IncompleteRunError(`cannot certify "${dir}": INCOMPLETE run: ${incomplete.why}; nothing was signed; rerun it, or sign it as INCOMPLETE with --allow-incomplete`);
+  }
+  const suiteCluster = results.suite.cluster;
+  if (opts.cluster !== undefined && suiteCluster !== undefined && opts.cluster !== suiteCluster) {
+    throw new SuiteError(`Cannot certify "${dir}": --cluster ${opts.cluster} but the suite names the cluster ${suiteCluster}; drop --cluster or give ${suiteCluster}`);
+  }
   const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
   const suiteSha = sha256(files.get(SUITE_FILE) as Buffer);
   if (suiteSha !== results.suite.sha256) {
@@ -59,22 +94,51 @@ export async function certify(dir: string, privateKey: KeyObject, now: Date = ne
     {
       certifiedAt: now.toISOString(),
       gpucheckVersion: VERSION,
+      binary: { commit: BUILD.commit, workloadHash: workloadHash() },
+      ...(opts.cluster !== undefined && { cluster: opts.cluster }),
+      ...(incomplete && { incomplete }),
     },
   );
+  statement.predicate.testResult = { file: TEST_RESULT_FILE, predicateType: TEST_RESULT_PREDICATE_TYPE };
   const envelope = serializeEnvelope(await signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), keySigner(privateKey)));
+  const testResult = serializeEnvelope(await signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(testResultStatement(statement))), keySigner(privateKey)));
 
   // what we hand out must pass our own verifier, or nobody else's will either
   const publicKey = createPublicKey(privateKey);
   const self = await verifyCertificate({ envelopeText: envelope, publicKey: keyVerifier(publicKey), readSubject: (n) => files.get(n) ?? null });
   if (!self.ok) throw new Error(`the certificate just written does not verify (${self.message}); nothing was written`);
+  const selfTr = await verifyTestResult({ envelopeText: testResult, publicKey: keyVerifier(publicKey), acceptance: self.statement });
+  if (!selfTr.ok) throw new Error(`the test-result statement just written does not verify (${selfTr.message}); nothing was written`);
 
   const signer = { fingerprint: fingerprint(publicKey), algorithm: keyAlgorithm(publicKey) };
   const view = certificateView(statement, signer);
-  const out = { envelopePath: join(dir, CERTIFICATE_FILE), htmlPath: join(dir, "certificate.html"), mdPath: join(dir, "certificate.md") };
+  const out = {
+    envelopePath: join(dir, CERTIFICATE_FILE),
+    testResultPath: join(dir, TEST_RESULT_FILE),
+    htmlPath: join(dir, "certificate.html"),
+    mdPath: join(dir, "certificate.md"),
+  };
+  // the test result first: a directory with certificate.intoto.json has both
+  writeAtomically(out.testResultPath, testResult);
   writeAtomically(out.envelopePath, envelope);
   writeAtomically(out.htmlPath, renderCertificateHtml(view));
   writeAtomically(out.mdPath, renderCertificateMd(view));
   return { ...out, ...signer, statement };
+}
+
+/**
+ * Why a run is not finished, naming the tests that never ended, or null when it ended: no endedAt
+ * (killed, or still running), a test whose outcome is still "unfinished" (written ahead, never
+ * replaced), or complete: false (stopped before every planned test ran).
+ */
+export function incompleteRun(results: ResultsFile): { unfinished: string[]; why: string } | null {
+  const unfinished = results.tests.filter((t) => (t.outcome as string) === "unfinished").map((t) => t.name);
+  const reasons = [
+    unfinished.length > 0 ? `${unfinished.length === 1 ? "test" : "tests"} ${unfinished.join(", ")} never ended` : null,
+    results.endedAt ? null : "results.json has no endedAt (the run was killed or is still running)",
+    !results.complete && results.endedAt ? `it stopped before every planned test ran${results.stopped ? ` (${results.stopped})` : ""}` : null,
+  ].filter((r): r is string => r !== null);
+  return reasons.length === 0 ? null : { unfinished, why: reasons.join("; ") };
 }
 
 function readSubject(dir: string, name: string): Buffer {

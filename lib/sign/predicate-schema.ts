@@ -3,7 +3,9 @@
 // these (predicate-shape.gen.ts) and loads this file only to say what is wrong with one.
 import { z } from "zod";
 
+/** a run signed with --allow-incomplete, and its tests, may never have ended (added within v1) */
 const outcome = z.enum(["passed", "failed", "error", "skipped", "unfinished"]);
+const testOutcome = outcome;
 const version = z.string().nullable();
 
 const gpu = z.object({ index: z.number(), name: z.string(), uuid: z.string().nullable(), serial: z.string().nullable() });
@@ -78,7 +80,7 @@ const unit = z.object({
 export const test = z.object({
   name: z.string(),
   kind: z.string(),
-  outcome,
+  outcome: testOutcome,
   perNode: z.boolean(),
   nodes: z.number(),
   gpusPerNode: z.number(),
@@ -142,6 +144,22 @@ export const acceptancePredicate = z.object({
       at: z.string(),
     })
     .optional(),
+  /**
+   * Set when a run that never ended (no endedAt, a test still "unfinished") was signed with
+   * `certify --allow-incomplete`: the verdict is INCOMPLETE whatever the finished tests say, and the
+   * tests that never ended are named (added within v1: optional).
+   */
+  incomplete: z.object({ verdict: z.enum(["INCOMPLETE"]), unfinished: z.array(z.string()), why: z.string() }).optional(),
+  /** every host that took part, sorted: what `verify` prints and a reader compares with the cluster's list (added within v1: optional) */
+  hosts: z.array(z.string()).optional(),
+  /** the gpucheck binary that signed: its version, the commit it was built from and the hash of the workload it carries (added within v1: optional) */
+  binary: z.object({ version: z.string(), commit: z.string(), workloadHash: z.string() }).optional(),
+  /**
+   * The second envelope, beside this one, that carries the same run as an in-toto Test Result
+   * statement over the same subjects (lib/sign/test-result.ts); `verify` requires it when this names
+   * it, so that deleting it is noticed (added within v1: optional).
+   */
+  testResult: z.object({ file: z.string(), predicateType: z.string() }).optional(),
 });
 
 const subject = z.object({ name: z.string(), digest: z.record(z.string(), z.string()) });

@@ -19,11 +19,17 @@ export interface CertifyMeta {
   certifiedAt: string;
   /** the gpucheck version that signs (results.gpucheck is the one that ran) */
   gpucheckVersion: string;
+  /** the signing binary's commit and the hash of the workload it carries */
+  binary?: { commit: string; workloadHash: string };
+  /** `certify --cluster`: the cluster's name when the suite gives none */
+  cluster?: string;
+  /** `certify --allow-incomplete` on a run that never ended: the tests that never ended, and why it counts as incomplete */
+  incomplete?: { unfinished: string[]; why: string };
 }
 
 export function buildStatement(results: ResultsFile, subjects: SubjectFile[], meta: CertifyMeta): Statement {
   const predicate: AcceptancePredicate = {
-    cluster: results.suite.cluster ?? null,
+    cluster: results.suite.cluster ?? meta.cluster ?? null,
     outcome: results.outcome,
     complete: results.complete,
     suite: { name: results.suite.name, description: results.suite.description, file: SUITE_FILE, sha256: results.suite.sha256 },
@@ -35,6 +41,9 @@ export function buildStatement(results: ResultsFile, subjects: SubjectFile[], me
     nodes: nodesOf(results),
     tests: results.tests.map(testOf),
   };
+  predicate.hosts = [...new Set(predicate.nodes.map((n) => n.hostname))].sort();
+  if (meta.binary) predicate.binary = { version: meta.gpucheckVersion, ...meta.binary };
+  if (meta.incomplete) predicate.incomplete = { verdict: "INCOMPLETE", ...meta.incomplete };
   if (results.simulated) predicate.simulated = results.simulated;
   if (results.tests.some((t) => t.isolation)) predicate.nodeVerdicts = { ...nodeAcceptance(results), ...(results.excluded?.length && { excluded: true }) };
   if (results.judgedWith) {

@@ -9,6 +9,7 @@ import { conform, MISMATCH, type Shape } from "../core/shape.ts";
 import { sha256 } from "../core/sha256.ts";
 import { IN_TOTO_PAYLOAD_TYPE, parseEnvelope } from "./envelope.ts";
 import { pae } from "./pae.ts";
+import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
 import type { PublicKey } from "./public-key.ts";
 import { type AcceptancePredicate, PREDICATE_TYPE, STATEMENT_TYPE, type Statement, SUBJECT_FILES } from "./predicate.ts";
 import type { statementShape } from "./predicate-schema.ts";
@@ -24,7 +25,8 @@ export type VerifyReason =
   | "malformed-statement"
   | "wrong-predicate-type"
   | "missing-file"
-  | "digest-mismatch";
+  | "digest-mismatch"
+  | "test-result-mismatch";
 
 export type VerifyResult = { ok: true; statement: Statement; signer: string; checkedFiles: string[] } | { ok: false; reason: VerifyReason; message: string; file?: string };
 
@@ -130,4 +132,44 @@ function issueText(issues: Issues, root?: string): string {
   const i = issues[0];
   const path = [root, ...i.path.map(String)].filter(Boolean).join(".");
   return path ? `${path}: ${i.message}` : i.message;
+}
+
+/**
+ * The second envelope (lib/sign/test-result.ts): signed by the same key, an in-toto Test Result
+ * statement, and exactly what certify builds from the verified acceptance statement: same subjects,
+ * same result and test lists. Anything else would let an in-toto reader see another verdict.
+ */
+export async function verifyTestResult({
+  envelopeText,
+  publicKey,
+  acceptance,
+}: {
+  envelopeText: string;
+  publicKey: PublicKey;
+  acceptance: Statement;
+}): Promise<{ ok: true } | { ok: false; reason: VerifyReason; message: string }> {
+  const file = acceptance.predicate.testResult?.file ?? TEST_RESULT_FILE;
+  const fail = (reason: VerifyReason, message: string) => ({ ok: false as const, reason, message: `${file}: ${message}` });
+  const parsed = parseEnvelope(envelopeText);
+  if (!parsed.ok) return fail("malformed-envelope", `malformed envelope: ${parsed.message}`);
+  const env = parsed.envelope;
+  if (env.signatures.length !== 1) return fail("several-signatures", `it has ${env.signatures.length} signatures, a gpucheck test result has exactly one`);
+  if (env.payloadType !== IN_TOTO_PAYLOAD_TYPE) return fail("wrong-payload-type", `wrong payloadType: "${env.payloadType}", expected "${IN_TOTO_PAYLOAD_TYPE}"`);
+  if (!(await publicKey.verify(pae(env.payloadType, env.payload), env.signatures[0]!.sig))) {
+    return fail("bad-signature", `bad signature: it does not verify with --key (${publicKey.fingerprint})`);
+  }
+  let st: unknown;
+  try {
+    st = JSON.parse(env.payload.toString("utf8"));
+  } catch {
+    return fail("malformed-statement", "malformed statement: the payload is not JSON");
+  }
+  const expected = testResultStatement(acceptance);
+  if ((st as { predicateType?: unknown }).predicateType !== TEST_RESULT_PREDICATE_TYPE) {
+    return fail("wrong-predicate-type", `wrong predicateType: ${JSON.stringify((st as { predicateType?: unknown }).predicateType)}, expected "${TEST_RESULT_PREDICATE_TYPE}"`);
+  }
+  if (JSON.stringify(st) !== JSON.stringify(expected)) {
+    return fail("test-result-mismatch", "test-result mismatch: its subjects or results are not those of the certificate it sits beside");
+  }
+  return { ok: true };
 }

@@ -116,6 +116,7 @@ describe("keygen, certify, verify --json", () => {
       expect(cf.status).toBe(0);
       expect(JSON.parse(cf.stdout)).toEqual({
         certificate: join(dir, "certificate.intoto.json"),
+        testResult: join(dir, "certificate.test-result.intoto.json"),
         html: join(dir, "certificate.html"),
         md: join(dir, "certificate.md"),
         fingerprint: k.fingerprint,
@@ -123,6 +124,7 @@ describe("keygen, certify, verify --json", () => {
         suite: "h100-2node",
         cluster: "acme-h100-a",
         outcome: "error",
+        verdict: "ERROR",
         complete: true,
       });
 

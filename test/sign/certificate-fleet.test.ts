@@ -19,7 +19,7 @@ const dir = tmp();
 writeFileSync(join(dir, "results.json"), serialiseResults(results));
 writeFileSync(join(dir, "junit.xml"), renderJunit(results));
 writeFileSync(join(dir, "suite.yaml"), SUITE);
-const signed = certify(dir, generateKeyPairSync("ed25519").privateKey, new Date("2025-03-04T09:15:00Z"));
+const signed = certify(dir, generateKeyPairSync("ed25519").privateKey, { now: new Date("2025-03-04T09:15:00Z") });
 
 describe("certificate of 1,000 nodes", () => {
   test("lists the rejected nodes with why, the accepted as ranges, the lost node as not judged", async () => {

@@ -53,9 +53,15 @@ describe("gpucheck keygen / certify / verify", () => {
       expect(ok.out).toContain("  error   train-resnet50: samples_per_s not measured (threshold samples_per_s >= 20000)\n");
       expect(ok.out).toContain(`files:    results.json, junit.xml, suite.yaml match their sha256 in ${dir}\n`);
 
-      const sigOnly = gpucheck("verify", cert, "--key", pub);
+      const noFiles = gpucheck("verify", cert, "--key", pub);
+      expect(noFiles.code).toBe(4);
+      expect(noFiles.out).toContain("files:    not checked (add --results <dir> to compare each file with its sha256)");
+      expect(noFiles.out.trimEnd().split("\n").at(-1)).toBe(
+        "no file was checked: give --results <dir> to compare the signed files, or --signature-only to accept the signature alone",
+      );
+      const sigOnly = gpucheck("verify", cert, "--key", pub, "--signature-only");
       expect(sigOnly.code).toBe(0);
-      expect(sigOnly.out).toContain("files:    not checked (add --results <dir> to compare each file with its sha256)");
+      expect(sigOnly.out.trimEnd().split("\n").at(-1)).toBe("no file was checked: the signature alone is valid (--signature-only)");
 
       for (const r of [kg, cf, ok]) for (const line of secretLines(key)) expect(r.out + r.err).not.toContain(line);
     }, 60_000);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   dir = resultsCopy("h100-2node");
   privateKey = generateKeyPairSync("ed25519").privateKey;
   publicKey = createPublicKey(privateKey);
-  await certify(dir, privateKey, new Date("2025-03-04T09:15:00Z"));
+  await certify(dir, privateKey, { now: new Date("2025-03-04T09:15:00Z") });
   text = readFileSync(join(dir, "certificate.intoto.json"), "utf8");
   env = JSON.parse(text);
   files = new Map(["results.json", "junit.xml", "suite.yaml"].map((n) => [n, readFileSync(join(dir, n))]));
