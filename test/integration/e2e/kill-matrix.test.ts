@@ -47,6 +47,15 @@ describe("gpucheck killed by SIGKILL: never green, no rank left", () => {
       const judge = gpucheck(["judge", out, "--suite", fixture("interrupted.yaml"), "--out", tempDir("kill9-judged")]);
       expect(judge.status).toBe(3);
       expect(judge.stdout.split("\n")[0]).toContain(": INCOMPLETE: ");
+      // nor is it signed: certify refuses it, naming the tests, and writes nothing
+      const keys = tempDir("kill9-keys");
+      expect(gpucheck(["keygen", "--out", keys]).status).toBe(0);
+      const certify = gpucheck(["certify", out, "--key", join(keys, "gpucheck.key"), "--cluster", "lab"]);
+      expect(certify.status).toBe(3);
+      expect(certify.stderr).toBe(
+        `gpucheck: cannot certify "${out}": INCOMPLETE run: tests too-big, never-started, nor-this never ended; results.json has no endedAt (the run was killed or is still running); nothing was signed; rerun it, or sign it as INCOMPLETE with --allow-incomplete\n`,
+      );
+      expect(existsSync(join(out, "certificate.intoto.json"))).toBe(false);
       // no rank outlives it beyond the bound
       const gone = Date.now() + KILL_BOUND_MS;
       while ((await processesWithEnv(out)).length && Date.now() < gone) await Bun.sleep(100);
