@@ -15,7 +15,7 @@ import { keySigner, keyVerifier, serializeEnvelope, signEnvelope } from "./dsse.
 import { IN_TOTO_PAYLOAD_TYPE } from "./envelope.ts";
 import { fingerprint, keyAlgorithm, readPrivateKey } from "./keys.ts";
 import type { KeyAlgorithm } from "./public-key.ts";
-import { JUDGED_WITH_FILE, type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
+import { ECOSYSTEM_SUBJECTS, JUDGED_WITH_FILE, type Statement, SUBJECT_FILES, SUITE_FILE } from "./predicate.ts";
 import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
 import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
@@ -88,6 +88,9 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
     }
     files.set(JUDGED_WITH_FILE, judged);
   }
+  // the outputs other tools read (CTRF, the CycloneDX hardware inventory, the Prometheus metrics) are
+  // signed with the results they were made from, where the run wrote them
+  for (const name of ECOSYSTEM_SUBJECTS) if (existsSync(join(dir, name))) files.set(name, readSubject(dir, name));
   const statement = buildStatement(
     results,
     [...files].map(([name, bytes]) => ({ name, sha256: sha256(bytes) })),

@@ -10,6 +10,8 @@ export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 export const PREDICATE_TYPE = "https://gpucheck.dev/acceptance/v1";
 /** The files a v1 certificate covers, by name relative to the results directory. */
 export const SUBJECT_FILES = ["results.json", "junit.xml", "suite.yaml"] as const;
+/** Signed too where the run wrote them (runs before they existed have none): derived from results.json. */
+export const ECOSYSTEM_SUBJECTS = ["ctrf.json", "inventory.cdx.json", "metrics.prom"] as const;
 /** The executor's copy of the suite file, byte for byte, in the results directory. */
 export const SUITE_FILE = "suite.yaml";
 /**

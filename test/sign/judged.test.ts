@@ -46,7 +46,15 @@ describe("certify a re-judged run", () => {
     const envelope = JSON.parse(readFileSync(join(dir, "certificate.intoto.json"), "utf8"));
     const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"));
     const sha = (path: string) => new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex");
-    expect(statement.subject.map((s: { name: string }) => s.name)).toEqual(["results.json", "junit.xml", "suite.yaml", "judged-with.yaml"]);
+    expect(statement.subject.map((s: { name: string }) => s.name)).toEqual([
+      "results.json",
+      "junit.xml",
+      "suite.yaml",
+      "judged-with.yaml",
+      "ctrf.json",
+      "inventory.cdx.json",
+      "metrics.prom",
+    ]);
     expect(statement.predicate.suite.name).toBe("h100-2node");
     expect(statement.predicate.judged.suite).toEqual({ file: "judged-with.yaml", path: suite, sha256: sha(suite) });
     expect(statement.predicate.judged.from).toEqual({ path: source, sha256: sha(join(source, "results.json")) });

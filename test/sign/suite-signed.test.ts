@@ -29,7 +29,7 @@ describe("a signed local run", () => {
     expect(r.stdout).toContain("cluster:  loopback (1 node, 0 GPUs)\n");
     expect(r.stdout).toContain("verdict:  PASSED\n");
     expect(r.stdout).toMatch(/^ {2}passed {2}allreduce-small: busbw [\d.]+ GB\/s/m);
-    expect(r.stdout).toContain(`files:    results.json, junit.xml, suite.yaml match their sha256 in ${out}\n`);
+    expect(r.stdout).toContain(`files:    results.json, junit.xml, suite.yaml, ctrf.json, inventory.cdx.json, metrics.prom match their sha256 in ${out}\n`);
   });
 
   test("openssl accepts it, following the steps printed on certificate.md", () => {
@@ -37,7 +37,7 @@ describe("a signed local run", () => {
     const md = readFileSync(join(out, "certificate.md"), "utf8");
     const steps = [...md.matchAll(/^```sh\n([\s\S]*?)\n```$/gm)].map((m) => m[1])[1];
     const r = Bun.spawnSync(["bash", "-euo", "pipefail", "-c", steps], { cwd: out });
-    expect(r.stdout.toString()).toBe("Signature Verified Successfully\nresults.json: OK\njunit.xml: OK\nsuite.yaml: OK\n");
+    expect(r.stdout.toString()).toBe("Signature Verified Successfully\nresults.json: OK\njunit.xml: OK\nsuite.yaml: OK\nctrf.json: OK\ninventory.cdx.json: OK\nmetrics.prom: OK\n");
     expect(r.exitCode).toBe(0);
   });
 
@@ -53,7 +53,7 @@ describe("a signed local run", () => {
     expect(statement).not.toContain(SIGN);
   });
 
-  for (const name of ["results.json", "junit.xml", "suite.yaml", "certificate.intoto.json"]) {
+  for (const name of ["results.json", "junit.xml", "suite.yaml", "ctrf.json", "inventory.cdx.json", "metrics.prom", "certificate.intoto.json"]) {
     test(`one changed byte in ${name}: verify exits 1 with the reason`, () => {
       const path = join(out, name);
       const original = readFileSync(path);
