@@ -44,7 +44,7 @@ export async function renderList(): Promise<{ text: string; json: string }> {
   const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
   const json = `${JSON.stringify({ suites, kinds, telemetry, transports: TRANSPORT_TOKENS, platforms }, null, 2)}\n`;
   const lines = ["Built-in suites (`gpucheck show <name>` prints one with its threshold sources):"];
-  for (const s of suites) lines.push(`  ${s.name.padEnd(16)} ${s.description} (${s.tests.length} tests: ${s.tests.join(", ")})`);
+  for (const s of suites) lines.push(`  ${s.name.padEnd(16)} ${s.description} (${s.tests.length} test${s.tests.length === 1 ? "" : "s"}: ${s.tests.join(", ")})`);
   for (const k of kinds) {
     lines.push("", `Metrics of kind ${k.kind}:`, ...k.metrics.map(metricLine));
   }

@@ -100,7 +100,7 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   const claim = claimRunDir(outDir, { force: flags.force });
   if (claim.movedTo) progress.note(`--force: the run that was in ${outDir} is now in ${claim.movedTo}`);
   if (rerun) progress.note(`rerunning ${rerun.tests.join(", ")} of ${rerun.dir} (failed, errored or skipped there)`);
-  progress.note(`suite ${suite.name} (${plan.tests.length} tests) on ${plan.platform}; results in ${outDir}`);
+  progress.note(`suite ${suite.name} (${plan.tests.length} test${plan.tests.length === 1 ? "" : "s"}) on ${plan.platform}; results in ${outDir}`);
   let results: ResultsFile;
   try {
     results = await executePlan(suite, plan, {

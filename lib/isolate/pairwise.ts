@@ -59,7 +59,7 @@ export class Pairwise extends Engine {
   }
 
   protected rule(): string {
-    return `pairwise: ${this.note}. ${describeRule(this.settings)} A node is suspect when most of its pairs are bad after the pairs of nodes found suspect before it are set aside (issue 16, item 2); it is bad only when a second pass confirms it: most of its pairs with ${this.settings.confirmPartners} healthy partners bad (Google cluster-health-scanner's second pass). A pair that fails while both nodes pass with others is re-tested and, failing again, reported as a bad pair with neither node bad.`;
+    return `pairwise: ${this.note}. ${describeRule(this.settings)} A node is suspect when most of its pairs are bad after the pairs of nodes found suspect before it are set aside; it is bad only when a second pass confirms it: most of its pairs with ${this.settings.confirmPartners} healthy partners bad (Google cluster-health-scanner's second pass). A pair that fails while both nodes pass with others is re-tested and, failing again, reported as a bad pair with neither node bad.`;
   }
 }
 

@@ -55,7 +55,7 @@ export function renderJunit(results: ResultsFile): string {
   const notes: string[] = results.preflight ? preflightLines(results.preflight) : [];
   if (!results.complete) {
     const why = results.endedAt === null ? "the run is still going or was killed" : (results.stopped ?? "the run was interrupted");
-    notes.push(`${why}: ${startedCount(results.tests)} of ${results.tests.length} tests started`);
+    notes.push(`${why}: ${startedCount(results.tests)} of ${results.tests.length} test${results.tests.length === 1 ? "" : "s"} started`);
   }
   if (notes.length) out.push(`    <system-out>${escapeText(notes.join("\n"))}</system-out>`);
   out.push("  </testsuite>", "</testsuites>", "");

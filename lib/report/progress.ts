@@ -75,7 +75,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     const detail = [s.phase || "running", `${formatDuration((now() - s.testStart) / 1000)} (total ${total})`];
     if (s.metric) detail.push(s.metric);
     if (tally) detail.push(`nodes ${tally.counts()}`);
-    detail.push(`ranks reporting ${s.alive}`);
+    detail.push(ranksWithOutput(s.alive));
     const slowest = tally?.slowest(now());
     return slowest ? [head, `  ${detail.join(" · ")}`, `  running longest: ${slowest}`] : [head, `  ${detail.join(" · ")}`];
   }
@@ -119,7 +119,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       // the Jenkins console gets at most one such line every 10 s; rank output already has them all
       if (!tty && now() - s.lastMetricPrint >= 10_000) {
         s.lastMetricPrint = now();
-        emit(`[${s.test}] latest ${s.metric}, ranks reporting ${s.alive}`);
+        emit(`[${s.test}] latest ${s.metric}, ${ranksWithOutput(s.alive)}`);
       }
       tty?.redraw();
     },
@@ -181,4 +181,9 @@ function clean(text: string): string {
   return xmlSafe(text)
     .replace(/[\r\n\t]+/g, " ")
     .trimEnd();
+}
+
+/** What the count is: the ranks that have printed at least one line so far, not those alive or done. */
+function ranksWithOutput(n: number): string {
+  return `${n} rank${n === 1 ? "" : "s"} with output`;
 }

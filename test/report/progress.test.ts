@@ -60,8 +60,8 @@ describe("plain mode (Jenkins console)", () => {
       "[nvlink-allreduce] staging the workload",
       "[nvlink-allreduce] [gpu-03 rank 5] #  size  busbw",
       "[nvlink-allreduce] [rank 0] hello",
-      "[nvlink-allreduce] latest busbw 312.4 GB/s, ranks reporting 32",
-      "[nvlink-allreduce] latest busbw 401 GB/s, ranks reporting 32",
+      "[nvlink-allreduce] latest busbw 312.4 GB/s, 32 ranks with output",
+      "[nvlink-allreduce] latest busbw 401 GB/s, 32 ranks with output",
       "PASSED nvlink-allreduce [gpu-01]: busbw 475.2 GB/s at 8 GiB (≥ 400 GB/s) in 1m20s",
       "PASSED nvlink-allreduce [gpu-02]: busbw 478.2 GB/s at 8 GiB (≥ 400 GB/s) in 1m21s",
       "FAILED nvlink-allreduce [gpu-03]: busbw 181.3 GB/s at 8 GiB < 400 GB/s expected (-55%) in 1m22s",
@@ -166,7 +166,7 @@ describe("tty mode", () => {
         "[2/3] nvlink-allreduce (collective): started\n" +
         "[nvlink-allreduce] [rank 3] a line from rank 3\n" +
         "gpucheck  test 2 of 3: nvlink-allreduce (collective)\n" +
-        "  running · 12.0 s (total 12.0 s) · busbw 312.4 GB/s · ranks reporting 8\n",
+        "  running · 12.0 s (total 12.0 s) · busbw 312.4 GB/s · 8 ranks with output\n",
     );
     p.close();
     expect(out.chunks.at(-1)).toBe("\x1b[2A\r\x1b[J");
@@ -189,7 +189,7 @@ describe("tty mode", () => {
     await sleep(120);
     expect(out.chunks.at(-1)!.split("\n").slice(-4, -1)).toEqual([
       "gpucheck  test 1 of 1: inventory (inventory, per node)",
-      "  running · 8.000 s (total 8.000 s) · nodes 1 done (1 unreachable), 2 running · ranks reporting 3",
+      "  running · 8.000 s (total 8.000 s) · nodes 1 done (1 unreachable), 2 running · 3 ranks with output",
       "  running longest: gpu-01 8.000 s, gpu-02 3.000 s",
     ]);
     p.close();
@@ -248,7 +248,7 @@ describe("protocol lines", () => {
     await sleep(120);
     expect(out.text()).not.toContain("GPUCHECK_");
     expect(out.chunks.at(-1)).toContain("[allreduce] [rank 1] a real line\n");
-    expect(out.chunks.at(-1)).toContain(" · busbw 1.28 GB/s at 4 MiB · ranks reporting 0\n");
+    expect(out.chunks.at(-1)).toContain(" · busbw 1.28 GB/s at 4 MiB · 0 ranks with output\n");
     p.line("all", 0, 'GPUCHECK_PROGRESS {"step":10,"steps":50,"samples_per_s":123.4}');
     await sleep(120);
     expect(out.chunks.at(-1)).toContain(" · throughput 123.4 samples/s (step 10 of 50) · ");
@@ -266,6 +266,6 @@ describe("protocol lines", () => {
       .split("\n")
       .filter(Boolean)
       .map((l) => l.replace(STAMP, ""));
-    expect(lines).toEqual(["[1/1] allreduce (collective): started", "[allreduce] latest busbw 0 GB/s at 1 KiB, ranks reporting 0"]);
+    expect(lines).toEqual(["[1/1] allreduce (collective): started", "[allreduce] latest busbw 0 GB/s at 1 KiB, 0 ranks with output"]);
   });
 });
