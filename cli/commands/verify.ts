@@ -137,7 +137,8 @@ function summary(st: Statement, signer: string, files: string): string {
       .filter((x) => x.metric === t.headline.metric)
       .map((x) => x.text)
       .join("; ");
-    lines.push(`  ${t.outcome.padEnd(7)} ${t.name}: ${t.headline.metric} ${shown}${limits ? ` (threshold ${limits})` : ""}`);
+    const label = t.outcome === "passed" && t.thresholds.length === 0 ? "recorded (no thresholds)" : t.outcome;
+    lines.push(`  ${label.padEnd(7)} ${t.name}: ${t.headline.metric} ${shown}${limits ? ` (threshold ${limits})` : ""}`);
   }
   if (p.testResult) lines.push(`in-toto:  ${p.testResult.file} verified: ${p.testResult.predicateType} result ${testResultStatement(st).predicate.result}`);
   lines.push(`files:    ${files}`);

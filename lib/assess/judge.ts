@@ -83,7 +83,7 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
   // both are said: what could not be judged makes it an error, what was missed is still a finding
   if (unjudged.length > 0) return { outcome: "error", reason: [...unjudged, ...(missed.length ? [`also failed: ${joinMessages(missed)}`] : [])].join("; "), checks };
   if (missed.length > 0) return { outcome: "failed", reason: joinMessages(missed), checks };
-  if (checks.length === 0) return { outcome: "passed", reason: "completed; no thresholds set", checks };
+  if (checks.length === 0) return { outcome: "passed", reason: "recorded (no thresholds): completed, with nothing to judge it against", checks };
   return { outcome: "passed", reason: `${checks.length} of ${checks.length} checks passed: ${checks[0].message}`, checks };
 }
 

@@ -26,7 +26,9 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
       if (fleet && u.verdict.outcome === "passed") continue;
       const h = headlineFor(t, u);
       outcomes.push(u.verdict.outcome);
-      rows.push([t.name, u.unit, u.verdict.outcome.toUpperCase(), h.value, h.threshold, formatDuration(u.durationS)]);
+      // nothing to judge against: recorded, never read as a pass
+      const recorded = u.verdict.outcome === "passed" && u.verdict.checks.length === 0 && t.expect.length === 0;
+      rows.push([t.name, u.unit, recorded ? "RECORDED (no thresholds)" : u.verdict.outcome.toUpperCase(), h.value, h.threshold, formatDuration(u.durationS)]);
     }
     const passed = fleet ? t.units.filter((u) => u.verdict.outcome === "passed") : [];
     if (passed.length) {

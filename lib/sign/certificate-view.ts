@@ -198,7 +198,9 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
   const note = bad && t.outcome !== "passed" ? `${t.units.length > 1 ? `${bad.unit}: ` : ""}${bad.reason}` : "";
   const rule = t.thresholds.find((x) => x.metric === "transport");
   const threshold = [...bounds, ...(rule ? [rule] : [])].map((b) => b.text).join("; ") || "—";
-  return { name: t.name, outcome: t.outcome.toUpperCase(), measured: shown, threshold, note: clip(note, 180), transport: clip(transportOf(t), 240) };
+  // a test with no threshold was recorded, not judged: it is no pass of anything
+  const recorded = t.outcome === "passed" && t.thresholds.length === 0;
+  return { name: t.name, outcome: recorded ? "RECORDED (no thresholds)" : t.outcome.toUpperCase(), measured: shown, threshold, note: clip(note, 180), transport: clip(transportOf(t), 240) };
 }
 
 /** NCCL's account of a fabric test's transport; per unit when units differ. Empty when none was recorded. */
