@@ -89,6 +89,13 @@ export function resolveExpect(
     const min = bound("min");
     const max = bound("max");
     if (min !== undefined && max !== undefined && min > max) report([...here, "max"], `"max" (${th.max}) must not be below "min" (${th.min})`);
+    // a time, a bandwidth, a rate, a clock, a power or a temperature is above 0 whenever it is measured:
+    // "max: 0" on one fails every run, healthy or not (counts, fractions and losses can be 0)
+    if (max === 0 && NEVER_ZERO_UNITS.has(info.unit))
+      report(
+        [...here, "max"],
+        `"max: 0" can never be met: ${metric} (${info.unit}) is above 0 whenever it is measured, so every run would fail; give the largest value you accept`,
+      );
     if (min === 0 && max === undefined && th.baseline === undefined && th.outlier === undefined)
       report([...here, "min"], `"min: 0" is always met: ${metric} is never below 0; give a positive floor, or "max: 0" for a count that must stay 0`);
     out.push({
@@ -183,3 +190,6 @@ function describe(th: ThresholdInput): string {
     );
   return parts.join(", ");
 }
+
+/** Units whose measured values are never 0 (see the "max: 0" check above). */
+const NEVER_ZERO_UNITS = new Set(["us", "ms", "s", "GB/s", "Gb/s", "TFLOP/s", "samples/s", "tokens/s", "MHz", "W", "C"]);

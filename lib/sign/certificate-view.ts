@@ -200,7 +200,14 @@ function testRow(t: PredicateTest): CertificateView["tests"][number] {
   const threshold = [...bounds, ...(rule ? [rule] : [])].map((b) => b.text).join("; ") || "—";
   // a test with no threshold was recorded, not judged: it is no pass of anything
   const recorded = t.outcome === "passed" && t.thresholds.length === 0;
-  return { name: t.name, outcome: recorded ? "RECORDED (no thresholds)" : t.outcome.toUpperCase(), measured: shown, threshold, note: clip(note, 180), transport: clip(transportOf(t), 240) };
+  return {
+    name: t.name,
+    outcome: recorded ? "RECORDED (no thresholds)" : t.outcome.toUpperCase(),
+    measured: shown,
+    threshold,
+    note: clip(note, 180),
+    transport: clip(transportOf(t), 240),
+  };
 }
 
 /** NCCL's account of a fabric test's transport; per unit when units differ. Empty when none was recorded. */

@@ -441,6 +441,22 @@ suite.yaml:6:21: "min: 0" is always met: busbw is never below 0; give a positive
 `,
     ],
     [
+      "a ceiling of zero on a time",
+      `
+name: s
+tests:
+  - name: a
+    kind: collective
+    expect:
+      time_us: { max: 0 }
+`,
+      `
+suite.yaml:6:23: "max: 0" can never be met: time_us (us) is above 0 whenever it is measured, so every run would fail; give the largest value you accept
+        time_us: { max: 0 }
+                        ^
+`,
+    ],
+    [
       "a decimal maxBytes the binary sweep never reaches",
       `
 name: s

@@ -83,7 +83,11 @@ describe("judgeUnit: passed and failed", () => {
   });
 
   test("no thresholds: a complete run passes and says so", () => {
-    expect(judgeUnit([], done({ metrics: { samples_per_s: 10 } }))).toEqual({ outcome: "passed", reason: "recorded (no thresholds): completed, with nothing to judge it against", checks: [] });
+    expect(judgeUnit([], done({ metrics: { samples_per_s: 10 } }))).toEqual({
+      outcome: "passed",
+      reason: "recorded (no thresholds): completed, with nothing to judge it against",
+      checks: [],
+    });
   });
 });
 
