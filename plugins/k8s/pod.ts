@@ -106,6 +106,8 @@ export function podTemplate(p: PodInput): V1PodTemplateSpec {
   const spec: V1PodSpec = {
     restartPolicy: "Never",
     enableServiceLinks: false,
+    // the workload never talks to the API server: a mounted token would only be there to steal
+    automountServiceAccountToken: false,
     terminationGracePeriodSeconds: 30,
     ...(p.subdomain ? { subdomain: p.subdomain } : {}),
     ...(s.serviceAccountName ? { serviceAccountName: s.serviceAccountName } : {}),

@@ -160,9 +160,10 @@ test("indexed-job: the GPU pod settings", () => {
   expect(items.some((it: any) => it.path === "gpucheck_workload/launch.py")).toBe(true);
 });
 
-test("defaults: no privileges, no ulimit wrapper, no GPU limit on CPU tests, no hostNetwork", () => {
+test("defaults: no privileges, no service-account token, no ulimit wrapper, no GPU limit on CPU tests, no hostNetwork", () => {
   const { manifests } = render({}, { gpus: 0 });
   const pod = (manifests[2] as any).spec.template.spec;
+  expect(pod.automountServiceAccountToken).toBe(false);
   const c = pod.containers[0];
   expect(c.securityContext).toBeUndefined();
   expect(c.command.slice(0, 3)).toEqual(["python3", "-m", "gpucheck_workload.launch"]);

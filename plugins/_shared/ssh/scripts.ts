@@ -148,10 +148,14 @@ export function rankScript(r: RankScript): string {
 export function killScript(stage: StagePaths, runId: string, ids: readonly number[], graceMs: number): string {
   const list = ids.join(" ");
   const f = `"$R/${runId}.$i.pid"`;
-  const pgid = `read -r p 2>/dev/null < ${f}`;
+  // a pid file is trusted only for a live process group of ours that it leads: a number above 1 (a
+  // file holding 1 would make "kill -KILL -1" end every process the user has), owned by this user,
+  // its group id its own (the rank's setsid), so a pid reused by another program is left alone
+  const pgid = `read -r p 2>/dev/null < ${f} && ours`;
   return [
     `R=${remotePath(runsDirOf(stage))}`,
     `[ -d "$R" ] || exit 0`,
+    `ours() { case $p in ''|*[!0-9]*) return 1;; esac; [ "$p" -gt 1 ] && [ -O "/proc/$p" ] && [ "$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f3)" = "$p" ]; }`,
     `for i in ${list}; do ${pgid} && kill -0 -"$p" 2>/dev/null && echo "gpucheck-running $i" && kill -TERM -"$p"; done`,
     `n=0; while [ $n -lt ${Math.ceil(graceMs / 100)} ]; do a=0; for i in ${list}; do ${pgid} && kill -0 -"$p" 2>/dev/null && a=1; done; [ $a = 0 ] && break; sleep 0.1; n=$((n+1)); done`,
     `for i in ${list}; do ${pgid} && kill -KILL -"$p" 2>/dev/null; rm -f ${f}; done`,
