@@ -2,7 +2,7 @@
 // openssl, cosign and ssh-keygen read the same files. The private key never leaves this file's
 // functions as text: callers get a KeyObject, which prints as "[object KeyObject]".
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, type Stats, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, readKeyFile, readPublicKeyText } from "./key-file.ts";
@@ -18,10 +18,20 @@ export interface KeyPairFiles {
 export function writeKeyPair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
   const privatePath = join(dir, PRIVATE_KEY_FILE);
   const publicPath = join(dir, PUBLIC_KEY_FILE);
+  // lstat, not exists: a dangling symlink in place of a key file is there too (writing through it
+  // would put the key where another user chose, or leave half a pair)
   for (const p of [privatePath, publicPath]) {
-    if (existsSync(p)) throw new SuiteError(`Key file "${p}" already exists: refusing to overwrite it; choose another --out or move the old key away first`);
+    if (lstatOrNull(p)) throw new SuiteError(`Key file "${p}" already exists: refusing to overwrite it; choose another --out or move the old key away first`);
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const d = lstatSync(dir);
+  const mode = (d.mode & 0o7777).toString(8).padStart(4, "0");
+  if (d.isSymbolicLink()) throw new SuiteError(`Key directory "${dir}" is a symbolic link (mode ${mode}): give the real path, or a new directory`);
+  // another user who can write there can swap the key pair between keygen and its first use
+  if (d.mode & 0o022)
+    throw new SuiteError(
+      `Key directory "${dir}" is writable by group or others (mode ${mode}): choose a private directory (gpucheck keygen creates a new one 0700), or chmod go-w it`,
+    );
   const pair = algorithm === "ed25519" ? generateKeyPairSync("ed25519") : generateKeyPairSync("ec", { namedCurve: "P-256" });
   // "wx": fail rather than follow a file or link that appeared since the check above
   writeNew(privatePath, pair.privateKey.export({ type: "pkcs8", format: "pem" }) as string, 0o600);
@@ -110,4 +120,12 @@ function exposure(mode: number): string {
 
 function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }

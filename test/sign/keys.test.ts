@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../../lib/core/errors.ts";
 import { checkSigningKey, fingerprint, readPrivateKey, readPublicKey, writeKeyPair } from "../../lib/sign/keys.ts";
@@ -43,6 +43,25 @@ describe("writeKeyPair", () => {
       `Key file "${join(dir, "gpucheck.key")}" already exists: refusing to overwrite it; choose another --out or move the old key away first`,
     );
     expect(readFileSync(first.privatePath).equals(before)).toBe(true);
+  });
+
+  test("a dangling symlink in place of the public key is refused before anything is written: no half key pair", () => {
+    const dir = tmp();
+    symlinkSync(join(dir, "nowhere"), join(dir, "gpucheck.pub"));
+    expect(message(() => writeKeyPair(dir, "ed25519"))).toBe(
+      `Key file "${join(dir, "gpucheck.pub")}" already exists: refusing to overwrite it; choose another --out or move the old key away first`,
+    );
+    expect(existsSync(join(dir, "gpucheck.key"))).toBe(false);
+    expect(existsSync(join(dir, "nowhere"))).toBe(false);
+  });
+
+  test("a key directory others can write to is refused: they could swap the pair before its first use", () => {
+    const dir = tmp();
+    chmodSync(dir, 0o777);
+    expect(message(() => writeKeyPair(dir, "ed25519"))).toBe(
+      `Key directory "${dir}" is writable by group or others (mode 0777): choose a private directory (gpucheck keygen creates a new one 0700), or chmod go-w it`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   test("refuses when only the public key is there", () => {
