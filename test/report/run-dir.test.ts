@@ -1,7 +1,7 @@
 // --out is the operator's own: a directory another user made, one others can write to, or a symlink
 // is refused with one line naming owner and mode, before anything is written or run in it.
 import { describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claimRunDir } from "../../lib/report/run-dir.ts";
 import { tempDir } from "../tmp.ts";
@@ -49,7 +49,7 @@ describe("claimRunDir: a private run directory", () => {
 
   test("a regular file is refused in one line", () => {
     const parent = tempDir("gpucheck-rundir-");
-    Bun.write(join(parent, "f"), "x");
+    writeFileSync(join(parent, "f"), "x");
     expect(() => claimRunDir(join(parent, "f"))).toThrow(`--out "${join(parent, "f")}" exists and is not a directory: choose another --out`);
   });
 
