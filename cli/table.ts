@@ -55,7 +55,8 @@ export const PROGRAM = {
   help: { flags: "-h, --help", description: "display help for command" },
   afterHelp:
     "\nExit codes: 0 every test passed · 1 a test failed its thresholds · 2 usage or suite error (nothing ran)\n" +
-    "            3 infrastructure error (could not launch, timed out, unmeasured, output unusable) · 130 interrupted\n",
+    "            3 infrastructure error (could not launch, timed out, unmeasured, output unusable, the run never ended)\n" +
+    "            4 verify without --results: only the signature was checked · 130 interrupted\n",
 };
 
 const PLATFORM = { flags: "-p, --platform <name>" };
