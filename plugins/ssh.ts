@@ -3,11 +3,11 @@
 // torchrun per host, or one mpirun), and stops every remote process group it started.
 // The run-time half (child processes, tar, sockets) is loaded only when a test runs.
 import type { UnitRun } from "../lib/core/types.ts";
-import { rankArgv, remoteCommand, sshArgv } from "./_shared/ssh/argv.ts";
-import { onePass, procsOf, unitsOf } from "./ssh/layout.ts";
+import { rankArgv, remoteCommand, splitEnv, sshArgv } from "./_shared/ssh/argv.ts";
+import { envOnStdin, onePass, procsOf, unitsOf } from "./ssh/layout.ts";
 import type { SshManifest } from "./ssh/manifest.ts";
 import { shJoin, shQuote } from "./_shared/ssh/quote.ts";
-import { onePassScript, prepareScript, rankScript, stageOf, stageScript } from "./_shared/ssh/scripts.ts";
+import { ENV_END, onePassScript, prepareScript, rankScript, stageOf, stageScript } from "./_shared/ssh/scripts.ts";
 import { sshSettings, type SshSettings } from "./_shared/ssh/settings.ts";
 import { hostsForTest, resolveHosts, targetOf } from "./_shared/ssh/target.ts";
 import type { Platform, RenderContext, RunContext } from "../lib/core/platform.ts";
@@ -34,17 +34,23 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
   }));
   // per-node units taking turns: a host's unit is its only one, so its first ssh may run it
   const windowed = takesTurns(units.map((u) => u.hosts.map((h) => h.name)));
-  const launched = units.map((u) => {
+  const procsOfUnit = units.map((u) => {
     const h0 = u.hosts[0]!.name;
     const master = { addr: (u.unit === "all" ? s.masterAddr : undefined) ?? slot(`masterAddr:${h0}`), port: String(s.masterPort ?? slot(`masterPort:${h0}`)) };
-    const procs = procsOf(u, ctx.launch, python, s.launcher, master, { GPUCHECK_RUN_ID: RUN });
+    return { u, master, procs: procsOf(u, ctx.launch, python, s.launcher, master, { GPUCHECK_RUN_ID: RUN }) };
+  });
+  const onStdin = envOnStdin(
+    ctx.launch,
+    procsOfUnit.flatMap((x) => x.procs),
+  );
+  const launched = procsOfUnit.map(({ u, master, procs }) => {
     const first = windowed ? onePass(u, procs, s.launcher) : undefined;
-    const script = first && onePassScript(stage, python, { runId: RUN, stage, id: first.id, argv: first.argv, env: first.env }, s.masterPort);
+    const script = first && onePassScript(stage, python, { runId: RUN, stage, id: first.id, argv: first.argv, ...splitEnv(first.env, onStdin) }, s.masterPort);
     return {
       unit: u.unit,
       hosts: u.hosts.map((h) => h.name),
       master,
-      ranks: procs.map((p) => ({ rank: p.id, host: p.host.name, ranks: p.ranks, argv: rankArgv(p, target, stage, RUN) })),
+      ranks: procs.map((p) => ({ rank: p.id, host: p.host.name, ranks: p.ranks, argv: rankArgv(p, target, stage, RUN, onStdin) })),
       ...(script && { onePass: sshArgv(target, u.hosts[0]!, "first", remoteCommand(script, `gpucheck-${RUN}-${first.id}`)) }),
       procs,
     };
@@ -61,7 +67,13 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
     ...(example
       ? [
           `each ${s.launcher === "direct" ? "rank" : "launcher"} runs this wrapper (the one for ${s.launcher === "direct" ? "rank" : "ranks from"} ${example.id} on ${example.host.name}):`,
-          ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, env: example.env })),
+          ...indent(rankScript({ runId: RUN, stage, id: example.id, argv: example.argv, ...splitEnv(example.env, onStdin) })),
+          ...(Object.keys(onStdin).length
+            ? [
+                `  its stdin carries the suite's env first (${Object.keys(onStdin).join(", ")}), one "NAME value" line each, bytes outside [A-Za-z0-9_@%+:,./=-] as \\0ooo, then ${ENV_END};`,
+                "  no value is on a command line. The rest of stdin is the watchdog's: its end kills the rank",
+              ]
+            : []),
         ]
       : []),
     ...(launched.some((u) => u.onePass)
@@ -79,7 +91,15 @@ function render(ctx: RenderContext<SshSettings>): SshManifest {
       ),
     ]),
   ].join("\n");
-  const manifest = { launcher: s.launcher, stageDir: stageOf(stage), maxParallel: s.maxParallel, hosts: prepared, units: launched.map(({ procs: _, ...u }) => u), text };
+  const manifest = {
+    launcher: s.launcher,
+    stageDir: stageOf(stage),
+    maxParallel: s.maxParallel,
+    envOnStdin: onStdin,
+    hosts: prepared,
+    units: launched.map(({ procs: _, ...u }) => u),
+    text,
+  };
   return { ...manifest, slots: describeSlots(slotsIn(manifest), "a fresh random id per test run (names remote pid files and logs)") };
 }
 

@@ -19,6 +19,8 @@ import { writeFinalFiles } from "../../lib/report/write.ts";
 import { JUDGED_WITH_FILE } from "../../lib/sign/predicate.ts";
 import { useColor } from "./color.ts";
 import { suiteText } from "./suite-source.ts";
+import { redactionOf } from "../../lib/core/redact.ts";
+import { redactSuiteText } from "../../lib/load/redact-yaml.ts";
 
 export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; json?: boolean; excludeBad?: boolean }): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
@@ -53,7 +55,10 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
     // and a big run's telemetry series, which its results.json names by file
     linkTree(join(sourceDir, RESULT_FILES.telemetry), join(outDir, RESULT_FILES.telemetry));
     for (const f of ["suite.yaml"]) if (existsSync(join(sourceDir, f))) copyFileSync(join(sourceDir, f), join(outDir, f));
-    writeFileSync(join(outDir, JUDGED_WITH_FILE), suiteText(suite));
+    // its secret env values as *** (lib/core/redact.ts): judgedWith names the copy's sha256
+    const judgedText = redactSuiteText(suiteText(suite), redactionOf(suite));
+    if (results.judgedWith) results.judgedWith.sha256 = createHash("sha256").update(judgedText).digest("hex");
+    writeFileSync(join(outDir, JUDGED_WITH_FILE), judgedText);
     writeFinalFiles(outDir, results);
   } finally {
     claim.release();

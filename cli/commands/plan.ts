@@ -3,6 +3,7 @@ import { err, out } from "../output.ts";
 import { formatWarning } from "../../lib/core/errors.ts";
 import { loadSuiteWarnings } from "../../lib/load/mod.ts";
 import { buildPlan } from "../../lib/plan/plan.ts";
+import { redactDeep, redactionOf } from "../../lib/core/redact.ts";
 import { renderPlanText } from "../../lib/plan/text.ts";
 import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
 
@@ -18,6 +19,8 @@ export async function main(ref: string, flags: PlanFlags): Promise<number> {
     err(`${formatWarning(w)}
 `);
   const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags) });
-  out(flags.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlanText(plan));
+  // what runs has the values; what is printed has *** (lib/core/redact.ts)
+  const shown = redactDeep(plan, redactionOf(suite));
+  out(flags.json ? `${JSON.stringify(shown, null, 2)}\n` : renderPlanText(shown));
   return 0;
 }

@@ -11,7 +11,8 @@ import { createProgress } from "../../lib/report/progress.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { claimRunDir, utcStamp } from "../../lib/report/run-dir.ts";
 import { writePages } from "../../lib/report/write.ts";
-import type { ResultsFile } from "../../lib/core/types.ts";
+import type { ResultsFile, Suite } from "../../lib/core/types.ts";
+import { REDACTED, redactionOf } from "../../lib/core/redact.ts";
 import { parseDuration } from "../../lib/core/units.ts";
 import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
 import { checkRerunTests, readRerun, withUnreached } from "./rerun.ts";
@@ -37,6 +38,7 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   const ref = given ?? read?.dir;
   if (ref === undefined) throw new SuiteError("gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>");
   const suite = await loadSuite(ref);
+  refuseRedacted(suite, ref);
   const rerun = read && withUnreached(read, suite);
   if (rerun?.tests.length === 0) {
     out(`nothing to rerun: every test of ${flags.rerunFailed} passed\n`);
@@ -161,4 +163,18 @@ function readBaseline(path: string): { path: string; results: ResultsFile } {
   } catch (e) {
     throw new SuiteError(`gpucheck: --baseline ${path}: cannot read results: ${(e as Error).message}`);
   }
+}
+
+/**
+ * A results directory's suite.resolved.yaml holds its secrets as *** (lib/core/redact.ts): run from it,
+ * the ranks would get "***" for a token. The suite file itself has the values.
+ */
+function refuseRedacted(suite: Suite, ref: string): void {
+  const secrets = redactionOf(suite);
+  for (const t of suite.tests)
+    for (const [k, v] of Object.entries(t.env))
+      if (v === REDACTED && secrets.names.has(k))
+        throw new SuiteError(
+          `gpucheck: suite "${ref}": env ${k} of test ${t.name} is "${REDACTED}", a secret redacted when a run was saved: run the suite file that has its value (gpucheck suite <file> --rerun-failed <results-dir> reruns a run's failures with it)`,
+        );
 }

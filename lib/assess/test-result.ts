@@ -2,6 +2,7 @@
 import { paramsOf } from "../kinds/mod.ts";
 import { headlineOf } from "./judge.ts";
 import type { PlannedTest, TestResult, UnitResult } from "../core/types.ts";
+import { redactEnv } from "../core/redact.ts";
 import { UNFINISHED_MESSAGE } from "../execute/not-started.ts";
 
 export function testResult(test: PlannedTest, units: UnitResult[], outcome: TestResult["outcome"]): TestResult {
@@ -20,9 +21,9 @@ export function testResult(test: PlannedTest, units: UnitResult[], outcome: Test
   };
 }
 
-/** What each rank ran and with which environment: enough to rerun one test by hand. */
+/** What each rank ran and with which environment: enough to rerun one test by hand, its secrets as *** (lib/core/redact.ts). */
 function launchOf(test: PlannedTest): { command: string[]; env: Record<string, string> } {
-  return { command: [test.launch.python, ...test.launch.args], env: test.launch.env };
+  return { command: [test.launch.python, ...test.launch.args], env: redactEnv(test.launch.env, test.launch.secret ?? []) };
 }
 
 /**

@@ -100,6 +100,32 @@ export const envMap = () =>
     return out;
   });
 
+/**
+ * `redact:` a list of environment variable names whose values gpucheck writes as *** (lib/core/redact.ts),
+ * beside those whose names look secret.
+ */
+export const envNames = () =>
+  z.unknown().transform((v, ctx) => {
+    if (!Array.isArray(v)) {
+      ctx.issues.push({
+        code: "custom",
+        input: v,
+        message: `must be a list of environment variable names whose values gpucheck writes as *** (for example [API_URL, HF_HUB]), got ${show(v)}`,
+      });
+      return z.NEVER;
+    }
+    v.forEach((k, i) => {
+      if (typeof k !== "string" || !ENV_NAME.test(k))
+        ctx.issues.push({
+          code: "custom",
+          path: [i],
+          input: k,
+          message: `invalid environment variable name ${show(k)} in "redact": expected letters, digits and _, not starting with a digit`,
+        });
+    });
+    return v.filter((k): k is string => typeof k === "string" && ENV_NAME.test(k));
+  });
+
 /** "95%" or 0.95 → 0.95: the share of the baseline's performance required. */
 export const ratio = () =>
   z.unknown().transform((v, ctx) => {

@@ -112,6 +112,8 @@ export interface Suite {
   name: string;
   description: string;
   cluster?: string;
+  /** `redact:` env names whose values every output writes as *** (beside those that look secret: lib/core/redact.ts) */
+  redact?: string[];
   /** the platform a plain `gpucheck suite` uses, and per-platform settings (validated by each plugin) */
   platform: { type: string; settings: Record<string, unknown> };
   /** queue/pending timeout for schedulers, ms */
@@ -134,6 +136,8 @@ export interface Launch {
   /** arguments after the interpreter, e.g. ["-m", "gpucheck_workload", "collective", ...] */
   args: string[];
   env: Record<string, string>;
+  /** the names in env whose values are secret (lib/core/redact.ts): written as *** everywhere, sent to the ranks as they are */
+  secret?: string[];
   /** workload files staged on every node, relative to the staging directory */
   files: string[];
 }
@@ -468,7 +472,8 @@ export interface PreflightResult {
 export interface ResultsFile {
   schemaVersion: 1;
   gpucheck: string;
-  suite: { name: string; description: string; cluster?: string; path: string; sha256: string };
+  /** sha256: of suite.yaml as saved; sourceSha256: the suite file's own, where the copy's secrets were redacted */
+  suite: { name: string; description: string; cluster?: string; path: string; sha256: string; sourceSha256?: string };
   platform: string;
   command: string[];
   startedAt: string;

@@ -12,4 +12,4 @@ const yaml = esm as typeof import("yaml");
 export type Document = import("yaml").Document;
 export type LineCounter = import("yaml").LineCounter;
 export type { Node, Pair } from "yaml";
-export const { Document, LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments, parseDocument, stringify } = yaml;
+export const { Document, LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments, parseDocument, stringify, visit } = yaml;

@@ -9,6 +9,7 @@ import type { PlannedTest, Suite, UnitRun } from "../core/types.ts";
 import type { CliOverrides, RunContext } from "../core/platform.ts";
 import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
 import { stopReason } from "../core/stop.ts";
+import { redactionOf, scrubText } from "../core/redact.ts";
 
 export interface TestEnv {
   suite: Suite;
@@ -57,6 +58,8 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   const signal = AbortSignal.any([env.signal, timeout.signal]);
   const startedAt = new Date().toISOString();
   const alive = new Set<string>();
+  // gpucheck's own words (a platform's message, a note) never carry a secret env value (lib/core/redact.ts)
+  const secrets = redactionOf(env.suite);
   const ctx: RunContext<unknown> = {
     suite: env.suite,
     settings: env.settings,
@@ -84,7 +87,7 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
       }
       env.progress.line(unit, rank, line);
     },
-    note: (m) => env.progress.note(m),
+    note: (m) => env.progress.note(scrubText(m, secrets)),
     unitStarted: (unit) => env.progress.unitStarted(unit),
     unitEnded: (run) => env.progress.unitEnded(run),
   };
@@ -102,7 +105,7 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   }
   // the units a platform did not stream as they ended (or all, where it does not) are counted now
   for (const u of units) env.progress.unitEnded(u);
-  return units.map((u) => recordOf(u, env.outDir));
+  return units.map((u) => recordOf(u.message === undefined ? u : { ...u, message: scrubText(u.message, secrets) }, env.outDir));
 }
 
 /** How many times over a per-node test's n nodes take their turns: 1,000 hosts, 64 at a time, are 16 turns of one timeout each. */

@@ -7,6 +7,7 @@
 //     new names are appended, `remove: [names]` drops parent tests;
 //   - each `expect` entry is replaced whole (a child's `busbw: { min: 300 GB/s }` does not keep
 //     the parent's max), and `null` drops the parent's threshold;
+//   - `redact` lists add up: a child names more secrets, it cannot un-redact its parent's;
 //   - `extends` and `remove` apply to one level and are not inherited.
 import type { PathKey } from "../core/issues.ts";
 
@@ -71,7 +72,7 @@ export function originOf(prov: Prov, path: readonly PathKey[]): { origin: Origin
 
 /** `parent` with `child` applied; `remove` names parent tests to drop (already checked). */
 export function mergeSuites(parent: Tracked, child: Tracked, remove: readonly string[]): Tracked {
-  const out = patch(parent, child, (key, p, c) => (key === "tests" ? mergeTests(p, c, remove) : undefined));
+  const out = patch(parent, child, (key, p, c) => (key === "tests" ? mergeTests(p, c, remove) : key === "redact" ? mergeRedact(p, c) : undefined));
   if (remove.length && isMap(child.value) && !("tests" in child.value) && isMap(out.value)) {
     // a child that only removes tests
     const kept = mergeTests(field(parent, "tests"), { value: [], prov: { origin: child.prov.origin, children: new Map() } }, remove);
@@ -98,6 +99,16 @@ function mergeTests(parent: Tracked, child: Tracked, remove: readonly string[]):
   });
   const prov: Prov = { origin: child.prov.origin, children: new Map(items.map((t, i) => [String(i), t.prov])) };
   return { value: items.map((t) => t.value), prov };
+}
+
+/** Both lists, the parent's names first; anything but two lists is the child's (the schema reports it). */
+function mergeRedact(p: Tracked, c: Tracked): Tracked {
+  if (!Array.isArray(p.value) || !Array.isArray(c.value)) return c;
+  const items = [...p.value.map((v, i) => ({ v, prov: p.prov.children?.get(String(i)) ?? p.prov }))];
+  c.value.forEach((v, i) => {
+    if (!items.some((x) => x.v === v)) items.push({ v, prov: c.prov.children?.get(String(i)) ?? c.prov });
+  });
+  return { value: items.map((x) => x.v), prov: { origin: c.prov.origin, children: new Map(items.map((x, i) => [String(i), x.prov])) } };
 }
 
 function mergeExpect(p: Tracked, c: Tracked): Tracked {

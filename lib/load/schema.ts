@@ -7,6 +7,8 @@
 // description  cluster   optional text
 // extends      a built-in name (h100-8x) or a file path relative to this file; see load/merge.ts
 // remove       [test names] of the parent suite to drop (only with extends)
+// redact       [env names] whose values every output writes as *** (names holding TOKEN, SECRET,
+//              PASSWORD, PASSWD, KEY or CREDENTIAL are redacted without it: lib/core/redact.ts)
 // x-…          any top-level key starting with x- is ignored: a place for YAML anchors (&common)
 // platform     type: local | ssh | slurm | docker | k8s   (default local), and one settings block
 //              per platform name, validated by that plugin (e.g. slurm: { partition: gpu })

@@ -22,6 +22,9 @@ import { runFilesSink } from "../report/write.ts";
 import { runSimulated } from "../parsers/simulated.ts";
 import type { Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult, UnitResult } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
+import { redactionOf } from "../core/redact.ts";
+import { sha256 } from "../core/sha256.ts";
+import { redactSuiteText } from "../load/redact-yaml.ts";
 import type { CliOverrides, Platform } from "../core/platform.ts";
 
 export interface ExecuteOptions {
@@ -50,7 +53,7 @@ export interface ExecuteOptions {
 
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
   const outDir = resolve(opts.outDir);
-  const results = openRun(outDir, plan, opts);
+  const results = openRun(outDir, suite, plan, opts);
   // written ahead: until the run closes, every planned test not yet ended is on disk as unfinished
   // (an error in junit.xml), so a kill at any point leaves files that no reader takes for a pass
   const sink = runFilesSink(outDir);
@@ -106,15 +109,21 @@ function markSimulated(results: ResultsFile): void {
   if (simulated) results.simulated = simulated;
 }
 
-/** The results directory with the suite it runs, and results.json as it stands before any test. */
-function openRun(outDir: string, plan: Plan, opts: ExecuteOptions): ResultsFile {
+/**
+ * The results directory with the suite it runs, and results.json as it stands before any test. The
+ * suite's copies have their secret env values as *** (lib/core/redact.ts); results.json then names
+ * the copy's sha256 (what a certificate binds) and keeps the file's own as sourceSha256.
+ */
+function openRun(outDir: string, suite: Suite, plan: Plan, opts: ExecuteOptions): ResultsFile {
   mkdirSync(join(outDir, "logs"), { recursive: true });
-  writeFileSync(join(outDir, "suite.yaml"), opts.suiteText);
-  if (opts.resolvedSuite !== undefined) writeFileSync(join(outDir, RESOLVED_SUITE), opts.resolvedSuite);
+  const secrets = redactionOf(suite);
+  const saved = redactSuiteText(opts.suiteText, secrets);
+  writeFileSync(join(outDir, "suite.yaml"), saved);
+  if (opts.resolvedSuite !== undefined) writeFileSync(join(outDir, RESOLVED_SUITE), redactSuiteText(opts.resolvedSuite, secrets));
   return {
     schemaVersion: 1,
     gpucheck: VERSION,
-    suite: plan.suite,
+    suite: saved === opts.suiteText ? plan.suite : { ...plan.suite, sha256: sha256(saved), sourceSha256: plan.suite.sha256 },
     platform: plan.platform,
     command: opts.command,
     startedAt: new Date().toISOString(),

@@ -9,6 +9,7 @@ import { firstRoundUnits, planIsolation } from "./pattern.ts";
 import { suggest } from "../core/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "../core/types.ts";
 import { workloadArgs } from "./workload-args.ts";
+import { secretNames } from "../core/redact.ts";
 import { type CliOverrides, getPlatform, type Platform, platformNames, type RenderContext } from "../core/platform.ts";
 
 export interface PlanOptions {
@@ -89,6 +90,7 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
         python: opts.cli.python ?? spec.python,
         args: workloadArgs(spec),
         env: spec.env,
+        secret: secretNames(spec.env, suite.redact),
         files,
       },
       expect: spec.expect,

@@ -354,7 +354,15 @@ const SuiteRef = z.object({
   description: z.string(),
   cluster: z.string().optional(),
   path: z.string(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe("of suite.yaml as saved beside this file"),
+  sourceSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe("of the suite file itself, where the saved copy differs from it: its secret env values written as ***"),
 });
 
 export const ResultsFileSchema = z

@@ -16,7 +16,7 @@ export interface ProcSpec {
   signal?: AbortSignal;
   /** ms between SIGTERM and SIGKILL */
   graceMs?: number;
-  /** text (or bytes) for stdin, then it is closed */
+  /** text (or bytes) for stdin, then it is closed (with holdStdin: then it is held open) */
   input?: string | Uint8Array;
   /** keep stdin an open pipe until the process ends: the child sees EOF only when this process or
    *  the child goes away (ssh forwards that EOF to the remote command, which uses it as a hangup) */
@@ -47,7 +47,10 @@ export function runProc(spec: ProcSpec): Promise<ProcResult> {
       detached: true,
       stdio: [spec.input === undefined && !spec.holdStdin ? "ignore" : "pipe", "pipe", "pipe"],
     });
-    if (spec.input !== undefined) child.stdin?.end(spec.input);
+    if (spec.input !== undefined) {
+      if (spec.holdStdin) child.stdin?.write(spec.input);
+      else child.stdin?.end(spec.input);
+    }
     // a child that exits without reading all of stdin must not crash us with EPIPE
     child.stdin?.on("error", () => {});
     const out = { stdout: "", stderr: "" };

@@ -98,3 +98,12 @@ export function procsOf(u: UnitLayout, launch: Launch, python: string, launcher:
     }),
   );
 }
+
+/**
+ * The suite's env as every process of the test gets it (no rank variable of gpucheck's replaces
+ * it): sent on each ssh's stdin (scripts.ts envBlock), never in a command line, where `ps` on the
+ * jump host and on the node would show it to every user.
+ */
+export function envOnStdin(launch: Launch, procs: readonly RemoteProc[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(launch.env).filter(([k, v]) => procs.every((p) => p.env[k] === v)));
+}

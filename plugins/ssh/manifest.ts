@@ -7,6 +7,8 @@ export interface SshManifest extends Manifest {
   launcher: Launcher;
   stageDir: string;
   maxParallel: number;
+  /** the suite's env, sent first on the stdin of every rank's and launcher's ssh (never on a command line) */
+  envOnStdin: Record<string, string>;
   hosts: Array<{ host: string; prepare: string[]; stageIfMissing: string[] }>;
   /** onePass: a per-node unit's one process in its host's first ssh, where the stage is there (its `prepare` then unused) */
   units: Array<{ unit: string; hosts: string[]; master: Rendezvous; ranks: Array<{ rank: number; host: string; ranks: number[]; argv: string[] }>; onePass?: string[] }>;

@@ -25,6 +25,8 @@ export interface ProcIo {
   target: SshTarget;
   stage: StagePaths;
   runId: string;
+  /** written first on the ssh's stdin, which then stays open as the remote watchdog's channel: the suite's env (scripts.ts envBlock) */
+  stdin?: string;
   /** every output line (sentinels removed) */
   line(text: string): void;
   /** a stdout line: true when it was the first command's own check (taken out of the stream) */
@@ -42,6 +44,7 @@ export async function runRemoteProc(_p: RemoteProc, io: ProcIo): Promise<ProcOut
   const res = await runProc({
     argv: io.argv,
     holdStdin: true,
+    ...(io.stdin !== undefined && { input: io.stdin }),
     signal: io.signal,
     graceMs: 1000,
     onLine: (text, stream) => {

@@ -8,6 +8,7 @@ import { runProc } from "../_shared/proc.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import { exitArgv } from "../_shared/ssh/argv.ts";
+import { envBlock } from "../_shared/ssh/scripts.ts";
 import { prepareHost, type HostState, type PrepareOptions } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";
 import { type UnitLayout, unitsOf } from "./layout.ts";
@@ -87,6 +88,7 @@ export async function runSsh(ctx: RunContext<SshSettings>, render: () => SshMani
     python,
     launcher: s.launcher,
     launch: ctx.launch,
+    ...(Object.keys(manifest.envOnStdin).length && { stdin: envBlock(manifest.envOnStdin) }),
     ...(s.masterAddr ? { masterAddr: s.masterAddr } : {}),
     ...(s.masterPort ? { masterPort: s.masterPort } : {}),
     peerFailureGraceMs: s.peerFailureGraceMs,

@@ -25,6 +25,8 @@ export interface UnitEnv {
   python: string;
   launcher: Launcher;
   launch: Launch;
+  /** the manifest's envOnStdin as the wrappers read it (scripts.ts envBlock); absent when the suite gives no env */
+  stdin?: string;
   masterAddr?: string;
   masterPort?: number;
   peerFailureGraceMs: number;
@@ -117,6 +119,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
       const read = (code: number | null) => readPrepare(host, { code, stdout: said.join("\n"), stderr: "", killed: false }, o);
       firstOut = runRemoteProc(p, {
         argv: planned.onePass!,
+        ...(env.stdin !== undefined && { stdin: env.stdin }),
         target: env.target,
         stage: env.stage,
         runId: env.runId,
@@ -205,6 +208,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
       launched.set(p.id, entry);
       const out = await runRemoteProc(p, {
         argv: argvOf.get(p.id)!,
+        ...(env.stdin !== undefined && { stdin: env.stdin }),
         target: env.target,
         stage: env.stage,
         runId: env.runId,

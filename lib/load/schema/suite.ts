@@ -2,7 +2,7 @@
 // checked piece by piece (./test.ts, ./platform.ts) so that one bad test does not hide the
 // problems of the others.
 import * as z from "../../core/schema.ts";
-import { bool, duration, envMap, name, nonEmptyText, nonNegativeInt, positiveInt, strictMap, text } from "../../core/fields.ts";
+import { bool, duration, envMap, envNames, name, nonEmptyText, nonNegativeInt, positiveInt, strictMap, text } from "../../core/fields.ts";
 
 export const SUITE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -10,6 +10,8 @@ export const suiteSchema = strictMap({
   name: name("suite name", SUITE_NAME, "expected lower-case letters, digits and '-', starting with a letter or digit"),
   description: text().optional(),
   cluster: text().optional(),
+  // env names whose values are written as *** (beside those that look secret: lib/core/redact.ts)
+  redact: envNames().optional(),
   // resolved by the loader before this schema sees the merged suite
   extends: z.unknown().optional(),
   remove: z.unknown().optional(),

@@ -87,8 +87,17 @@ export function exitArgv(t: SshTarget, host: HostSpec): string[] {
   return ["ssh", ...controlOptions(t, "mux"), ...commonOptions(t, host), "-O", "exit", "--", host.host];
 }
 
-/** The ssh command line of one rank (or launcher); its `$0` on the remote side names the run. */
-export function rankArgv(p: RemoteProc, t: SshTarget, stage: StagePaths, runId: string): string[] {
-  const script = rankScript({ runId, stage, id: p.id, argv: p.argv, env: p.env });
+/**
+ * The ssh command line of one rank (or launcher); its `$0` on the remote side names the run. The
+ * variables in `onStdin` are left out of it: the wrapper reads them from stdin (scripts.ts envBlock).
+ */
+export function rankArgv(p: RemoteProc, t: SshTarget, stage: StagePaths, runId: string, onStdin: Readonly<Record<string, string>> = {}): string[] {
+  const script = rankScript({ runId, stage, id: p.id, argv: p.argv, ...splitEnv(p.env, onStdin) });
   return sshArgv(t, p.host, p.mux ? "mux" : "direct", remoteCommand(script, `gpucheck-${runId}-${p.id}`));
+}
+
+/** A process's env less what comes on stdin, and whether anything does. */
+export function splitEnv(env: Readonly<Record<string, string>>, onStdin: Readonly<Record<string, string>>): { env: Record<string, string>; envOnStdin: boolean } {
+  const keys = Object.keys(onStdin);
+  return { env: Object.fromEntries(Object.entries(env).filter(([k]) => !keys.includes(k))), envOnStdin: keys.length > 0 };
 }

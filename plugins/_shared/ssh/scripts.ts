@@ -92,13 +92,46 @@ export function stageScript(stage: StagePaths): string {
   ].join("\n");
 }
 
+/** The line that ends the environment block on a rank's stdin (not a `NAME value` line: a name has no '-'). */
+export const ENV_END = "gpucheck-env-end";
+
+/**
+ * The suite's environment as the rank wrapper reads it from stdin, before the watchdog takes stdin
+ * over: one `NAME value` line per variable, then ENV_END. A value is written with every byte outside
+ * a plain set as a printf %b octal escape (\0ooo), so a line never holds a newline and the shell
+ * restores the bytes exactly. On stdin, not in the ssh command: a command line is public (`ps` on
+ * the jump host and on the node, /proc/<pid>/cmdline), a pipe is not.
+ */
+export function envBlock(env: Readonly<Record<string, string>>): string {
+  const enc = (v: string) =>
+    [...Buffer.from(v, "utf8")].map((b) => (SAFE_BYTE.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `\\0${b.toString(8).padStart(3, "0")}`)).join("");
+  return `${Object.entries(env)
+    .map(([k, v]) => `${checkEnvName(k)} ${enc(v)}\n`)
+    .join("")}${ENV_END}\n`;
+}
+
+const SAFE_BYTE = /^[A-Za-z0-9_@%+:,./=-]$/;
+
+/**
+ * Reads envBlock's lines from stdin and exports each; a block cut short (gpucheck gone before it
+ * sent the end line) stops the rank rather than run it without its environment. `read` takes one
+ * line at a time from a pipe, leaving the rest of stdin for the watchdog.
+ */
+const READ_ENV = [
+  `e=; while IFS= read -r l; do [ "$l" = ${ENV_END} ] && { e=1; break; }; n=\${l%% *}; case $n in ''|[0-9]*|*[!A-Za-z0-9_]*) break;; esac; v=$(printf '%b_' "\${l#* }"); export "$n=\${v%_}"; done`,
+  `[ -n "$e" ] || { echo 'gpucheck: the environment did not arrive on stdin' >&2; exit 1; }`,
+];
+
 export interface RankScript {
   runId: string;
   stage: StagePaths;
   /** the pid file's name: rank number (or launcher index) */
   id: number;
   argv: readonly string[];
+  /** what is exported from the command itself: gpucheck's own variables (rank, rendezvous), never a suite's value */
   env: Readonly<Record<string, string>>;
+  /** the suite's env comes as envBlock() on stdin, first thing (PYTHONPATH among it is put after the stage's) */
+  envOnStdin?: boolean;
   /** variables set from the script's own shell variables (a rendezvous found on the host), not from env */
   fromShell?: Readonly<Record<string, "addr" | "port">>;
 }
@@ -112,7 +145,11 @@ export interface RankScript {
 export function rankScript(r: RankScript): string {
   const runs = remotePath(runsDirOf(r.stage));
   const mark = shQuote(`\\036gpucheck-${r.runId} %s %s\\n`);
-  const pythonPath = r.env.PYTHONPATH ? `${remotePath(stageOf(r.stage))}:${shQuote(r.env.PYTHONPATH)}` : remotePath(stageOf(r.stage));
+  const pythonPath = r.envOnStdin
+    ? `${remotePath(stageOf(r.stage))}\${PYTHONPATH:+:"$PYTHONPATH"}`
+    : r.env.PYTHONPATH
+      ? `${remotePath(stageOf(r.stage))}:${shQuote(r.env.PYTHONPATH)}`
+      : remotePath(stageOf(r.stage));
   const shell = r.fromShell ?? {};
   const env = Object.entries(r.env)
     .filter(([k]) => k !== "PYTHONPATH" && !(k in shell))
@@ -123,6 +160,8 @@ export function rankScript(r: RankScript): string {
     `R=${runs}`,
     // a test before mkdir: on every launch after a host's first, no process for it
     `[ -d "$R" ] || mkdir -p "$R"`,
+    // the suite's PYTHONPATH, if it gives one, comes on stdin; the login's own is not the suite's
+    ...(r.envOnStdin ? ["unset PYTHONPATH", ...READ_ENV] : []),
     `export PYTHONPATH=${pythonPath}`,
     ...env,
     "exec 3<&0",
