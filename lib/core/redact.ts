@@ -70,12 +70,14 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /**
  * Free text (a script, a message, a manifest's YAML): `NAME=value` and `NAME: value` of a secret name
  * become `NAME=***` (the value up to the end of its quotes or word), and any secret value of
- * MIN_SCRUBBED characters or more becomes `***` wherever it stands.
+ * MIN_SCRUBBED characters or more becomes `***` wherever it stands (`assignments: false`: only the
+ * latter, for YAML, where `NAME: *anchor` is an alias to keep).
  */
-export function scrubText(text: string, r: Redaction): string {
+export function scrubText(text: string, r: Redaction, opts: { assignments?: boolean } = {}): string {
   if (!r.names.size) return text;
   let out = text;
   for (const v of r.values) for (const f of forms(v)) out = out.split(f).join(REDACTED);
+  if (opts.assignments === false) return out;
   const names = [...r.names].map(escapeRe).join("|");
   // NAME='it'\''s' · NAME="…" · NAME=word, after a word boundary (export NAME=…, -e NAME=…, NAME: …)
   const assign = new RegExp(`(?<![A-Za-z0-9_])(${names})(=|: )((?:'[^']*'(?:\\\\'(?:'[^']*')?)*)|"(?:[^"\\\\]|\\\\.)*"|[^\\s;&|)'"]+)`, "g");
