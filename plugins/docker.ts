@@ -7,6 +7,7 @@ import { DIAL_COMMAND, engineList, nodeName, sshBlock } from "./docker/engines.t
 import { containersOf, imageOf, plannedMaster, RUN_LABEL, unitsOf } from "./docker/plan.ts";
 import { settings, type ContainerBody, type DockerSettings } from "./docker/spec.ts";
 import { planText } from "./docker/text.ts";
+import { type EngineTls, transportText } from "./docker/tls.ts";
 import { sshArgv } from "./_shared/ssh/argv.ts";
 import { targetOf } from "./_shared/ssh/target.ts";
 import { slot, slotsIn } from "../lib/core/slots.ts";
@@ -23,6 +24,8 @@ export function runLabel(outDir: string): string {
 export interface DockerManifest extends Manifest {
   engines: string[];
   dial?: Record<string, string[]>;
+  /** how each tcp:// engine is reached: TLS with its files, or plain HTTP (platform.docker.insecureTcp) */
+  transport?: Record<string, { tls: EngineTls } | { plainHttp: true }>;
   stage: string;
   units: Array<{ unit: string; containers: Array<{ engine: string; create: ContainerBody }> }>;
   text: string;
@@ -34,6 +37,7 @@ function render(ctx: RenderContext<DockerSettings>): DockerManifest {
   const target = targetOf(ssh, ctx.suite, slot("controlDir"));
   // every API connection to an ssh engine: a channel on the host's ControlMaster
   const dial = engines.flatMap((e): Array<[string, string[]]> => (e.kind === "ssh" ? [[e.url, sshArgv(target, e.host, "mux", DIAL_COMMAND)]] : []));
+  const tcp = engines.flatMap((e) => (e.kind === "tcp" ? [e] : []));
   const units = unitsOf(ctx.test, engines).map((u) => {
     const master = plannedMaster(u, ssh, ctx.test.perNode);
     return { unit: u.unit, master, containers: containersOf(ctx, u, master, slot("runId")) };
@@ -43,7 +47,8 @@ function render(ctx: RenderContext<DockerSettings>): DockerManifest {
     ...(dial.length ? { dial: Object.fromEntries(dial) } : {}),
     stage: "workload copied into each container at /opt/gpucheck (put_archive)",
     units: units.map((u) => ({ unit: u.unit, containers: u.containers.map(({ node, body }) => ({ engine: node.engine, create: body })) })),
-    text: planText({ engines: engines.map((e) => e.url), image: imageOf(ctx), pull: ctx.settings.pull, dial, units }),
+    ...(tcp.length ? { transport: Object.fromEntries(tcp.map((e) => [e.url, e.tls ? { tls: e.tls } : { plainHttp: true as const }])) } : {}),
+    text: planText({ engines: engines.map((e) => e.url), image: imageOf(ctx), pull: ctx.settings.pull, dial, transport: tcp.map((e) => transportText(e.url, e.tls)), units }),
   };
   return {
     ...manifest,

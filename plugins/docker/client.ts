@@ -5,6 +5,7 @@ import { DialError } from "./dial.ts";
 import type { Engine } from "./engines.ts";
 import { RUN_LABEL } from "./plan.ts";
 import type { SshEngines } from "./remote.ts";
+import { PLAIN_PORT, TLS_PORT, tlsOptions } from "./tls.ts";
 
 export function client(e: Engine, remote: SshEngines | undefined): Docker {
   if (e.kind === "socket") return new Docker({ socketPath: e.path });
@@ -14,7 +15,11 @@ export function client(e: Engine, remote: SshEngines | undefined): Docker {
     return new Docker({ protocol: "http", host: "docker", port: 80, agent: remote.dialer(e.host).agent } as Docker.DockerOptions);
   }
   const u = new URL(e.url);
-  return new Docker({ protocol: u.protocol === "https:" ? "https" : "http", host: u.hostname, port: Number(u.port || 2375) });
+  // the URL's host in brackets for IPv6 is the URL's; dockerode wants the bare address
+  const host = u.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (!e.tls) return new Docker({ protocol: "http", host, port: Number(u.port || PLAIN_PORT) });
+  // https: Node's TLS verifies the engine's certificate against ca (else the system's roots) and its name
+  return new Docker({ protocol: "https", host, port: Number(u.port || TLS_PORT), ...tlsOptions(e.url, e.tls) });
 }
 
 /** The engine's message (or the ssh transport's, which names the host) rather than a stack. */

@@ -8,8 +8,10 @@ import { sshSettings } from "../_shared/ssh/settings.ts";
 import { resolveHosts } from "../_shared/ssh/target.ts";
 import type { CliOverrides } from "../../lib/core/platform.ts";
 import type { DockerSettings } from "./spec.ts";
+import { type EngineTls, tcpTls } from "./tls.ts";
 
-export type Engine = { kind: "socket"; url: string; path: string } | { kind: "tcp"; url: string; host: string } | { kind: "ssh"; url: string; host: HostSpec };
+/** tcp: `tls` absent is plain HTTP, which only platform.docker.insecureTcp allows (tls.ts) */
+export type Engine = { kind: "socket"; url: string; path: string } | { kind: "tcp"; url: string; host: string; tls?: EngineTls } | { kind: "ssh"; url: string; host: HostSpec };
 
 export const LOCAL_SOCKET = "unix:///var/run/docker.sock";
 
@@ -51,7 +53,12 @@ export function engineList(s: DockerSettings, cli: CliOverrides, suite: Suite): 
   else if (s.hosts?.length) entries = s.hosts;
   else if (ssh.hosts || ssh.hostfile) entries = resolveHosts(ssh, {}, suite).map((h) => h.name);
   else entries = [process.env.DOCKER_HOST || LOCAL_SOCKET];
-  const engines = entries.map(parseEngine);
+  // a tcp engine is TLS, or plain HTTP where the suite says so by name, or refused here: before anything runs
+  const engines = entries.map(parseEngine).map((e) => {
+    if (e.kind !== "tcp") return e;
+    const tls = tcpTls(e.url, s, suite);
+    return tls ? { ...e, tls } : e;
+  });
   const seen = new Set<string>();
   for (const e of engines) {
     if (seen.has(e.url)) throw new SuiteError(`gpucheck: docker: engine ${JSON.stringify(e.url)} is listed twice: give one engine per node, or one engine for all nodes`);

@@ -33,6 +33,19 @@ export const settings = z.lazy(() =>
       infiniband: z.boolean().default(false),
       mounts: z.array(z.string().regex(/^[^:]+:[^:]+(:ro|:rw)?$/, 'expected "host-path:container-path[:ro]"')).default([]),
       pull: z.enum(["missing", "always", "never"]).default("missing"),
+      /** TLS to tcp:// engines: the CA to verify the engine with, the client certificate and key (relative to the suite file); default DOCKER_CERT_PATH as the docker CLI */
+      tls: z
+        .object({ ca: z.string().min(1).optional(), cert: z.string().min(1).optional(), key: z.string().min(1).optional() })
+        .strict()
+        .transform((t, ctx) => {
+          if (!!t.cert === !!t.key) return t;
+          const [has, lacks] = t.cert ? ["cert", "key"] : ["key", "cert"];
+          ctx.issues.push({ code: "custom", input: t, message: `"tls" has ${has} but no ${lacks}: give the client certificate (cert) and its private key (key) together` });
+          return z.NEVER;
+        })
+        .optional(),
+      /** reach tcp:// engines over plain HTTP, without TLS: anyone on the network path can read and change what gpucheck asks the engine (tls.ts) */
+      insecureTcp: z.boolean().default(false),
       /** seconds between SIGTERM and SIGKILL when stopping a container */
       stopGraceS: z.number().int().min(0).default(5),
     })

@@ -27,10 +27,13 @@ export function planText(p: {
   image: string;
   pull: string;
   dial: Array<[string, string[]]>;
+  /** one line per tcp:// engine (tls.ts transportText) */
+  transport?: string[];
   units: Array<{ unit: string; master: Master; containers: Planned }>;
 }): string {
   return [
     `engines: ${p.engines.join(", ")}; image ${p.image} (pull: ${p.pull}); workload copied into each container at /opt/gpucheck`,
+    ...(p.transport?.length ? ["tcp engines:", ...p.transport.map((t) => `  ${t}`)] : []),
     ...(p.dial.length
       ? ["API connections to ssh engines (the first to each host opens its ControlMaster with the same options):", ...p.dial.map(([url, argv]) => `  ${url}: ${shJoin(argv)}`)]
       : []),

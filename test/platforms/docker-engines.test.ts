@@ -56,7 +56,8 @@ describe("docker engines", () => {
     expect(urls(settings.parse({ hosts: ["d1", "unix:///x.sock"] }), {}, suite)).toEqual(["ssh://d1", "unix:///x.sock"]);
     expect(urls(none, {}, suite)).toEqual(["ssh://s1", "ssh://s2"]);
     process.env.DOCKER_HOST = "tcp://127.0.0.1:2375";
-    expect(urls()).toEqual(["tcp://127.0.0.1:2375"]);
+    // plain HTTP only where the suite says so (docker-tls.test.ts)
+    expect(urls(settings.parse({ insecureTcp: true }))).toEqual(["tcp://127.0.0.1:2375"]);
     delete process.env.DOCKER_HOST;
     expect(urls()).toEqual(["unix:///var/run/docker.sock"]);
   });
