@@ -11,6 +11,10 @@
 #  * a fake nvidia-container-runtime-hook on dockerd's PATH at start-up makes dockerd register its
 #    "nvidia" device driver, so DeviceRequests (--gpus) are accepted and NVIDIA_VISIBLE_DEVICES is set.
 #  * podman without systemd: cgroupfs, file events logger, ulimits capped (no CAP_SYS_RESOURCE here).
+#  * dockerd also listens on tcp://127.0.0.1:12376 with TLS, client certificates required
+#    (--tlsverify), as an engine behind DOCKER_HOST=tcp://… should: a CA, the server's certificate
+#    (IP 127.0.0.1) and a client's, made with openssl at the first start into a 0700 directory;
+#    $STATE/env names the listener and the client's DOCKER_CERT_PATH (ca.pem, cert.pem, key.pem).
 set -euo pipefail
 ACTION=${1:-start}; WHICH=${2:-both}
 STATE=/run/gpucheck-test/docker
@@ -18,6 +22,8 @@ PODMAN_CONF=/etc/gpucheck-test/containers.conf
 FAKE_NV=/opt/gpucheck-test/fake-nvidia/bin
 IMAGE=${GPUCHECK_TEST_IMAGE:-gpucheck-test/torch-cpu:bookworm}
 IMAGE_TAR=/var/lib/gpucheck-test/torch-cpu-rootfs.tar
+TLS_DIR=$STATE/tls
+TLS_HOST=tcp://127.0.0.1:12376
 log() { echo "[docker.sh] $*" >&2; }
 
 # shellcheck source=test/infra/proc-lib.sh
@@ -65,7 +71,36 @@ if [ ! -s $IMAGE_TAR ]; then
   rm -rf "$root"
 fi
 
+# The TLS listener's certificates, once: a CA, the engine's (for 127.0.0.1) and a client's (DOCKER_CERT_PATH layout).
+make_tls() {
+  [ -s $TLS_DIR/client/key.pem ] && return 0
+  local t; t=$(mktemp -d "$STATE/.tls.XXXXXX"); chmod 700 "$t"; mkdir -m 700 "$t/client"
+  log "making the TLS listener's CA, server and client certificates"
+  (
+    cd "$t"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=gpucheck-test docker CA" -keyout ca-key.pem -out ca.pem 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout server-key.pem -out server.csr 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 -extfile server.ext -out server-cert.pem 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=gpucheck-test client" -keyout client/key.pem -out client.csr 2>/dev/null
+    printf 'extendedKeyUsage=clientAuth\n' > client.ext
+    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 3650 -extfile client.ext -out client/cert.pem 2>/dev/null
+    cp ca.pem client/ca.pem; rm -f ./*.csr ./*.ext ./*.srl; chmod 600 ./*-key.pem client/key.pem
+  )
+  rm -rf $TLS_DIR; mv "$t" $TLS_DIR
+}
+tls_ping() {
+  curl -sf --max-time 5 --cacert $TLS_DIR/client/ca.pem --cert $TLS_DIR/client/cert.pem --key $TLS_DIR/client/key.pem \
+    "https://${TLS_HOST#tcp://}/_ping" >/dev/null 2>&1
+}
+
 if [ "$WHICH" != podman ]; then
+  make_tls
+  # a dockerd started before the TLS listener existed (the daemons outlive a run) is started again with it
+  if alive $STATE/dockerd.pid dockerd && ! tls_ping; then
+    log "dockerd has no TLS listener on $TLS_HOST: restarting it"
+    stop_pid $STATE/dockerd.pid dockerd
+  fi
   mkdir -p $FAKE_NV
   printf '#!/bin/sh\n# fake NVIDIA OCI prestart hook: lets dockerd accept GPU DeviceRequests without GPUs\ncat >/dev/null\nexit 0\n' > $FAKE_NV/nvidia-container-runtime-hook
   chmod +x $FAKE_NV/nvidia-container-runtime-hook
@@ -73,6 +108,7 @@ if [ "$WHICH" != podman ]; then
     start_dockerd() {
       log "starting dockerd $*"
       PATH=$FAKE_NV:$PATH nohup dockerd --host unix:///var/run/docker.sock \
+        --host $TLS_HOST --tlsverify --tlscacert $TLS_DIR/ca.pem --tlscert $TLS_DIR/server-cert.pem --tlskey $TLS_DIR/server-key.pem \
         --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
         "$@" >/var/log/gpucheck-test-dockerd.log 2>&1 &
       echo $! > $STATE/dockerd.pid
@@ -90,7 +126,9 @@ if [ "$WHICH" != podman ]; then
     docker import -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' $IMAGE_TAR "$IMAGE" >/dev/null
   fi
   docker run --rm --network none "$IMAGE" /usr/bin/python3 -c 'import torch' || { log "image $IMAGE cannot import torch"; exit 1; }
-  log "docker ready: unix:///var/run/docker.sock, image $IMAGE"
+  tls_ping || { log "dockerd does not answer over TLS on $TLS_HOST"; tail -20 /var/log/gpucheck-test-dockerd.log >&2; exit 1; }
+  printf 'GPUCHECK_DOCKER_TLS_HOST=%s\nGPUCHECK_DOCKER_CERT_PATH=%s\n' $TLS_HOST $TLS_DIR/client > $STATE/env
+  log "docker ready: unix:///var/run/docker.sock and $TLS_HOST (TLS, DOCKER_CERT_PATH=$TLS_DIR/client), image $IMAGE"
 fi
 
 if [ "$WHICH" != docker ]; then
