@@ -12,7 +12,8 @@ export interface IoResult {
 }
 
 export interface SlurmIo {
-  exec(argv: string[], opts?: { cwd?: string; timeoutMs?: number }): Promise<IoResult>;
+  /** env: variables added to this environment for the command (the test's secrets, for sbatch) */
+  exec(argv: string[], opts?: { cwd?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<IoResult>;
 }
 
 /** Scheduler commands answer in well under a second; a minute means slurmctld is unreachable. */
@@ -20,7 +21,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 export const systemIo: SlurmIo = {
   async exec(argv, opts = {}) {
-    const r = await runProc({ argv, cwd: opts.cwd, signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS), graceMs: 1000 });
+    const r = await runProc({ argv, cwd: opts.cwd, ...(opts.env && { env: { ...(process.env as Record<string, string>), ...opts.env } }), signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS), graceMs: 1000 });
     const timedOut = r.killed ? `${argv[0]}: no answer within ${Math.round((opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s` : undefined;
     return { code: r.code, stdout: r.stdout, stderr: r.stderr, spawnError: r.spawnError ?? timedOut };
   },

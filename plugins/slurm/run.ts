@@ -128,8 +128,12 @@ async function unusableNodes(io: SlurmIo, nodes: string[]): Promise<Map<string, 
 async function submit(io: SlurmIo, ctx: RunContext<SlurmSettings>): Promise<string> {
   // not tied to ctx.signal: a Ctrl-C during sbatch must not lose the id of a job it did submit
   const comment = `gpucheck run ${sha256(ctx.outDir).slice(0, 12)}`;
-  const argv = ["sbatch", "--parsable", `--comment=${comment}`, "job.sbatch"];
-  const r = await io.exec(argv, { cwd: ctx.logDir });
+  // the test's secrets travel in sbatch's environment, never in the script or on this command line
+  // (sbatch.ts); --export=ALL on the command line wins over an SBATCH_EXPORT the operator may have set
+  const secrets = Object.fromEntries((ctx.launch.secret ?? []).map((k) => [k, ctx.launch.env[k]!]));
+  const exported = Object.keys(secrets).length > 0;
+  const argv = ["sbatch", "--parsable", `--comment=${comment}`, ...(exported ? ["--export=ALL"] : []), "job.sbatch"];
+  const r = await io.exec(argv, { cwd: ctx.logDir, ...(exported && { env: secrets }) });
   const id = /^(\d+)(;\S+)?\s*$/.exec(r.stdout)?.[1];
   if (r.spawnError || r.code !== 0 || !id) {
     const why = (r.spawnError ?? (r.stderr.trim() || r.stdout.trim())) || `exit code ${r.code}`;

@@ -181,8 +181,17 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
       : `${test.nodes} node(s) x ${R} rank(s)`;
   const lines = ["#!/bin/bash", `# gpucheck: test ${quote(test.name)} of suite ${quote(ctx.suite.name)} (${test.kind}), ${what}`, ...headerLines(ctx, jobNodes)];
   lines.push("set -uo pipefail", "");
-  const env = Object.entries(launch.env);
+  // a secret's value (lib/core/redact.ts) is not written into the script, a file that sbatch copies
+  // and gpucheck keeps: it comes in sbatch's own environment (run.ts submit, --export=ALL)
+  const secret = new Set(launch.secret ?? []);
+  const env = Object.entries(launch.env).filter(([k]) => !secret.has(k));
   if (env.length) lines.push("# the test's environment, as the suite gives it", ...env.map(([k, v]) => `export ${envName(k)}=${quote(v)}`), "");
+  if (secret.size)
+    lines.push(
+      "# the test's secrets, given to sbatch in its environment (--export=ALL) rather than written here",
+      ...[...secret].map((k) => `[ -n "\${${envName(k)}+x}" ] || { echo "gpucheck: ${k} did not reach the job: sbatch was given it in its environment (--export=ALL)" >&2; exit 1; }`),
+      "",
+    );
   lines.push(
     "# srun sets SLURM_PROCID and SLURM_LOCALID per task; each rank exports them under the names the workload reads",
     // a round's groups may differ in size: each step says its own WORLD_SIZE

@@ -45,17 +45,18 @@ export class FakeSlurm implements SlurmIo {
     return [...this.jobs.values()].filter((j) => j.state === "RUNNING" || j.state === "COMPLETING").map((j) => `job ${j.id} ${j.state}`);
   }
 
-  async exec(argv: string[], opts: { cwd?: string } = {}): Promise<IoResult> {
+  async exec(argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<IoResult> {
     this.calls.push(argv);
     const [cmd, ...args] = argv;
-    if (cmd === "sbatch") return this.sbatch(args, opts.cwd ?? process.cwd());
+    if (cmd === "sbatch") return this.sbatch(args, opts.cwd ?? process.cwd(), opts.env ?? {});
     if (cmd === "squeue") return this.squeue(args);
     if (cmd === "scancel") return this.scancel(args[0]!);
     if (cmd === "sinfo") return this.sinfo(args);
     return { code: null, stdout: "", stderr: "", spawnError: `${cmd}: command not found` };
   }
 
-  private sbatch(args: string[], cwd: string): IoResult {
+  /** `given`: what sbatch's environment adds (the test's secrets); --export=ALL, as Slurm's default, hands the job all of it */
+  private sbatch(args: string[], cwd: string, given: Record<string, string>): IoResult {
     const script = args.at(-1)!;
     const text = readFileSync(join(cwd, script), "utf8");
     const directive = (name: string) => new RegExp(`^#SBATCH --${name}="?([^"\\n]*)"?$`, "m").exec(text)?.[1];
@@ -69,6 +70,7 @@ export class FakeSlurm implements SlurmIo {
     const out = openSync(join(cwd, (directive("output") ?? "slurm-%j.out").replace("%j", id)), "a");
     const env = {
       ...(process.env as Record<string, string>),
+      ...given,
       PATH: `${BIN}:${process.env.PATH}`,
       SLURM_JOB_ID: id,
       SLURM_JOBID: id,
