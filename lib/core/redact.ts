@@ -70,8 +70,9 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /**
  * Free text (a script, a message, a manifest's YAML): `NAME=value` and `NAME: value` of a secret name
  * become `NAME=***` (the value up to the end of its quotes or word), and any secret value of
- * MIN_SCRUBBED characters or more becomes `***` wherever it stands (`assignments: false`: only the
- * latter, for YAML, where `NAME: *anchor` is an alias to keep).
+ * MIN_SCRUBBED characters or more becomes `***` wherever it stands; so does the value line under a
+ * Kubernetes env entry's `name: NAME` (`assignments: false`: only the values, for a suite's YAML,
+ * where `NAME: *anchor` is an alias to keep).
  */
 export function scrubText(text: string, r: Redaction, opts: { assignments?: boolean } = {}): string {
   if (!r.names.size) return text;
@@ -81,9 +82,11 @@ export function scrubText(text: string, r: Redaction, opts: { assignments?: bool
   const names = [...r.names].map(escapeRe).join("|");
   // NAME='it'\''s' · NAME="…" · NAME=word, after a word boundary (export NAME=…, -e NAME=…, NAME: …)
   const assign = new RegExp(`(?<![A-Za-z0-9_])(${names})(=|: )((?:'[^']*'(?:\\\\'(?:'[^']*')?)*)|"(?:[^"\\\\]|\\\\.)*"|[^\\s;&|)'"]+)`, "g");
-  return out.replace(assign, (_m, name: string, sep: string, value: string) =>
-    value === REDACTED || value === `'${REDACTED}'` || value === `"${REDACTED}"` ? `${name}${sep}${value}` : `${name}${sep}${REDACTED}`,
-  );
+  const kept = (v: string) => v === REDACTED || v === `'${REDACTED}'` || v === `"${REDACTED}"`;
+  out = out.replace(assign, (_m, name: string, sep: string, value: string) => `${name}${sep}${kept(value) ? value : REDACTED}`);
+  // a Kubernetes env entry written as YAML: `- name: NAME` and, on the next line, `value: …`
+  const entry = new RegExp(`(name: ["']?(?:${names})["']?[ \t]*\r?\n[ \t]*value: )([^\n]*)`, "g");
+  return out.replace(entry, (_m, head: string, value: string) => `${head}${kept(value.trim()) ? value : `"${REDACTED}"`}`);
 }
 
 /**

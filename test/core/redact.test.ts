@@ -40,6 +40,8 @@ describe("redacting", () => {
     expect(scrubText(`-e PW=x -e RANK=1`, r)).toBe("-e PW=*** -e RANK=1");
     expect(scrubText("curl -H 'Authorization: supersecret-token-123' failed", r)).toBe("curl -H 'Authorization: ***' failed");
     expect(scrubText(`{"v":"it's \\"q\\""}`, r)).toBe(`{"v":"***"}`);
+    // a Kubernetes env entry in a manifest's YAML, its value on the line under its name
+    expect(scrubText("env:\n  - name: PW\n    value: x\n  - name: RANK\n    value: '0'\n", r)).toBe("env:\n  - name: PW\n    value: \"***\"\n  - name: RANK\n    value: '0'\n");
     // "x" is too short to hunt for in free text: rank 1, on x86 and the like stay readable
     expect(scrubText("rank x of 2 on x86", r)).toBe("rank x of 2 on x86");
   });
