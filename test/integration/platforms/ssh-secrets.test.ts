@@ -20,14 +20,14 @@ const RANK =
   "import hashlib, os, time; e = os.environ; print('SEEN', hashlib.sha256(e['API_TOKEN'].encode()).hexdigest(), hashlib.sha256(e['ENDPOINT'].encode()).hexdigest(), flush=True); time.sleep(4)";
 
 /** `ps` over every process, full width, while the ranks run: once the ranks (their code is on their command lines) and the local ssh clients are both there. */
-async function psWhileRunning(until: Promise<unknown>): Promise<string> {
+async function psWhileRunning(until: Promise<unknown>, clientsWanted: number): Promise<string> {
   let done = false;
   void until.then(() => (done = true));
   while (!done) {
     const ps = execFileSync("ps", ["-eww", "-o", "args"], { encoding: "utf8" });
     const ranks = ps.split("\n").filter((l) => l.startsWith("/usr/bin/python3 -c import hashlib")).length;
     const clients = ps.split("\n").filter((l) => /^ssh .* -- /.test(l)).length;
-    if (ranks >= 2 && clients >= 2) return ps;
+    if (ranks >= 2 && clients >= clientsWanted) return ps;
     await Bun.sleep(100);
   }
   throw new Error("the run ended before ps saw its ranks and their ssh clients");
@@ -38,7 +38,8 @@ async function runWithSecret(test_: TestToRender, hosts: string[], launcher: str
   const settings = ssh.settings.parse({ configFile: infra.config, launcher });
   const ctx = runContextFor(test_, { settings, cli: { hosts }, outDir: tempDir("gpucheck-ssh-secrets-"), signal: new AbortController().signal });
   const run = ssh.run(ctx);
-  const ps = await psWhileRunning(run);
+  // mpirun: one local ssh for it, its own ssh (Open MPI's plm_rsh) for the other host's ranks
+  const ps = await psWhileRunning(run, launcher === "mpirun" ? 1 : 2);
   return { ps, units: await run };
 }
 
@@ -46,6 +47,8 @@ describe("ssh: the suite's env reaches the ranks on stdin, never on a command li
   const env = { API_TOKEN: SECRET, ENDPOINT: OTHER, NCCL_DEBUG: "INFO" };
   const cases: Array<[string, string, TestToRender]> = [
     ["2 hosts, a rank each, launcher direct", "direct", scriptTest("sec", "/usr/bin/python3", RANK, { nodes: 2, ranksPerNode: 1, env })],
+    // mpirun's command line names the variables (-x NAME); Open MPI carries their values to the other host's ranks itself
+    ["2 hosts, a rank each, launcher mpirun", "mpirun", scriptTest("sec", "/usr/bin/python3", RANK, { nodes: 2, ranksPerNode: 1, env })],
     // a per-node unit's one process runs in its host's first ssh (the one-pass script)
     [
       "per node on 2 hosts, launcher gpucheck (the process in the host's first ssh)",
