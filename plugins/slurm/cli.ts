@@ -21,7 +21,13 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 export const systemIo: SlurmIo = {
   async exec(argv, opts = {}) {
-    const r = await runProc({ argv, cwd: opts.cwd, ...(opts.env && { env: { ...(process.env as Record<string, string>), ...opts.env } }), signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS), graceMs: 1000 });
+    const r = await runProc({
+      argv,
+      cwd: opts.cwd,
+      ...(opts.env && { env: { ...(process.env as Record<string, string>), ...opts.env } }),
+      signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      graceMs: 1000,
+    });
     const timedOut = r.killed ? `${argv[0]}: no answer within ${Math.round((opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s` : undefined;
     return { code: r.code, stdout: r.stdout, stderr: r.stderr, spawnError: r.spawnError ?? timedOut };
   },

@@ -189,7 +189,9 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
   if (secret.size)
     lines.push(
       "# the test's secrets, given to sbatch in its environment (--export=ALL) rather than written here",
-      ...[...secret].map((k) => `[ -n "\${${envName(k)}+x}" ] || { echo "gpucheck: ${k} did not reach the job: sbatch was given it in its environment (--export=ALL)" >&2; exit 1; }`),
+      ...[...secret].map(
+        (k) => `[ -n "\${${envName(k)}+x}" ] || { echo "gpucheck: ${k} did not reach the job: sbatch was given it in its environment (--export=ALL)" >&2; exit 1; }`,
+      ),
       "",
     );
   lines.push(

@@ -70,6 +70,8 @@ describe("every built-in suite renders schema-valid manifests in every mode", ()
             if (t.perNode) expect(kinds).toEqual(["ConfigMap", "Job"]);
             else expect(kinds).toEqual(mode === "indexed-job" ? ["ConfigMap", "Service", "Job"] : ["ConfigMap", mode === "pytorchjob" ? "PyTorchJob" : "MPIJob"]);
             for (const pod of r.manifests.flatMap(templates)) {
+              // every pod of every mode, launchers included: no service-account token to steal (issue 31)
+              expect(pod.spec.automountServiceAccountToken).toBe(false);
               const c = pod.spec.containers[0]!;
               if (c.name === "launcher") continue;
               expect(c.resources.limits?.["nvidia.com/gpu"]).toBe(t.gpusPerNode > 0 ? String(t.gpusPerNode) : undefined);
