@@ -1,6 +1,7 @@
 // The isolating patterns' conformance table (pattern-conformance.ts) on the docker platform: one
 // fake engine per node (test/fakes/fake-docker.ts), each on a loopback address of its own so the
 // platform takes them for four hosts, the nodes' faults in their software (test/fakes/fake-workload.ts).
+// Plain HTTP to them, said by name (insecureTcp): fakes on loopback, no TLS to test here (docker-tls.test.ts).
 import { afterAll, beforeAll } from "bun:test";
 import "../../cli/platforms.ts";
 import type { Platform } from "../../lib/core/platform.ts";
@@ -19,7 +20,7 @@ afterAll(async () => {
 patternConformance("docker", () => ({
   nodes: ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"],
   setup: () => ({
-    platformYaml: `{ type: docker, docker: { hosts: [${engines.map((e) => e.url).join(", ")}], network: none, ulimits: false, pull: never, stopGraceS: 1 } }`,
+    platformYaml: `{ type: docker, docker: { hosts: [${engines.map((e) => e.url).join(", ")}], insecureTcp: true, network: none, ulimits: false, pull: never, stopGraceS: 1 } }`,
     platform: docker as Platform<unknown>,
   }),
 }));
