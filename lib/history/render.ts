@@ -45,7 +45,7 @@ const partName = (p: { serial: string | null; uuid: string | null }) => [p.seria
 function renderMetric(m: MetricHistory): string {
   const unit = m.unit && m.unit !== "count" ? ` ${m.unit}` : "";
   const ref = m.reference
-    ? `${m.reference.accepted ? "accepted" : "first seen (no acceptance run measured this part)"} ${fmt(m.reference.value)}${unit} (#${m.reference.run})`
+    ? `${m.reference.accepted ? "accepted" : "first seen (no acceptance run passed this part)"} ${fmt(m.reference.value)}${unit} (#${m.reference.run})`
     : "never measured";
   const points = m.points.map((p) => {
     const v = p.value === null ? "not measured" : `${fmt(p.value)}${p.drift !== null && p.drift !== 0 ? ` (${pct(p.drift)})` : ""}`;

@@ -1,7 +1,7 @@
 // A node's or a part's history, read from the store: per part slot, the serials it held (a new serial
 // in the same slot is a swap, an RMA), and per metric its figures run by run with the drift from the
-// part's accepted figure: the value of the first acceptance run that measured that part (that serial).
-// A part first seen in a health run has no accepted figure; its first figure is the reference, said so.
+// part's accepted figure: the value of the first acceptance run that measured that part (that serial)
+// and passed it. A part no acceptance run passed has none; its first figure is the reference, said so.
 import type { FigureRecord, RunRecord } from "./store.ts";
 
 export interface Point {
@@ -92,7 +92,8 @@ export function buildHistory(query: string, figures: FigureRecord[], runs: RunRe
 }
 
 function referenceOf(points: Point[], runs: Map<number, RunRecord>): MetricHistory["reference"] {
-  const accepted = points.find((p) => p.value !== null && runs.get(p.run)?.mode === "acceptance");
+  // a figure its acceptance run failed or could not judge was not accepted: the part has no accepted figure yet
+  const accepted = points.find((p) => p.value !== null && runs.get(p.run)?.mode === "acceptance" && (p.verdict === "passed" || p.verdict === "recorded"));
   if (accepted) return { run: accepted.run, value: accepted.value!, accepted: true };
   const first = points.find((p) => p.value !== null);
   return first ? { run: first.run, value: first.value!, accepted: false } : null;

@@ -142,9 +142,19 @@ describe("a part's history", () => {
         "gpu-01 GPU 3  SWAPPED: 2 parts in this slot (an RMA or a reseat into another slot)",
         "  serial 1652923000103, GPU-00000003-aaaa-bbbb-cccc-dddddddddddd: runs #1",
         "  serial 1652923009999, GPU-99999999-aaaa-bbbb-cccc-dddddddddddd: runs #2 to #3",
-        "  gemm gemm_bf16_tflops: first seen (no acceptance run measured this part) 790 TFLOP/s (#2) · #1 640 FAILED · #2 790 · #3 774.2 (−2.0 %)",
+        "  gemm gemm_bf16_tflops: first seen (no acceptance run passed this part) 790 TFLOP/s (#2) · #1 640 FAILED · #2 790 · #3 774.2 (−2.0 %)",
       ].join("\n"),
     );
+    s.close();
+  });
+
+  test("a figure its acceptance run failed is not accepted: the part's first figure is the reference, said so", () => {
+    const s = store();
+    add(s, gemmRun(780, 640, "1652923000103", "2026-11-01T10:00:00.000Z"), "acceptance", "a");
+    add(s, gemmRun(780, 720, "1652923000103", "2026-11-08T10:00:00.000Z"), "acceptance", "b");
+    const figures = s.figuresFor("1652923000103");
+    const h = buildHistory("1652923000103", figures, s.runs([...new Set(figures.map((f) => f.runId))]));
+    expect(h.slots[0]!.metrics[0]!.reference).toEqual({ run: 2, value: 720, accepted: true });
     s.close();
   });
 
