@@ -22,6 +22,10 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
     { key: "hcas", doc: 'the compute HCAs (NCCL_IB_HCA names, or "mlx5_0,mlx5_3"); absent: every InfiniBand port; Ethernet/RoCE and storage ports never count' },
     { key: "nvlinksPerGpu", doc: "NVLink links each GPU must have up; absent: from the GPU model (18 on H100/H200 SXM, 12 on A100 SXM)" },
     { key: "config", doc: "values every node and GPU must have: { driver: 550.90.07, power_limit_w: 700, pcie_gen: 5 }" },
+    {
+      key: "nvlinkDomain",
+      doc: "node (default): the NVLink fabric ends at the node (HGX: CliqueId 0 is normal); rack: GPUs join a multi-node NVLink domain (GB200 NVL72): each GPU must have a CliqueId and ClusterUUID, the same on every GPU of the node",
+    },
   ],
   ranksPerNode: 1,
   fixedRanksPerNode: 1,
@@ -32,7 +36,10 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
   metrics: {
     gpu_count: higher("count", "GPUs nvidia-smi lists on the node", { total: "node" }),
     nvlink_inactive: lower("count", "NVLink links short of the GPU model's count (18 on H100/H200 SXM; inventory.nvlinksPerGpu overrides), summed over GPUs"),
-    fabric_not_ready: lower("count", "GPUs whose NVSwitch fabric is not State Completed / Status Success (nvidia-smi -q Fabric, driver 535+)"),
+    fabric_not_ready: lower(
+      "count",
+      "GPUs whose NVLink fabric is not ready (nvidia-smi -q Fabric, driver 535+): State not Completed, Status not Success, Health Summary Unhealthy, Health Bandwidth not Full; with nvlinkDomain: rack also CliqueId 0, an all-zero ClusterUUID, or a clique other than the node's other GPUs'",
+    ),
     ecc_uncorrected: lower("count", "uncorrectable ECC errors since the driver loaded (volatile DRAM + SRAM; lifetime counters are not added)"),
     ecc_dram_uncorrected: lower("count", "volatile DRAM uncorrectable ECC errors"),
     ecc_sram_uncorrected: lower("count", "volatile SRAM uncorrectable ECC errors (parity + SEC-DED)"),

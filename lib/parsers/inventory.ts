@@ -117,7 +117,7 @@ export function inventoryMetrics(inv: NodeInventory, params: InventoryParams = {
   } else {
     set("gpu_count", gpus.length, gpus.length ? gpus.map(gpuName).join(", ") : "nvidia-smi lists no GPU");
     nvlinkMetrics(gpus, params, why.nvlinks, set);
-    fabricMetric(gpus, set);
+    fabricMetric(gpus, params, set);
     eccMetrics(gpus, set);
     const modes = (metric: string, bad: (g: Obj) => boolean | null, label: string) => {
       const known = gpus.filter((g) => bad(g) !== null);
@@ -204,14 +204,58 @@ function nvlinkMetrics(gpus: Obj[], params: InventoryParams, unreadable: string 
   set("nvlink_inactive", missing, parts.join("; ") || undefined);
 }
 
-function fabricMetric(gpus: Obj[], set: Setter) {
+// Health wordings nvidia-smi prints that mean the fabric is fine or cannot say (older drivers, boards without it)
+const HEALTH_OK = new Set(["Healthy", "N/A", "Not Supported"]);
+const BANDWIDTH_OK = new Set(["Full", "N/A", "Not Supported"]);
+const ZERO_UUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
+
+/**
+ * Why a GPU's NVLink fabric is not ready, or null when it is. State and Status are what the fabric
+ * manager reports (Status only means something once State is Completed: NVML's own doc). A fabric
+ * whose Health says Unhealthy while State/Status say Completed/Success exists (kubernetes-sigs/
+ * dra-driver-nvidia-gpu#626). On a multi-node NVLink domain (GB200 NVL72) a GPU outside any clique
+ * shows CliqueId 0 and a zero ClusterUUID, even with State Completed (Azure/azhpc-images#506, where a
+ * check looking only for N/A let such nodes pass); on a single-node NVSwitch board (HGX) that is normal.
+ */
+function fabricProblem(g: Obj, rack: boolean): string | null {
+  const why: string[] = [];
+  if (g.fabric_state !== "Completed" || g.fabric_status !== "Success") why.push(`State ${g.fabric_state}, Status ${g.fabric_status}`);
+  const summary = g.fabric_health_summary;
+  if (typeof summary === "string" && !HEALTH_OK.has(summary)) why.push(`Health Summary ${summary}`);
+  const bandwidth = g.fabric_health_bandwidth;
+  if (typeof bandwidth === "string" && !BANDWIDTH_OK.has(bandwidth)) why.push(`Health Bandwidth ${bandwidth}`);
+  if (rack) {
+    if (g.fabric_clique_id == null || g.fabric_clique_id === "0" || g.fabric_clique_id === "N/A") why.push(`CliqueId ${g.fabric_clique_id ?? "absent"}`);
+    if (g.fabric_cluster_uuid == null || g.fabric_cluster_uuid === "N/A" || ZERO_UUID.test(String(g.fabric_cluster_uuid)))
+      why.push(`ClusterUUID ${g.fabric_cluster_uuid ?? "absent"}`);
+  }
+  return why.length ? why.join(", ") : null;
+}
+
+const cliqueOf = (g: Obj) => `CliqueId ${g.fabric_clique_id}, ClusterUUID ${g.fabric_cluster_uuid}`;
+
+function fabricMetric(gpus: Obj[], params: InventoryParams, set: Setter) {
   if (gpus.length === 0) return set("fabric_not_ready", 0);
   const missing = gpus.filter((g) => g.fabric_state == null);
   if (missing.length) return set("fabric_not_ready", null, undefined, `nvidia-smi -q shows no Fabric state for ${missing.map(gpuName).join(", ")} (driver before 535?)`);
   const na = gpus.filter((g) => g.fabric_state === "N/A");
   if (na.length) return set("fabric_not_ready", null, undefined, `Fabric State is N/A on ${na.map(gpuName).join(", ")}: no NVSwitch fabric on this board`);
-  const bad = gpus.filter((g) => g.fabric_state !== "Completed" || g.fabric_status !== "Success");
-  set("fabric_not_ready", bad.length, bad.map((g) => `${gpuName(g)}: Fabric State ${g.fabric_state}, Status ${g.fabric_status}`).join("; ") || undefined);
+  const rack = params.nvlinkDomain === "rack";
+  const bad = new Map<Obj, string>();
+  for (const g of gpus) {
+    const why = fabricProblem(g, rack);
+    if (why) bad.set(g, why);
+  }
+  if (rack) {
+    // a node's GPUs all sit in one NVLink domain: a GPU in another clique than most is cabled or registered wrong
+    const ready = gpus.filter((g) => !bad.has(g));
+    const counts = new Map<string, number>();
+    for (const g of ready) counts.set(cliqueOf(g), (counts.get(cliqueOf(g)) ?? 0) + 1);
+    const [major] = [...counts.entries()].sort((a, b) => b[1] - a[1]);
+    if (major) for (const g of ready) if (cliqueOf(g) !== major[0]) bad.set(g, `${cliqueOf(g)}, where ${major[1]} of the node's ${ready.length} GPUs have ${major[0]}`);
+  }
+  const named = [...bad].sort((a, b) => Number(a[0].index) - Number(b[0].index));
+  set("fabric_not_ready", bad.size, named.map(([g, why]) => `${gpuName(g)}: Fabric ${why}`).join("; ") || undefined);
 }
 
 function eccMetrics(gpus: Obj[], set: Setter) {

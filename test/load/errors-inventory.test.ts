@@ -79,9 +79,24 @@ tests:
     inventory: { colour: blue }
 `,
       `
-suite.yaml:5:18: unknown key "colour": expected one of hcas, nvlinksPerGpu, config
+suite.yaml:5:18: unknown key "colour": expected one of hcas, nvlinksPerGpu, config, nvlinkDomain
       inventory: { colour: blue }
                    ^
+`,
+    ],
+    [
+      "an NVLink domain that is neither node nor rack",
+      `
+name: s
+tests:
+  - name: a
+    kind: inventory
+    inventory: { nvlinkDomain: nvl72 }
+`,
+      `
+suite.yaml:5:32: invalid nvlinkDomain "nvl72": expected one of node, rack
+      inventory: { nvlinkDomain: nvl72 }
+                                 ^
 `,
     ],
     [

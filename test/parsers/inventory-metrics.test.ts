@@ -112,3 +112,57 @@ describe("configuration sanity", () => {
     expect(checkExpectation(e, ms[1]!, undefined).checks[0]!.message).toBe("config_mismatches 1 > 0 expected (+1): gpu02: driver 535.161.08 ≠ 565.57.01 (2 of 3 nodes)");
   });
 });
+
+// GB200 Fabric blocks as quoted in public threads (workload/tests/fixtures/fabric-gb200-*.txt, read by the
+// workload's parser in test_node_parsers.py); the values are set on a real HGX capture's GPUs here.
+describe("the NVLink fabric: State and Status, Health, and a multi-node domain's clique", () => {
+  // one parse of the capture (a Python start); each test gets its own copy to change
+  let parsed: NodeInventory | undefined;
+  const hgx = () => structuredClone((parsed ??= node({ q: H100, nvlink: NVLINK, ibstat: IB })));
+  // a healthy GB200 rack's clique, from leptonai/gpud#1106 (NVML's fabric info on a GB200 node)
+  const RACK = { fabric_clique_id: "4026", fabric_cluster_uuid: "9c6f5af3-53bf-49b5-a436-b66766c413c3" };
+  const rackNode = () => {
+    const inv = hgx();
+    for (const g of inv.gpus) Object.assign(g, RACK, { fabric_health_summary: "Healthy", fabric_health_bandwidth: "Full" });
+    return inv;
+  };
+
+  test("Status Insufficient Resources with State Completed fails, naming the GPU (Azure/azhpc-images#506)", () => {
+    const inv = hgx();
+    Object.assign(inv.gpus[0]!, { fabric_status: "Insufficient Resources" });
+    const c = count(inv);
+    expect(c.metrics.fabric_not_ready).toBe(1);
+    expect(c.details.fabric_not_ready).toBe("GPU 0 (00000000:18:00.0, serial 1654423001593): Fabric State Completed, Status Insufficient Resources");
+  });
+
+  test("Health Summary Unhealthy fails although State and Status say Completed and Success (dra-driver-nvidia-gpu#626)", () => {
+    const inv = hgx();
+    Object.assign(inv.gpus[2]!, {
+      fabric_clique_id: "2",
+      fabric_cluster_uuid: "dc6e40c4-d722-4357-9ba6-5291dd461278",
+      fabric_health_summary: "Unhealthy",
+      fabric_health_bandwidth: "Full",
+    });
+    const c = count(inv);
+    expect(c.metrics.fabric_not_ready).toBe(1);
+    expect(c.details.fabric_not_ready).toBe("GPU 2 (00000000:3A:00.0, serial 1654423003947): Fabric Health Summary Unhealthy");
+  });
+
+  test("an HGX board's CliqueId 0 and zero ClusterUUID are normal, and fail only where the suite says the domain is a rack", () => {
+    expect(count(hgx()).metrics.fabric_not_ready).toBe(0);
+    const c = count(hgx(), { nvlinkDomain: "rack" });
+    expect(c.metrics.fabric_not_ready).toBe(8);
+    expect(c.details.fabric_not_ready).toStartWith("GPU 0 (00000000:18:00.0, serial 1654423001593): Fabric CliqueId 0, ClusterUUID 00000000-0000-0000-0000-000000000000; GPU 1 ");
+  });
+
+  test("on a rack, every GPU in one clique passes, and a GPU in another clique is named with the node's", () => {
+    expect(count(rackNode(), { nvlinkDomain: "rack" }).metrics.fabric_not_ready).toBe(0);
+    const inv = rackNode();
+    Object.assign(inv.gpus[5]!, { fabric_clique_id: "2", fabric_cluster_uuid: "dc6e40c4-d722-4357-9ba6-5291dd461278" });
+    const c = count(inv, { nvlinkDomain: "rack" });
+    expect(c.metrics.fabric_not_ready).toBe(1);
+    expect(c.details.fabric_not_ready).toBe(
+      "GPU 5 (00000000:AB:00.0, serial 1654323021387): Fabric CliqueId 2, ClusterUUID dc6e40c4-d722-4357-9ba6-5291dd461278, where 7 of the node's 8 GPUs have CliqueId 4026, ClusterUUID 9c6f5af3-53bf-49b5-a436-b66766c413c3",
+    );
+  });
+});

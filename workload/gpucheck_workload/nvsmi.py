@@ -154,6 +154,13 @@ def gpu_record(index, bus_id, tree):
         # manager has set up this GPU's NVLink fabric; N/A on boards without NVSwitch
         "fabric_state": lookup(tree, ("Fabric", "State")),
         "fabric_status": lookup(tree, ("Fabric", "Status")),
+        # the NVLink domain the GPU joined (GB200 NVL72: every GPU of a rack shares one CliqueId and
+        # ClusterUUID; 0 and all-zero on single-node NVSwitch boards) and the fabric's own health
+        # (driver 550+: Health/Bandwidth; 560+ adds Health/Summary)
+        "fabric_clique_id": lookup(tree, ("Fabric", "CliqueId")),
+        "fabric_cluster_uuid": lookup(tree, ("Fabric", "ClusterUUID")),
+        "fabric_health_summary": lookup(tree, ("Fabric", "Health", "Summary")),
+        "fabric_health_bandwidth": lookup(tree, ("Fabric", "Health", "Bandwidth")),
     }
 
 

@@ -171,3 +171,39 @@ def test_kmsg_records_become_dmesg_lines():
     line = xid.kmsg_line("3,1234,6781741548779,-;NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n SUBSYSTEM=pci")
     assert line == "[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
     assert codes(xid.parse(line)) == [79]
+
+
+def _with_fabric(capture, block_fixture):
+    """A real -q capture whose first GPU's Fabric block is replaced by a captured GB200 Fabric block
+    (no whole GB200 -q capture was found in public material; the blocks were quoted alone)."""
+    text = fixture_text(capture)
+    block = "".join(l + "\n" for l in fixture_text(block_fixture).splitlines() if not l.startswith("#"))
+    start = text.index("    Fabric\n")
+    end = text.index("    Processes", start)
+    return text[:start] + block + text[end:]
+
+
+def test_fabric_clique_and_health_on_hgx_h100_565():
+    _, _, gpus = query("nvidia-smi-q-h100-8gpu-565.57.01.txt")
+    # a single-node NVSwitch board: Completed/Success with CliqueId 0 and a zero ClusterUUID; Health has Bandwidth only
+    assert {(g["fabric_state"], g["fabric_status"], g["fabric_clique_id"], g["fabric_cluster_uuid"]) for g in gpus} == {
+        ("Completed", "Success", "0", "00000000-0000-0000-0000-000000000000")}
+    assert {(g["fabric_health_summary"], g["fabric_health_bandwidth"]) for g in gpus} == {(None, "N/A")}
+
+
+def test_fabric_health_summary_on_590():
+    _, _, [gpu] = query("nvidia-smi-q-h100-1gpu-590.48.01-load-wide-labels.txt")
+    assert (gpu["fabric_health_summary"], gpu["fabric_health_bandwidth"]) == ("N/A", "N/A")
+
+
+def test_gb200_fabric_blocks_insufficient_resources_and_unhealthy():
+    _, _, gpus = nvsmi.parse_query(_with_fabric("nvidia-smi-q-h100-8gpu-565.57.01.txt", "fabric-gb200-insufficient-resources-azhpc-506.txt"))
+    g = gpus[0]
+    assert (g["fabric_state"], g["fabric_status"], g["fabric_clique_id"], g["fabric_cluster_uuid"]) == (
+        "Completed", "Insufficient Resources", "0", "00000000-0000-0000-0000-000000000000")
+    assert len(gpus) == 8 and gpus[1]["fabric_status"] == "Success"
+    _, _, gpus = nvsmi.parse_query(_with_fabric("nvidia-smi-q-h100-8gpu-565.57.01.txt", "fabric-gb200-unhealthy-dra-626.txt"))
+    g = gpus[0]
+    assert (g["fabric_state"], g["fabric_status"], g["fabric_clique_id"], g["fabric_cluster_uuid"]) == (
+        "Completed", "Success", "2", "dc6e40c4-d722-4357-9ba6-5291dd461278")
+    assert (g["fabric_health_summary"], g["fabric_health_bandwidth"]) == ("Unhealthy", "Full")

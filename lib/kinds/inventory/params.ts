@@ -14,6 +14,8 @@ export interface InventoryParams {
   nvlinksPerGpu?: number;
   /** values every node and GPU must have (driver, power_limit_w, pcie_gen, …) */
   config?: Record<string, string | number>;
+  /** "node": the NVLink fabric ends at the node (HGX); "rack": GPUs join a multi-node NVLink domain (GB200 NVL72) */
+  nvlinkDomain?: "node" | "rack";
 }
 
 export const inventoryBlock = () =>
@@ -23,6 +25,7 @@ export const inventoryBlock = () =>
     nvlinksPerGpu: nonNegativeInt().optional(),
     // values every node and GPU of the run must have (lib/parsers/inventory-config.ts)
     config: pinMap().optional(),
+    nvlinkDomain: z.enum(["node", "rack"]).optional(),
   });
 
 const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;

@@ -27,6 +27,10 @@ export const inventoryResult = z.lazy(() => {
       mig_mode: text().optional(),
       fabric_state: text().optional(),
       fabric_status: text().optional(),
+      fabric_clique_id: text().optional(),
+      fabric_cluster_uuid: text().optional(),
+      fabric_health_summary: text().optional(),
+      fabric_health_bandwidth: text().optional(),
       nvlinks: z
         .array(z.object({ link: z.number().int(), state: z.string() }).loose())
         .nullable()
