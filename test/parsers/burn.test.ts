@@ -22,6 +22,19 @@ interface Shape {
   last?: number | null;
   unmeasured?: string;
 }
+// a rank's checksum account as burn.py's Checksums.result() gives it: 545 checks in a 10-minute run
+const account = (over: object = {}) => ({
+  n: 4096,
+  dtype: "bf16",
+  every: 100,
+  checks: 545,
+  mismatches: 0,
+  self_mismatches: 0,
+  cross_mismatches: 0,
+  no_majority: 0,
+  mismatch_at_s: [],
+  ...over,
+});
 const gpu = (rank: number, [uuid, pci]: readonly [string, string], s: Shape = {}) => {
   const { mean = 0.0022, std = 0.00002, max = 0.0025, n = 50000, first = 700, last = 690 } = s;
   return {
@@ -43,7 +56,7 @@ const gpu = (rank: number, [uuid, pci]: readonly [string, string], s: Shape = {}
     raw_s: [],
     raw_cap: 1000,
     raw_truncated: true,
-    checksum: { n: 4096, dtype: "bf16", every: 100, checks: 545, mismatches: 0, self_mismatches: 0, cross_mismatches: 0, no_majority: 0, mismatch_at_s: [] },
+    checksum: account(),
   };
 };
 const result = (ranks: object[]) => ({
@@ -89,8 +102,7 @@ describe("burnMeasurement", () => {
   });
 
   test("a GPU whose product changed under load is counted at each check and named with when; the others are 0", () => {
-    const bad = gpu(1, GPU1);
-    bad.checksum = { ...bad.checksum, mismatches: 2, self_mismatches: 2, cross_mismatches: 2, mismatch_at_s: [212.4, 498.031] };
+    const bad = { ...gpu(1, GPU1), checksum: account({ mismatches: 2, self_mismatches: 2, cross_mismatches: 2, mismatch_at_s: [212.4, 498.031] }) };
     const m = burnMeasurement(line(result([gpu(0, GPU0), bad])));
     expect(m.metrics.burn_checksum_mismatches).toBe(2);
     expect(m.details!.burn_checksum_mismatches).toBe(
