@@ -11,8 +11,10 @@ Silent data corruption under load: every --checksum-every iterations each rank m
 seeded inputs (identical on every rank) and fingerprints the product's bits on the device; the
 fingerprints are gathered and each rank's compared with its own first (a GPU that computes the same
 product differently as it heats) and with the majority of the ranks of its model (a GPU that differs
-from its peers). A check where a rank differs either way is one mismatch for that rank; where the
-ranks of a model split without a majority, every one of them is counted (no rank can be trusted).
+from its peers). A check where a rank differs either way is one mismatch for that rank. Where the
+ranks of a model split without a majority (two GPUs that disagree), the ranks whose product changed
+from their own first are counted; when none changed (they disagreed from the start), every one of
+them is counted: no rank can be trusted.
 
 The run ends together: each all-reduce carries, in its first element, whether any rank has passed
 the duration (a MAX reduction, so the buffer's values never grow), so every rank runs the same
@@ -179,23 +181,28 @@ class Checksums:
 
     def __init__(self, rank, models, every, n, dtype):
         self.rank, self.models, self.every, self.n, self.dtype = rank, models, every, n, dtype
-        self.checks, self.own_first = 0, None
+        self.checks, self.firsts = 0, None
         self.self_mismatches, self.cross_mismatches, self.mismatches, self.no_majority = 0, 0, 0, 0
         self.mismatch_at = []
 
     def add(self, start, prints):
         """One check: every rank's fingerprint, in rank order."""
         mine = prints[self.rank]
-        if self.own_first is None:
-            self.own_first = mine
-        differs_self = mine != self.own_first
-        peers = [p for p, m in zip(prints, self.models) if m == self.models[self.rank]]
+        if self.firsts is None:
+            self.firsts = list(prints)
+        changed = [p != f for p, f in zip(prints, self.firsts)]
+        differs_self = changed[self.rank]
+        peers = [i for i, m in enumerate(self.models) if m == self.models[self.rank]]
         counts = {}
-        for p in peers:
-            counts[p] = counts.get(p, 0) + 1
+        for i in peers:
+            counts[prints[i]] = counts.get(prints[i], 0) + 1
         best = max(counts.values())
         split = best * 2 <= len(peers) and len(counts) > 1
-        differs_cross = split or counts[mine] != best
+        if split:
+            # no majority: the ranks whose product changed are the suspects; if none changed, all are
+            differs_cross = differs_self or not any(changed[i] for i in peers)
+        else:
+            differs_cross = counts[mine] != best
         self.no_majority += split
         self.self_mismatches += differs_self
         self.cross_mismatches += differs_cross

@@ -85,10 +85,16 @@ def _checks(rank, models, prints):
     return c.result()
 
 
-def test_a_split_without_majority_counts_every_rank_of_the_model():
-    # two GPUs that disagree: neither can be trusted, so both are counted, and the split is said
+def test_a_split_without_majority_counts_the_rank_that_changed_or_else_every_rank():
+    # two GPUs that disagree from the start: neither can be trusted, so both are counted, and the split is said
     got = _checks(0, ["H100", "H100"], [[(1, 1), (2, 2)]])
     assert (got["mismatches"], got["cross_mismatches"], got["no_majority"]) == (1, 1, 1)
+    assert _checks(1, ["H100", "H100"], [[(1, 1), (2, 2)]])["mismatches"] == 1
+    # two GPUs that agreed, then one's product changed: that one is counted, not its steady peer
+    prints = [[(1, 1), (1, 1)], [(1, 1), (1, 2)], [(1, 1), (1, 1)]]
+    steady, changed = _checks(0, ["H100", "H100"], prints), _checks(1, ["H100", "H100"], prints)
+    assert (steady["mismatches"], steady["no_majority"]) == (0, 1)
+    assert (changed["mismatches"], changed["self_mismatches"], changed["cross_mismatches"], changed["mismatch_at_s"]) == (1, 1, 1, [1.0])
     # only like models are compared
     assert _checks(0, ["H100", "A100"], [[(1, 1), (2, 2)]])["mismatches"] == 0
 
