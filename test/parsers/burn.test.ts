@@ -105,9 +105,7 @@ describe("burnMeasurement", () => {
     const bad = { ...gpu(1, GPU1), checksum: account({ mismatches: 2, self_mismatches: 2, cross_mismatches: 2, mismatch_at_s: [212.4, 498.031] }) };
     const m = burnMeasurement(line(result([gpu(0, GPU0), bad])));
     expect(m.metrics.burn_checksum_mismatches).toBe(2);
-    expect(m.details!.burn_checksum_mismatches).toBe(
-      `${NAME1}: 2 of 545 checks differed (2 from its own first product, 2 from its model's majority) (at 212.4 s, 498.031 s)`,
-    );
+    expect(m.details!.burn_checksum_mismatches).toBe(`${NAME1}: 2 of 545 checks differed (2 from its own first product, 2 from its model's majority) (at 212.4 s, 498.031 s)`);
     expect(m.components!.map((c) => c.metrics.burn_gpu_checksum_mismatches)).toEqual([0, 2]);
   });
 
@@ -125,7 +123,15 @@ describe("burnMeasurement", () => {
     // 100 %, 1980 MHz, 631.95 W, 59 C, no active reason); GPU 1 is held down by HW slowdown and power brake
     // (the reasons of the captured H100 in nvidia-smi-q-h100-8gpu-535.161.08-hw-slowdown.txt) and runs hot
     const g0 = { index: 0, pci_bus_id: GPU0[1], util_pct: 100, sm_clock_mhz: 1980, power_w: 631.95, temp_c: 59, throttle_reasons: [] };
-    const g1 = (clock: number, temp: number, reasons: string[]) => ({ index: 1, pci_bus_id: GPU1[1], util_pct: 100, sm_clock_mhz: clock, power_w: 410, temp_c: temp, throttle_reasons: reasons });
+    const g1 = (clock: number, temp: number, reasons: string[]) => ({
+      index: 1,
+      pci_bus_id: GPU1[1],
+      util_pct: 100,
+      sm_clock_mhz: clock,
+      power_w: 410,
+      temp_c: temp,
+      throttle_reasons: reasons,
+    });
     const idle = { ...g0, util_pct: 0, sm_clock_mhz: 345, power_w: 70 };
     const text =
       line(result([gpu(0, GPU0), gpu(1, GPU1)])) +

@@ -25,7 +25,8 @@ export interface GemmParams {
 
 // 16 square shapes, 1024…16384 by 1024: the MAMF table (stas00/ml-engineering,
 // compute/accelerator/README.md) found H100 SXM's bf16 best, 792.1 TFLOP/s, at 6144x17920x2816, whose
-// sides lie in this range. Estimated (not measured here: no GPU) at ~15 s per GPU on an H100, fp32 most of it.
+// sides lie in this range. Estimated (not measured here: no GPU) on an H100, all GPUs at once: the
+// 30 s warm-up, then ≈10 s per dtype for bf16 and fp16 and ≈20 s for tf32 at 150 calls per shape.
 // The warm-up and the calls per shape are the MAMF finder's (mamf-finder.py @84cf694:
 // accelerator_warmup_seconds = 30, "a cold accelerator gives a higher score on say a single shape,
 // than the same shape run after a dozen of other shapes"; --num_warmup_iterations 50,
