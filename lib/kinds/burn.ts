@@ -4,6 +4,7 @@
 import * as z from "../core/schema.ts";
 import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { burnMeasurement, STRAGGLER_CV, STRAGGLER_MAX_AVG } from "../parsers/burn.ts";
+import { LOADED_UTIL_PCT } from "../parsers/telemetry-health.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
 import { type BurnParams, burnBlock, resolveBurn } from "./burn/params.ts";
@@ -21,6 +22,10 @@ const metrics: Record<string, MetricInfo> = {
     "GEMM TFLOP/s lost from the first to the last minute of the run (a tenth of a run under two minutes), the worst rank named; negative when it sped up",
   ),
   burn_iter_cv_max: lower("%", `the highest per-rank coefficient of variation of the iteration times (${OWN})`),
+  burn_checksum_mismatches: lower(
+    "count",
+    "checks at which a rank's product of identical seeded inputs differed from its own first or from its GPU model's majority, summed over ranks (silent data corruption under load), each rank named with when",
+  ),
   burn_clock_events_rate: lower(
     "",
     "clock events per minute during the run on the GPU with the most (a clock event reason, nvmlClocksEventReasons less gpu_idle, becoming active in the telemetry samples), each GPU's reasons in the details",
@@ -35,6 +40,13 @@ const componentMetrics: Record<string, MetricInfo> = {
   burn_gemm_tflops: higher("TFLOP/s", "this rank's GEMM TFLOP/s over the whole run (bf16 on GPUs from compute capability 8.0, fp32 otherwise)"),
   burn_copy_gbps: higher("GB/s", "this rank's copy GB/s over the whole run (read + write, 1 GB = 1e9 bytes)"),
   burn_gemm_slowdown_pct: lower("%", "this rank's GEMM TFLOP/s lost from the first to the last minute"),
+  burn_gpu_checksum_mismatches: lower("count", "checks at which this rank's seeded product differed from its own first or its model's majority"),
+  // from the telemetry samples of this rank's GPU (matched by host and PCI bus id) during the burn
+  burn_gpu_sm_clock_mhz: higher("MHz", `this GPU's median SM clock over the samples where it was ≥ ${LOADED_UTIL_PCT} % busy`),
+  burn_gpu_temp_max_c: lower("C", "this GPU's highest temperature during the burn"),
+  burn_gpu_power_mean_w: higher("W", `this GPU's mean power draw over the samples where it was ≥ ${LOADED_UTIL_PCT} % busy`),
+  burn_gpu_throttle_hw: lower("count", "HW slowdown, HW thermal slowdown and HW power brake: how many of these held this GPU's clocks down during the burn"),
+  burn_gpu_throttle_sw_thermal: lower("count", "1 when SW thermal slowdown held this GPU's clocks down during the burn (it ran too hot), else 0"),
 };
 
 declare module "../core/types.ts" {
@@ -53,6 +65,12 @@ export const burn: TestKind<"burn", BurnParams, KindBlocks["burn"]> = {
     { key: "copySize", default: "1GiB (16MiB when gpusPerNode is 0)", doc: "bytes copied per iteration (device to device)" },
     { key: "allreduceSize", default: "256MiB (1MiB when gpusPerNode is 0)", doc: "bytes all-reduced per iteration (NCCL on GPUs, gloo on CPUs)" },
     { key: "window", default: "10s", doc: "the iteration times are kept as one summary per window (and the first 1000 as they are)" },
+    {
+      key: "checksumEvery",
+      default: "100",
+      doc: "iterations between two checksums: every rank multiplies the same seeded inputs and the products' bits are compared with the rank's own first and across ranks (≈0.5 s apart on an H100)",
+    },
+    { key: "checksumSize", default: "4096 (256 when gpusPerNode is 0)", doc: "M=N=K of the checksum's product (the burn's dtype: bf16 on GPUs from compute capability 8.0)" },
   ],
   perNode: false,
   resolve: (block, ctx) => ({ burn: resolveBurn(block, ctx) }),
@@ -75,6 +93,10 @@ export const burn: TestKind<"burn", BurnParams, KindBlocks["burn"]> = {
           String(p.allreduceSize),
           "--window",
           String(p.window / 1000),
+          "--checksum-every",
+          String(p.checksumEvery),
+          "--checksum-size",
+          String(p.checksumSize),
         ]
       : ["burn"],
   measure: (output, { logs }) => burnMeasurement(output, logs),

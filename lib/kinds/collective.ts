@@ -33,6 +33,11 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     { key: "warmup", default: "5", doc: "untimed calls per size first" },
     { key: "dtype", default: "float", doc: "half, bfloat16, double, int32" },
     { key: "check", default: "true", doc: "count wrong values (#wrong)" },
+    {
+      key: "checkIters",
+      default: "iters (1 when gpusPerNode is 0)",
+      doc: "checked calls per size and placement, each from its own fill, their wrong values summed (nccl-tests -c): a fault in one call of many is seen",
+    },
     { key: "backend", default: "auto", doc: "nccl with GPUs, gloo without; or nccl | gloo" },
     { key: "impl", default: "workload", doc: "gpucheck's benchmark, or nccl-tests (the official binaries; needs GPUs)" },
     { key: "ncclTestsDir", doc: "with impl nccl-tests: the directory holding all_reduce_perf & co (default: PATH)" },
@@ -99,7 +104,7 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
           c.backend,
           "--impl",
           c.impl,
-          ...(c.check ? [] : ["--no-check"]),
+          ...(c.check ? ["--check-iters", String(c.checkIters)] : ["--no-check"]),
           ...(c.ncclTestsDir ? ["--nccl-tests-dir", c.ncclTestsDir] : []),
           ...(c.rails ? ["--rails", railsArg(c.rails)] : []),
         ]

@@ -52,8 +52,17 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
     { key: "minSize", default: "1024 (128 when gpusPerNode is 0)", doc: "the first M=N=K of the sweep" },
     { key: "maxSize", default: "16384 (512 when gpusPerNode is 0)", doc: "the last M=N=K of the sweep" },
     { key: "step", default: "1024 (128 when gpusPerNode is 0)", doc: "the sweep: minSize, minSize + step, … up to maxSize" },
-    { key: "iters", default: "10", doc: "timed calls per shape, each after an L2 flush; a shape's TFLOP/s comes from their median time" },
-    { key: "warmup", default: "3", doc: "untimed calls per shape first" },
+    {
+      key: "warmupSeconds",
+      default: "30 (1 when gpusPerNode is 0)",
+      doc: "seconds of matmul on every GPU at once before the sweep, as the MAMF finder warms up (its accelerator_warmup_seconds = 30): a cold GPU scores higher than one that has been working",
+    },
+    {
+      key: "iters",
+      default: "100 (10 when gpusPerNode is 0)",
+      doc: "timed calls per shape, each after an L2 flush; a shape's TFLOP/s comes from their median time (the MAMF finder's --num_iterations)",
+    },
+    { key: "warmup", default: "50 (3 when gpusPerNode is 0)", doc: "untimed calls per shape first (the MAMF finder's --num_warmup_iterations)" },
     { key: "checksumSize", default: "4096 (256 when gpusPerNode is 0)", doc: "M=N=K of the product (bf16 on GPUs, fp32 on CPU) whose bits every rank hashes" },
   ],
   perNode: false,
@@ -92,6 +101,8 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
           String(g.iters),
           "--warmup",
           String(g.warmup),
+          "--warmup-seconds",
+          String(g.warmupSeconds),
           "--checksum-size",
           String(g.checksumSize),
         ]

@@ -5,6 +5,7 @@
 import { ParseError } from "../core/errors.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { clockEventRate } from "./burn-clock.ts";
+import { gpuLoad, rankChecksum, telemetrySamples } from "./burn-gpu.ts";
 import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
 
@@ -88,11 +89,27 @@ export function burnMeasurement(output: string, logs?: string[]): Measurement {
     slowGaps.join("; "),
   );
 
-  const clock = clockEventRate(logs?.length ? logs : [output]);
+  const texts = logs?.length ? logs : [output];
+  const clock = clockEventRate(texts);
   set("burn_clock_events_rate", clock.value, clock.detail, clock.why);
+
+  // silent data corruption under load: every rank's mismatched checks, summed; each GPU named
+  const sums = ranks.map((r) => rankChecksum(r.raw));
+  const sumGaps = sums.flatMap((c, i) => (c.why ? [`${stats[i]!.part}: ${c.why}`] : []));
+  const odd = sums.flatMap((c, i) => (c.mismatches ? [`${stats[i]!.part}: ${c.text}`] : []));
+  const every = num(result.checksum_every);
+  set(
+    "burn_checksum_mismatches",
+    sumGaps.length ? null : sums.reduce((a, c) => a + c.mismatches!, 0),
+    odd.length ? odd.join("; ") : `none: every rank's product of identical seeded inputs, every ${every ?? "?"} iterations, matched its own first and its model's majority`,
+    sumGaps.join("; "),
+  );
+  const samples = telemetrySamples(texts);
 
   m.components = ranks.map((r, i): ComponentValues => {
     const s = stats[i]!;
+    const load = gpuLoad(samples, r);
+    const sum = sums[i]!;
     const c: ComponentValues = {
       part: componentPart(r),
       metrics: {
@@ -101,11 +118,14 @@ export function burnMeasurement(output: string, logs?: string[]): Measurement {
         burn_gemm_tflops: s.tflops,
         burn_copy_gbps: s.gbps,
         burn_gemm_slowdown_pct: s.slowdown,
+        burn_gpu_checksum_mismatches: sum.mismatches,
+        ...load.values,
       },
-      unmeasured: {},
+      unmeasured: { ...load.unmeasured },
     };
     for (const [k, v] of Object.entries(c.metrics)) {
-      if (v === null) c.unmeasured![k] = (k === "burn_gemm_slowdown_pct" ? s.slowWhy : s.why) ?? "no iteration timed";
+      if (v !== null || c.unmeasured![k]) continue;
+      c.unmeasured![k] = (k === "burn_gemm_slowdown_pct" ? s.slowWhy : k === "burn_gpu_checksum_mismatches" ? sum.why : s.why) ?? "no iteration timed";
     }
     return c;
   });

@@ -13,6 +13,16 @@ import { taggedLines } from "./protocol.ts";
 interface Rank extends RankDevice {
   dtypes: Record<string, unknown>;
   checksum: Record<string, unknown>;
+  warmup: Record<string, unknown>;
+}
+
+/** How the sweep began: the warm-up every rank ran (or why one did not), so a figure read cold says so. */
+function warmupNote(ranks: Rank[], asked: number | null): string {
+  if (asked === null) return "";
+  const odd = ranks.filter((r) => typeof r.warmup.skipped === "string");
+  const shortest = Math.min(...ranks.map((r) => num(r.warmup.seconds) ?? 0));
+  const head = asked > 0 ? `after a ${asked} s warm-up (shortest rank ${shortest.toFixed(1)} s)` : "no warm-up (warmupSeconds 0)";
+  return `${head}${odd.length && asked > 0 ? `; ${odd.map((r) => `${gemmPart(r)}: ${String(r.warmup.skipped)}`).join("; ")}` : ""}; `;
 }
 
 /** Every rank's own best and median per dtype; a dtype it could not run is null with its reason. */
@@ -43,8 +53,9 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
   if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the gemm result lists no ranks");
   const ranks: Rank[] = (result.ranks as unknown[]).map((x, i) => {
     const { raw, ...r } = rankDevice(x, i);
-    return { ...r, dtypes: obj(raw.dtypes), checksum: obj(raw.checksum) };
+    return { ...r, dtypes: obj(raw.dtypes), checksum: obj(raw.checksum), warmup: obj(raw.warmup) };
   });
+  const warm = warmupNote(ranks, num(result.warmup_seconds));
   const cpu = ranks.some((r) => r.device.type !== "cuda");
   const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, series: {}, raw: result };
   const set = (metric: string, value: number | null, detail?: string, reason?: string) => {
@@ -76,7 +87,7 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
       shapes: Array.isArray(got.shapes) ? got.shapes.map(obj) : [],
     }));
     measured.sort((a, b) => a.best - b.best);
-    const device = cpu ? "device: cpu; " : "";
+    const device = (cpu ? "device: cpu; " : "") + warm;
     const line = (x: (typeof measured)[number]) => `${gemmPart(x.r)}: best ${flops(x.best, cpu)} at ${x.n ?? "?"}³, median ${flops(x.median, cpu)}`;
     set(best, measured[0]!.best, device + measured.map(line).join("; "));
     const byMedian = [...measured].sort((a, b) => a.median - b.median);

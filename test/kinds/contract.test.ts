@@ -13,6 +13,7 @@ import { tempDir } from "../tmp.ts";
 import { contractPath } from "../../lib/kinds/reference.ts";
 import { parseNccl } from "../../lib/parsers/nccl.ts";
 import { taggedLines } from "../../lib/parsers/protocol.ts";
+import { GPU_LOAD_METRICS } from "../../lib/parsers/burn-gpu.ts";
 import { schemaErrors } from "../report/json-schema.ts";
 
 const root = resolve(import.meta.dir, "../..");
@@ -177,10 +178,17 @@ test("burn: two CPU ranks under load for a second gather their windows into one 
   expect(m.metrics.burn_stragglers).toBeGreaterThanOrEqual(0);
   // no telemetry in a bare workload run: unmeasured with the reason, never 0
   expect(m.unmeasured!.burn_clock_events_rate).toBe("no telemetry sample in the output (the sampler runs beside local rank 0 of each node)");
+  const keys = ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct", "burn_gpu_checksum_mismatches", ...GPU_LOAD_METRICS];
   expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([
-    ["cpu", 0, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
-    ["cpu", 1, ["burn_iter_cv", "burn_iter_max_avg", "burn_gemm_tflops", "burn_copy_gbps", "burn_gemm_slowdown_pct"]],
+    ["cpu", 0, keys],
+    ["cpu", 1, keys],
   ]);
+  // the checksum ran under the load on both ranks and agreed; a CPU rank has no GPU readings, said so
+  expect(m.metrics.burn_checksum_mismatches).toBe(0);
+  for (const c of m.components!) {
+    expect(c.metrics.burn_gpu_checksum_mismatches).toBe(0);
+    expect(c.unmeasured!.burn_gpu_temp_max_c).toBe("a CPU rank: no GPU clock, temperature, power or clock event reason to read");
+  }
 }, 120_000);
 
 test("pcie: two CPU ranks copy host memory, the links unmeasured with the reason, in the contract", async () => {

@@ -74,6 +74,15 @@ suite.yaml:6:22: "minSize" (1024) must not exceed "maxSize" (512)
 `,
     ],
     [
+      "a negative warm-up",
+      suite("{ warmupSeconds: -5 }"),
+      `
+suite.yaml:5:28: "warmupSeconds" must be a non-negative integer, got -5
+      gemm: { warmupSeconds: -5 }
+                             ^
+`,
+    ],
+    [
       "a misspelt key",
       suite("{ stepp: 256 }"),
       `

@@ -22,7 +22,19 @@ describe("defaults", () => {
           timeoutMs: 15 * 60_000,
           env: {},
           python: "python3",
-          collective: { op: "all_reduce", minBytes: 8, maxBytes: 8 * 1024 ** 3, factor: 2, iters: 20, warmup: 5, dtype: "float", check: true, backend: "auto", impl: "workload" },
+          collective: {
+            op: "all_reduce",
+            minBytes: 8,
+            maxBytes: 8 * 1024 ** 3,
+            factor: 2,
+            iters: 20,
+            warmup: 5,
+            dtype: "float",
+            check: true,
+            checkIters: 20,
+            backend: "auto",
+            impl: "workload",
+          },
           expect: [],
         },
       ],
@@ -35,6 +47,7 @@ describe("defaults", () => {
       "s.yaml": "name: s\ndefaults: { gpusPerNode: 0, ranksPerNode: 2 }\ntests:\n  - { name: ar, kind: collective }\n  - { name: inv, kind: inventory, gpusPerNode: 8 }\n",
     });
     expect(s.tests[0].collective?.maxBytes).toBe(16 * 1024 ** 2);
+    expect(s.tests[0].collective?.checkIters).toBe(1); // one checked call per size on CPU: the smoke test stays quick
     expect(s.tests[0].ranksPerNode).toBe(2);
     expect(s.tests[1]).toMatchObject({ perNode: true, gpusPerNode: 8, ranksPerNode: 2 });
     const inv = await load({ "s.yaml": "name: s\ntests:\n  - { name: inv, kind: inventory }\n" });

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { clockEventRate } from "../../lib/parsers/burn-clock.ts";
 import { burnMeasurement } from "../../lib/parsers/burn.ts";
+import { GPU_LOAD_METRICS } from "../../lib/parsers/burn-gpu.ts";
 
 const GPU0 = ["GPU-5d2a9c3e-1f0b-4c47-a3c1-9d6a0f1b2c3d", "00000000:18:00.0"] as const;
 const GPU1 = ["GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42", "00000000:2A:00.0"] as const;
@@ -21,6 +22,19 @@ interface Shape {
   last?: number | null;
   unmeasured?: string;
 }
+// a rank's checksum account as burn.py's Checksums.result() gives it: 545 checks in a 10-minute run
+const account = (over: object = {}) => ({
+  n: 4096,
+  dtype: "bf16",
+  every: 100,
+  checks: 545,
+  mismatches: 0,
+  self_mismatches: 0,
+  cross_mismatches: 0,
+  no_majority: 0,
+  mismatch_at_s: [],
+  ...over,
+});
 const gpu = (rank: number, [uuid, pci]: readonly [string, string], s: Shape = {}) => {
   const { mean = 0.0022, std = 0.00002, max = 0.0025, n = 50000, first = 700, last = 690 } = s;
   return {
@@ -42,6 +56,7 @@ const gpu = (rank: number, [uuid, pci]: readonly [string, string], s: Shape = {}
     raw_s: [],
     raw_cap: 1000,
     raw_truncated: true,
+    checksum: account(),
   };
 };
 const result = (ranks: object[]) => ({
@@ -53,6 +68,7 @@ const result = (ranks: object[]) => ({
   copy_bytes: 1 << 30,
   allreduce_bytes: 1 << 28,
   warmup_iters: 3,
+  checksum_every: 100,
   ranks,
 });
 const line = (o: unknown) => `[gpu01 rank 0] GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
@@ -75,9 +91,71 @@ describe("burnMeasurement", () => {
         burn_gemm_tflops: 695,
         burn_copy_gbps: 2900,
         burn_gemm_slowdown_pct: m.metrics.burn_slowdown_pct!,
+        burn_gpu_checksum_mismatches: 0,
+        ...Object.fromEntries(GPU_LOAD_METRICS.map((k) => [k, null])),
       },
-      unmeasured: {},
+      // no telemetry in this output: the GPU's own readings are unmeasured, never passed
+      unmeasured: Object.fromEntries(GPU_LOAD_METRICS.map((k) => [k, "no telemetry sample in the output (the sampler runs beside local rank 0 of each node)"])),
     });
+    expect(m.metrics.burn_checksum_mismatches).toBe(0);
+    expect(m.details!.burn_checksum_mismatches).toBe("none: every rank's product of identical seeded inputs, every 100 iterations, matched its own first and its model's majority");
+  });
+
+  test("a GPU whose product changed under load is counted at each check and named with when; the others are 0", () => {
+    const bad = { ...gpu(1, GPU1), checksum: account({ mismatches: 2, self_mismatches: 2, cross_mismatches: 2, mismatch_at_s: [212.4, 498.031] }) };
+    const m = burnMeasurement(line(result([gpu(0, GPU0), bad])));
+    expect(m.metrics.burn_checksum_mismatches).toBe(2);
+    expect(m.details!.burn_checksum_mismatches).toBe(`${NAME1}: 2 of 545 checks differed (2 from its own first product, 2 from its model's majority) (at 212.4 s, 498.031 s)`);
+    expect(m.components!.map((c) => c.metrics.burn_gpu_checksum_mismatches)).toEqual([0, 2]);
+  });
+
+  test("a rank with no checksum account leaves the count unmeasured, naming it", () => {
+    const old = gpu(1, GPU1) as Record<string, unknown>;
+    delete old.checksum;
+    const m = burnMeasurement(line(result([gpu(0, GPU0), old])));
+    expect(m.metrics.burn_checksum_mismatches).toBeNull();
+    expect(m.unmeasured!.burn_checksum_mismatches).toBe(`${NAME1}: the rank reported no checksum account`);
+    expect(m.components![1]!.unmeasured!.burn_gpu_checksum_mismatches).toBe("the rank reported no checksum account");
+  });
+
+  test("each GPU's clock, temperature, power and clock event reasons under load, from its own telemetry readings", () => {
+    // GPU 0 reads as the loaded H100 of the 590.48.01 capture (node-samples query-gpu-csv-h100-590.48.01-load.txt:
+    // 100 %, 1980 MHz, 631.95 W, 59 C, no active reason); GPU 1 is held down by HW slowdown and power brake
+    // (the reasons of the captured H100 in nvidia-smi-q-h100-8gpu-535.161.08-hw-slowdown.txt) and runs hot
+    const g0 = { index: 0, pci_bus_id: GPU0[1], util_pct: 100, sm_clock_mhz: 1980, power_w: 631.95, temp_c: 59, throttle_reasons: [] };
+    const g1 = (clock: number, temp: number, reasons: string[]) => ({
+      index: 1,
+      pci_bus_id: GPU1[1],
+      util_pct: 100,
+      sm_clock_mhz: clock,
+      power_w: 410,
+      temp_c: temp,
+      throttle_reasons: reasons,
+    });
+    const idle = { ...g0, util_pct: 0, sm_clock_mhz: 345, power_w: 70 };
+    const text =
+      line(result([gpu(0, GPU0), gpu(1, GPU1)])) +
+      sample(0, "gpu01", [idle, g1(1980, 60, [])]) +
+      sample(10, "gpu01", [g0, g1(1500, 80, ["hw_slowdown", "hw_power_brake_slowdown"])]) +
+      sample(20, "gpu01", [g0, g1(1410, 88, ["sw_thermal_slowdown"])]);
+    const m = burnMeasurement(text, [text]);
+    const pick = (i: number) => Object.fromEntries(GPU_LOAD_METRICS.map((k) => [k, m.components![i]!.metrics[k]]));
+    expect(pick(0)).toEqual({ burn_gpu_sm_clock_mhz: 1980, burn_gpu_temp_max_c: 59, burn_gpu_power_mean_w: 631.95, burn_gpu_throttle_hw: 0, burn_gpu_throttle_sw_thermal: 0 });
+    expect(pick(1)).toEqual({ burn_gpu_sm_clock_mhz: 1500, burn_gpu_temp_max_c: 88, burn_gpu_power_mean_w: 410, burn_gpu_throttle_hw: 2, burn_gpu_throttle_sw_thermal: 1 });
+    expect(m.components![0]!.unmeasured).toEqual({});
+  });
+
+  test("a CPU rank, a GPU no sample read, reasons unread: null with the reason, never 0", () => {
+    const cpu = { ...gpu(0, GPU0), device: { type: "cpu", name: "AMD EPYC 7763" } };
+    const other = { index: 5, pci_bus_id: "00000000:9A:00.0", util_pct: 100, sm_clock_mhz: 1980, power_w: 600, temp_c: 60, throttle_reasons: [] };
+    const unread = { index: 1, pci_bus_id: GPU1[1], util_pct: 100, sm_clock_mhz: 1980, power_w: 600, temp_c: 60, throttle_reasons: null };
+    const text = line(result([cpu, gpu(1, GPU1)])) + sample(0, "gpu01", [other, unread]);
+    const m = burnMeasurement(text, [text]);
+    expect(m.components![0]!.unmeasured!.burn_gpu_sm_clock_mhz).toBe("a CPU rank: no GPU clock, temperature, power or clock event reason to read");
+    expect(m.components![1]!.metrics.burn_gpu_sm_clock_mhz).toBe(1980);
+    expect(m.components![1]!.unmeasured!.burn_gpu_throttle_hw).toBe(`clock event reasons of ${NAME1} unreadable in 1 of 1 samples`);
+    const missing = line(result([gpu(0, GPU0)])) + sample(0, "gpu01", [other]);
+    expect(burnMeasurement(missing, [missing]).components![0]!.unmeasured!.burn_gpu_temp_max_c).toBe(`no telemetry sample read ${NAME0}`);
   });
 
   test("a rank whose times vary by more than 5 %, and one whose slowest iteration is over 1.5 × its mean, are both named", () => {
@@ -98,7 +176,16 @@ describe("burnMeasurement", () => {
       expect(m.metrics[metric]).toBeNull();
       expect(m.unmeasured![metric]).toBe(`${NAME1}: ${why}`);
     }
-    expect(m.components![1]!.unmeasured).toEqual({ burn_iter_cv: why, burn_iter_max_avg: why, burn_gemm_tflops: why, burn_gemm_slowdown_pct: why });
+    const noSample = "no telemetry sample in the output (the sampler runs beside local rank 0 of each node)";
+    expect(m.components![1]!.unmeasured).toEqual({
+      burn_iter_cv: why,
+      burn_iter_max_avg: why,
+      burn_gemm_tflops: why,
+      burn_gemm_slowdown_pct: why,
+      burn_gpu_checksum_mismatches: why,
+      ...Object.fromEntries(GPU_LOAD_METRICS.map((k) => [k, noSample])),
+    });
+    expect(m.unmeasured!.burn_checksum_mismatches).toBe(`${NAME1}: ${why}`);
   });
 
   test("a single timed iteration has no variation to measure", () => {

@@ -189,6 +189,29 @@ describe("gemmMeasurement", () => {
     expect(gemmMeasurement(line(noSummary)).unmeasured!.gemm_checksum_mismatches).toBe("the result does not say which ranks' checksums differ");
   });
 
+  test("the details say how the sweep began: the warm-up asked for, the shortest rank's, and a rank whose warm-up failed", () => {
+    const warmed = (g: object, warmup: object) => ({ ...g, warmup });
+    const out = line({
+      ...result([
+        warmed(gpu(0, 0, ...GPU0, { bf16: sweep(780, 700) }), { seconds: 30.02, calls: 2720, dtype: "bf16", n: 16384 }),
+        warmed(gpu(1, 1, ...GPU1, { bf16: sweep(770, 690) }), {
+          seconds: 0.01,
+          calls: 0,
+          dtype: "bf16",
+          n: 16384,
+          skipped: "bf16 matmul at 16384³ failed during the warm-up: CUDA out of memory",
+        }),
+      ]),
+      warmup_seconds: 30,
+    });
+    const m = gemmMeasurement(out, { ...GEMM_DEFAULTS, dtypes: ["bf16"] });
+    expect(m.details!.gemm_bf16_tflops_min!.split(": best")[0]).toBe(
+      "after a 30 s warm-up (shortest rank 0.0 s); gpu01 GPU 1 (GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42, 00000000:2A:00.0): bf16 matmul at 16384³ failed during the warm-up: CUDA out of memory; gpu01 GPU 1 (GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42, 00000000:2A:00.0)",
+    );
+    // a result from before the warm-up existed says nothing of one
+    expect(gemmMeasurement(line(result([gpu(0, 0, ...GPU0, { bf16: sweep(780, 700) })])), GEMM_DEFAULTS).details!.gemm_bf16_tflops_min!.startsWith("gpu01 GPU 0 ")).toBe(true);
+  });
+
   test("no RESULT line, or one without ranks: exact messages", () => {
     expect(() => gemmMeasurement("Traceback (most recent call last):\n")).toThrow("no GPUCHECK_RESULT line in rank 0's output: the gemm sweep did not finish");
     expect(() => gemmMeasurement(line({ ...result([]) }))).toThrow("the gemm result lists no ranks");

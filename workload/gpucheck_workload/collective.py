@@ -3,8 +3,11 @@
 Method (src/common.cu TimeTest/BenchTime): warm up every size first; then per size and per
 placement (out-of-place, then in-place) run one call, barrier, time `iters` calls (the collective
 alone: ops.Collective.stage copies outside the clock) with the clock read only after the device is
-drained, average the time over ranks, and check one more call's
-result against the exactly known expected values, the wrong elements summed over ranks.
+drained, average the time over ranks, and check --check-iters more calls' results, each from its own
+fill, against the exactly known expected values, the wrong elements summed over ranks and calls
+(nccl-tests' `-c <check iteration count>`: "perform count iterations, checking correctness of
+results on each iteration"). gpucheck's suites ask for as many checked calls as timed ones, so a
+fault that corrupts one call in twenty is seen, where one check per size would miss it.
 """
 import argparse
 import math
@@ -17,6 +20,10 @@ from .errors import WorkloadError, require_torch
 from .ops import Collective
 
 HELP = "nccl-tests style collective benchmark"
+# test hooks: this rank corrupts one received element of the checked call with this fill number
+# (rep, counted from 1 over the whole sweep): a fault in one call of many (workload/tests/test_collective.py)
+FAULT_RANK_ENV = "GPUCHECK_COLLECTIVE_FAULT_RANK"
+FAULT_REP_ENV = "GPUCHECK_COLLECTIVE_FAULT_REP"
 
 
 def _size(text):
@@ -35,6 +42,8 @@ def add_arguments(p):
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--dtype", choices=sorted(nccl_math.DTYPE_SIZES), default="float")
     p.add_argument("--no-check", dest="check", action="store_false", help="skip the #wrong check (prints N/A)")
+    p.add_argument("--check-iters", type=int, default=1,
+                   help="checked calls per size and placement, each from its own fill (nccl-tests -c; default 1)")
     p.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto")
     p.add_argument("--impl", choices=("workload", "nccl-tests"), default="workload")
     p.add_argument("--nccl-tests-dir", help="directory holding <op>_perf (default: PATH)")
@@ -62,6 +71,8 @@ def validate(args):
         raise WorkloadError("--min-bytes %d is larger than --max-bytes %d" % (args.min_bytes, args.max_bytes))
     if args.iters < 1 or args.warmup < 0:
         raise WorkloadError("--iters must be at least 1 and --warmup at least 0")
+    if args.check_iters < 1:
+        raise WorkloadError("--check-iters must be at least 1, got %d (--no-check turns the check off)" % args.check_iters)
 
 
 def _device_line(torch, ctx):
@@ -121,6 +132,8 @@ class Bench:
         self.n = ctx.ranks.world_size
         self.rep = 0
         self.out_of_bounds = 0
+        fault = os.environ.get(FAULT_REP_ENV) if os.environ.get(FAULT_RANK_ENV) == str(ctx.ranks.rank) else None
+        self.fault_rep = int(fault) if fault else None
 
     def total(self, value, dtype):
         t = self.torch.tensor([value], dtype=dtype, device=self.ctx.device)
@@ -155,13 +168,19 @@ class Bench:
         algbw, bus = nccl_math.bandwidth(coll.op, coll.count, coll.eltsize, seconds, self.n)
         wrong = None
         if args.check and not (coll.op == "alltoall" and in_place):  # nccl-tests: alltoall in place is N/A
-            self.rep += 1
-            coll.fill(in_place, self.rep)
-            coll.stage(in_place)
-            fn()
-            pg.sync(self.ctx)
-            local = coll.wrong(in_place, self.rep)
-            self.out_of_bounds += 1 if local else 0
+            local = 0
+            for _ in range(args.check_iters):
+                # each checked call from a fill of its own: a wrong value cannot be an earlier call's
+                self.rep += 1
+                coll.fill(in_place, self.rep)
+                coll.stage(in_place)
+                fn()
+                pg.sync(self.ctx)
+                if self.rep == self.fault_rep:
+                    coll.views(in_place)[1][0] += 1
+                bad = coll.wrong(in_place, self.rep)
+                self.out_of_bounds += 1 if bad else 0  # nccl-tests: checks with a wrong element
+                local += bad
             wrong = int(self.total(local, self.torch.int64))
         return seconds * 1e6, algbw, bus, wrong
 
@@ -211,7 +230,8 @@ def _sweep(torch, dist, ctx, args):
     note = "gpucheck-workload %s: torch %s, backend %s (nccl-tests %s text layout)" % (
         __version__, torch.__version__, ctx.backend, nccl_layout.NCCL_TESTS_LAYOUT)
     out = emit.line if rank0 else (lambda _text: None)
-    pre = nccl_layout.preamble(program, args.min_bytes, args.max_bytes, int(args.factor), args.warmup, args.iters, args.check, note)
+    pre = nccl_layout.preamble(program, args.min_bytes, args.max_bytes, int(args.factor), args.warmup, args.iters,
+                               args.check_iters if args.check else 0, note)
     for text in pre[:3] + ["# " + n for n in coll.notes] + pre[3:] + lines:
         out(text)
     if max_bytes < args.max_bytes:

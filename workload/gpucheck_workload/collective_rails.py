@@ -66,7 +66,7 @@ def child_argv(args):
     argv = ["collective", "--op", args.op, "--min-bytes", str(args.min_bytes), "--max-bytes", str(args.max_bytes),
             "--factor", str(int(args.factor)), "--iters", str(args.iters), "--warmup", str(args.warmup),
             "--dtype", args.dtype, "--backend", args.backend, "--impl", args.impl]
-    return [sys.executable, "-m", "gpucheck_workload"] + argv + ([] if args.check else ["--no-check"])
+    return [sys.executable, "-m", "gpucheck_workload"] + argv + (["--check-iters", str(args.check_iters)] if args.check else ["--no-check"])
 
 
 def child_env(rail, index, ranks, base=None):

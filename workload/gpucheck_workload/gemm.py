@@ -7,6 +7,13 @@ interactions between the GPUs of a node show. Then every rank multiplies the sam
 one fixed shape and hashes the result's bits: identical GPUs must give identical bits, so a rank
 whose hash differs from the others of its model is named (silent data corruption).
 
+Before the sweep every rank multiplies for --warmup-seconds (30 s by default on a GPU), as the MAMF
+finder does (`accelerator_warmup_seconds = 30` in stas00/ml-engineering
+compute/accelerator/benchmarks/mamf-finder.py): its author found a cold accelerator scores higher on
+a shape than the same shape run after a dozen others, so a sweep begun cold reads the boost clock,
+not the clock the GPU holds under load. Each shape is then timed over as many calls as the MAMF finder
+uses (--num_iterations 100 after --num_warmup_iterations 50 on a GPU).
+
 A dtype the device or torch cannot run is reported with the reason, never with a number.
 """
 import hashlib
@@ -31,6 +38,15 @@ CPU_CHECKSUM_SIZE = 256
 # flushing writes a buffer bigger than the last-level cache: H100's L2 is 50 MiB, a server CPU's L3 ~ 100s of MiB
 GPU_FLUSH_BYTES = 256 * 1024 ** 2
 CPU_FLUSH_BYTES = 64 * 1024 ** 2
+# the MAMF finder's warm-up before its sweep (mamf-finder.py accelerator_warmup_seconds) and calls per
+# shape (its --num_warmup_iterations 50, --num_iterations 100 defaults); on CPU a second and a few calls:
+# a CPU has no boost clock to settle, and a 2-core CI machine must finish in seconds
+GPU_WARMUP_S = 30.0
+CPU_WARMUP_S = 1.0
+GPU_CALLS = (100, 50)
+CPU_CALLS = (10, 3)
+# calls queued between two reads of the clock during the warm-up
+WARMUP_BATCH = 4
 # a test hook: this rank perturbs one element of its checksum input (workload/tests/test_gemm.py)
 FAULT_ENV = "GPUCHECK_GEMM_FAULT_RANK"
 
@@ -40,8 +56,10 @@ def add_arguments(p):
     p.add_argument("--min-size", type=int, help="first M=N=K (default %d on GPU, %d on CPU)" % (GPU_SIZES[0], CPU_SIZES[0]))
     p.add_argument("--max-size", type=int, help="last M=N=K (default %d on GPU, %d on CPU)" % (GPU_SIZES[1], CPU_SIZES[1]))
     p.add_argument("--step", type=int, help="sweep step (default %d on GPU, %d on CPU)" % (GPU_SIZES[2], CPU_SIZES[2]))
-    p.add_argument("--iters", type=int, default=10, help="timed calls per shape")
-    p.add_argument("--warmup", type=int, default=3, help="untimed calls per shape first")
+    p.add_argument("--iters", type=int, help="timed calls per shape (default %d on GPU, %d on CPU)" % (GPU_CALLS[0], CPU_CALLS[0]))
+    p.add_argument("--warmup", type=int, help="untimed calls per shape first (default %d on GPU, %d on CPU)" % (GPU_CALLS[1], CPU_CALLS[1]))
+    p.add_argument("--warmup-seconds", type=float,
+                   help="seconds of matmul on every rank at once before the sweep (default %g on GPU, %g on CPU)" % (GPU_WARMUP_S, CPU_WARMUP_S))
     p.add_argument("--checksum-size", type=int, help="M=N=K of the checksum (default %d on GPU, %d on CPU)" % (GPU_CHECKSUM_SIZE, CPU_CHECKSUM_SIZE))
     p.add_argument("--seed", type=int, default=0)
 
@@ -69,8 +87,10 @@ def main(args):
 
 def run(args, ranks):
     dtypes = parse_dtypes(args.dtypes)
-    if args.iters < 1 or args.warmup < 0:
+    if (args.iters is not None and args.iters < 1) or (args.warmup is not None and args.warmup < 0):
         raise WorkloadError("--iters must be at least 1 and --warmup at least 0")
+    if args.warmup_seconds is not None and not args.warmup_seconds >= 0:
+        raise WorkloadError("--warmup-seconds must be 0 or more, got %s" % args.warmup_seconds)
     torch = require_torch()
     import torch.distributed as dist
 
@@ -80,26 +100,67 @@ def run(args, ranks):
         lo, hi, step = GPU_SIZES if cuda else CPU_SIZES
         shapes = sizes(args.min_size or lo, args.max_size or hi, args.step or step)
         check_n = args.checksum_size or (GPU_CHECKSUM_SIZE if cuda else CPU_CHECKSUM_SIZE)
+        iters = args.iters if args.iters is not None else (GPU_CALLS if cuda else CPU_CALLS)[0]
+        warmup = args.warmup if args.warmup is not None else (GPU_CALLS if cuda else CPU_CALLS)[1]
+        warm_s = args.warmup_seconds if args.warmup_seconds is not None else (GPU_WARMUP_S if cuda else CPU_WARMUP_S)
         mine = {"rank": ranks.rank, "local_rank": ranks.local_rank, "host": socket.gethostname(),
                 "device": _identity(torch, ctx.device), "dtypes": {}}
         flush = _Flush(torch, ctx.device)
+        pg.barrier(ctx)  # every rank warms up at once: the node heats as it will under the sweep
+        mine["warmup"] = warm_up(torch, ctx, dtypes, shapes, warm_s)
         for d in dtypes:
             pg.barrier(ctx)  # every rank starts the dtype together: the GPUs load the node at once
-            mine["dtypes"][d] = _sweep(torch, ctx, flush, d, shapes, args.iters, args.warmup)
+            mine["dtypes"][d] = _sweep(torch, ctx, flush, d, shapes, iters, warmup)
         pg.barrier(ctx)
         mine["checksum"] = _checksum(torch, ctx, check_n, args.seed, ranks.rank)
         everyone = [None] * ranks.world_size
         dist.all_gather_object(everyone, mine)
         if ranks.rank == 0:
-            emit.tagged("RESULT", result(torch.__version__, ctx.backend, shapes, args.iters, args.warmup, everyone))
+            emit.tagged("RESULT", result(torch.__version__, ctx.backend, shapes, iters, warmup, everyone, warm_s))
         return 0
     finally:
         pg.close()
 
 
-def result(torch_version, backend, shapes, iters, warmup, ranks):
+def result(torch_version, backend, shapes, iters, warmup, ranks, warmup_seconds=0.0):
     return {"world_size": len(ranks), "backend": backend, "torch": torch_version, "sizes": shapes,
-            "iters": iters, "warmup": warmup, "ranks": ranks, "checksum": compare_checksums(ranks)}
+            "iters": iters, "warmup": warmup, "warmup_seconds": warmup_seconds, "ranks": ranks, "checksum": compare_checksums(ranks)}
+
+
+def warm_up(torch, ctx, dtypes, shapes, seconds):
+    """Multiply for `seconds` before anything is timed (the MAMF finder's accelerator warm-up).
+
+    The MAMF finder warms up on its first shape; here the largest shape of the sweep in the first
+    dtype this device runs, so the GPU draws the power the sweep's large shapes will. What was done is
+    returned: the seconds it lasted and the calls made, or why there was none.
+    """
+    if seconds <= 0:
+        return {"seconds": 0.0, "calls": 0, "skipped": "--warmup-seconds 0"}
+    runnable = [d for d in dtypes if unsupported(torch, ctx.device, d) is None]
+    if not runnable:
+        return {"seconds": 0.0, "calls": 0, "skipped": "no dtype of this test runs on this device"}
+    d, n = runnable[0], max(shapes)
+    mm = _matmul(torch, ctx.device, d)
+    calls, t0 = 0, time.monotonic()
+    try:
+        with _Tf32(torch, d == "tf32"):
+            a, b = _operands(torch, ctx.device, d, n)
+            while time.monotonic() - t0 < seconds:
+                for _ in range(WARMUP_BATCH):
+                    mm(a, b)
+                calls += WARMUP_BATCH
+                if ctx.device.type == "cuda":
+                    torch.cuda.synchronize(ctx.device)  # the clock is read after the GPU's work, not its queueing
+    except RuntimeError as e:
+        # the sweep will say what fails at which shape; the warm-up says it did not complete
+        return {"seconds": time.monotonic() - t0, "calls": calls, "dtype": d, "n": n,
+                "skipped": "%s matmul at %d³ failed during the warm-up: %s" % (d, n, _first_line(e))}
+    return {"seconds": time.monotonic() - t0, "calls": calls, "dtype": d, "n": n}
+
+
+def _first_line(e):
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 def compare_checksums(ranks):
@@ -210,7 +271,7 @@ def _sweep(torch, ctx, flush, dtype, shapes, iters, warmup):
             except RuntimeError as e:
                 # out of memory, a shape fp8 kernels refuse, a GPU fault: this dtype is unmeasured on this
                 # rank, and the rank goes on so the others do not wait for it at the next barrier
-                return {"unmeasured": "%s matmul at %d³ failed: %s" % (dtype, n, str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__)}
+                return {"unmeasured": "%s matmul at %d³ failed: %s" % (dtype, n, _first_line(e))}
             per_shape.append({"n": n, "tflops": 2.0 * n ** 3 / seconds / 1e12})
             del a, b
     return summarise(per_shape)

@@ -20,7 +20,7 @@ def preamble(program, min_bytes, max_bytes, factor, warmup, iters, check, versio
         "# %s" % version_note,
         "# Collective test starting: %s" % program,
         "# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(factor) warmup iters: %d iters: %d "
-        "agg iters: 1 validation: %d graph: 0 unalign: 0" % (min_bytes, max_bytes, factor, warmup, iters, 1 if check else 0),
+        "agg iters: 1 validation: %d graph: 0 unalign: 0" % (min_bytes, max_bytes, factor, warmup, iters, int(check)),
         "#",
         "# Using devices",
     ]

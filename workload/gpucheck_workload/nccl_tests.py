@@ -51,7 +51,7 @@ def launch_mode(ranks, env):
 
 def argv(binary, args, gpus):
     return [binary, "-b", str(args.min_bytes), "-e", str(args.max_bytes), "-f", str(int(args.factor)),
-            "-n", str(args.iters), "-w", str(args.warmup), "-d", args.dtype, "-c", "1" if args.check else "0",
+            "-n", str(args.iters), "-w", str(args.warmup), "-d", args.dtype, "-c", str(args.check_iters) if args.check else "0",
             "-g", str(gpus)]
 
 

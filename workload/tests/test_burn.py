@@ -7,7 +7,7 @@ import os
 import pytest
 
 from conftest import WORKLOAD, run_cli, run_ranks
-from gpucheck_workload import burn_stats
+from gpucheck_workload import burn, burn_stats
 
 # the straggler rule lib/parsers/burn.ts applies (STRAGGLER_CV, STRAGGLER_MAX_AVG)
 CV, MAX_AVG = 0.05, 1.5
@@ -57,6 +57,54 @@ def test_a_rank_sharing_its_cpu_with_a_busy_process_is_flagged():
     # shared with other jobs: CV 7-8 % on both ranks with nothing injected, above the 5 % rule).
 
 
+def test_the_checksum_runs_throughout_and_agrees_on_healthy_ranks():
+    r = _result(run_ranks(2, ["burn", "--duration", "2", "--checksum-every", "5"]))
+    assert r["checksum_every"] == 5
+    for rank in r["ranks"]:
+        c = rank["checksum"]
+        # the first iteration and every fifth after it, while the load runs
+        assert c["checks"] == (rank["iteration"]["n"] + 4) // 5 > 2
+        assert (c["n"], c["dtype"], c["every"], c["mismatches"], c["no_majority"], c["mismatch_at_s"]) == (256, "fp32", 5, 0, 0, [])
+
+
+def test_a_rank_that_corrupts_now_and_then_under_load_is_counted_at_each_check(monkeypatch):
+    # rank 2 flips one bit of its product at the second and fourth checks only: intermittent corruption
+    monkeypatch.setenv(burn.FAULT_RANK_ENV, "2")
+    monkeypatch.setenv(burn.FAULT_CHECKS_ENV, "1,3")
+    r = _result(run_ranks(3, ["burn", "--duration", "2", "--checksum-every", "1"]))
+    got = [(x["checksum"]["mismatches"], x["checksum"]["self_mismatches"], x["checksum"]["cross_mismatches"]) for x in r["ranks"]]
+    assert got == [(0, 0, 0), (0, 0, 0), (2, 2, 2)]
+    assert len(r["ranks"][2]["checksum"]["mismatch_at_s"]) == 2
+    assert r["ranks"][2]["checksum"]["checks"] >= 4  # the fourth check (3) ran: both faults were seen
+
+
+def _checks(rank, models, prints):
+    c = burn.Checksums(rank, models, 1, 256, "fp32")
+    for i, p in enumerate(prints):
+        c.add(float(i), p)
+    return c.result()
+
+
+def test_a_split_without_majority_counts_the_rank_that_changed_or_else_every_rank():
+    # two GPUs that disagree from the start: neither can be trusted, so both are counted, and the split is said
+    got = _checks(0, ["H100", "H100"], [[(1, 1), (2, 2)]])
+    assert (got["mismatches"], got["cross_mismatches"], got["no_majority"]) == (1, 1, 1)
+    assert _checks(1, ["H100", "H100"], [[(1, 1), (2, 2)]])["mismatches"] == 1
+    # two GPUs that agreed, then one's product changed: that one is counted, not its steady peer
+    prints = [[(1, 1), (1, 1)], [(1, 1), (1, 2)], [(1, 1), (1, 1)]]
+    steady, changed = _checks(0, ["H100", "H100"], prints), _checks(1, ["H100", "H100"], prints)
+    assert (steady["mismatches"], steady["no_majority"]) == (0, 1)
+    assert (changed["mismatches"], changed["self_mismatches"], changed["cross_mismatches"], changed["mismatch_at_s"]) == (1, 1, 1, [1.0])
+    # only like models are compared
+    assert _checks(0, ["H100", "A100"], [[(1, 1), (2, 2)]])["mismatches"] == 0
+
+
+def test_one_gpu_is_compared_with_its_own_first_product():
+    # a single GPU has no peer: a product that changes between checks is still a mismatch
+    got = _checks(0, ["H100"], [[(1, 1)], [(1, 1)], [(1, 3)], [(1, 1)]])
+    assert (got["checks"], got["mismatches"], got["self_mismatches"], got["cross_mismatches"], got["mismatch_at_s"]) == (4, 1, 1, 0, [2.0])
+
+
 def test_summaries_of_known_iterations():
     b = burn_stats.Burn(gemm_flop=2e12, copy_bytes=4e9, duration_s=20, window_s=10, raw_cap=3)
     for start, gemm_s in ((0.5, 1.0), (1.5, 1.0), (12.0, 2.0), (19.0, 4.0)):
@@ -77,6 +125,7 @@ def test_summaries_of_known_iterations():
     (["--window", "-1"], "--window must be more than 0 seconds, got -1.0"),
     (["--copy-size", "3"], "--copy-size must be at least 4, got 3"),
     (["--gemm-size", "0"], "--gemm-size must be at least 1, got 0"),
+    (["--checksum-every", "0"], "--checksum-every must be at least 1, got 0"),
 ])
 def test_bad_arguments_are_one_line_exit_2(args, message):
     done = run_cli(["burn"] + args)

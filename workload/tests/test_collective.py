@@ -65,6 +65,22 @@ def test_two_gloo_ranks_print_the_nccl_tests_layout(op, redop, root):
     assert progress[-1]["busbw"] > 0 and progress[-1]["wrong"] == 0
 
 
+@pytest.mark.parametrize("check_iters,wrong", [(3, 1), (1, 0)])
+def test_every_checked_call_is_checked_so_a_fault_in_one_of_them_is_seen(monkeypatch, check_iters, wrong):
+    # rank 1 corrupts one element of the third checked call only (fill 3: one size, out of place):
+    # three checked calls per placement see it, one check per size (nccl-tests -c 1) cannot
+    monkeypatch.setenv("GPUCHECK_COLLECTIVE_FAULT_RANK", "1")
+    monkeypatch.setenv("GPUCHECK_COLLECTIVE_FAULT_REP", "3")
+    args = ["collective", "--min-bytes", "4K", "--max-bytes", "4K", "--iters", "3", "--warmup", "1", "--check-iters", str(check_iters)]
+    (rc0, out0, err0), (rc1, _, err1) = run_ranks(2, args)
+    assert (rc0, rc1) == ((7, 7) if wrong else (0, 0)), err0 + err1  # nccl-tests exits 7 on wrong data
+    lines = untagged(out0).splitlines()
+    assert " validation: %d " % check_iters in lines[2]
+    rows, _, oob = parse(out0)
+    assert [(r[8], r[12]) for r in rows] == [(str(wrong), "0")]  # out-of-place #wrong, in-place #wrong
+    assert oob == wrong
+
+
 def test_no_check_prints_na_and_validation_0():
     (rc, out, err), _ = run_ranks(2, ["collective", "--max-bytes", "4K", "--min-bytes", "1K", "--iters", "2", "--no-check"])
     assert rc == 0, err

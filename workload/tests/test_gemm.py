@@ -8,6 +8,8 @@ from conftest import run_cli, run_ranks
 from gpucheck_workload import gemm
 
 SMALL = ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]
+# the sweep's tests warm up for no time; the warm-up has its own test
+QUICK = SMALL + ["--warmup-seconds", "0"]
 
 
 def _result(outs):
@@ -19,8 +21,14 @@ def _result(outs):
 
 
 def test_two_cpu_ranks_measure_fp32_and_bf16_and_name_the_rest_unmeasured():
-    r = _result(run_ranks(2, SMALL))
+    r = _result(run_ranks(2, SMALL + ["--warmup-seconds", "0.5"]))
     assert r["world_size"] == 2 and r["sizes"] == [64, 128]
+    assert (r["iters"], r["warmup"], r["warmup_seconds"]) == (2, 1, 0.5)
+    for rank in r["ranks"]:
+        # every rank multiplied for the warm-up's length before the sweep, in the first dtype it runs
+        # (bf16, first in the default list, runs on a CPU too) at the sweep's largest shape
+        w = rank["warmup"]
+        assert w["seconds"] >= 0.5 and w["calls"] >= gemm.WARMUP_BATCH and (w["dtype"], w["n"]) == ("bf16", 128) and "skipped" not in w
     assert [x["rank"] for x in r["ranks"]] == [0, 1]
     for rank in r["ranks"]:
         assert rank["device"]["type"] == "cpu"
@@ -37,7 +45,7 @@ def test_two_cpu_ranks_measure_fp32_and_bf16_and_name_the_rest_unmeasured():
 
 def test_a_rank_with_a_different_input_is_named_by_the_checksum(monkeypatch):
     monkeypatch.setenv(gemm.FAULT_ENV, "2")
-    r = _result(run_ranks(3, SMALL + ["--dtypes", "fp32"]))
+    r = _result(run_ranks(3, QUICK + ["--dtypes", "fp32"]))
     hashes = [x["checksum"]["sha256"] for x in r["ranks"]]
     assert hashes[0] == hashes[1] != hashes[2]
     assert r["checksum"] == {"mismatched_ranks": [2], "notes": []}
@@ -58,10 +66,24 @@ def test_only_like_models_are_compared():
     (["--dtypes", "bf16,int8"], "--dtypes must list some of bf16, fp16, tf32, fp8, fp32, got 'bf16,int8'"),
     (["--min-size", "512", "--max-size", "128"], "the sweep needs 1 <= --min-size <= --max-size and --step >= 1, got 512, 128, 128"),
     (["--iters", "0"], "--iters must be at least 1 and --warmup at least 0"),
+    (["--warmup-seconds", "-1"], "--warmup-seconds must be 0 or more, got -1.0"),
 ])
 def test_bad_arguments_are_one_line_exit_2(args, message):
     done = run_cli(["gemm"] + args)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", "gpucheck-workload: error: %s\n" % message)
+
+
+def test_the_defaults_are_the_mamf_finders_on_a_gpu_and_short_on_a_cpu():
+    # mamf-finder.py: accelerator_warmup_seconds = 30, --num_iterations 100, --num_warmup_iterations 50
+    assert (gemm.GPU_WARMUP_S, gemm.GPU_CALLS) == (30.0, (100, 50))
+    r = _result(run_ranks(1, ["gemm", "--dtypes", "fp32", "--min-size", "64", "--max-size", "64", "--checksum-size", "64"]))
+    assert (r["iters"], r["warmup"], r["warmup_seconds"]) == (gemm.CPU_CALLS[0], gemm.CPU_CALLS[1], gemm.CPU_WARMUP_S)
+    assert r["ranks"][0]["warmup"]["seconds"] >= gemm.CPU_WARMUP_S
+
+
+def test_no_warm_up_is_said_so():
+    r = _result(run_ranks(1, QUICK + ["--dtypes", "fp32"]))
+    assert r["ranks"][0]["warmup"] == {"seconds": 0.0, "calls": 0, "skipped": "--warmup-seconds 0"}
 
 
 def test_summary_is_best_and_median_over_shapes():

@@ -56,6 +56,20 @@ export const burnResult = z.lazy(() => {
     raw_s: z.array(z.number().nonnegative()).describe("own time of the first raw_cap iterations, in order"),
     raw_cap: z.number().int().positive(),
     raw_truncated: z.boolean().describe("true when the run had more iterations than raw_s keeps"),
+    checksum: z
+      .object({
+        n: z.number().int().positive().describe("M=N=K of the seeded product"),
+        dtype: z.enum(["bf16", "fp32"]),
+        every: z.number().int().positive().describe("iterations between two checks"),
+        checks: z.number().int().nonnegative(),
+        mismatches: z.number().int().nonnegative().describe("checks at which this rank differed from its own first product or its model's majority"),
+        self_mismatches: z.number().int().nonnegative(),
+        cross_mismatches: z.number().int().nonnegative().describe("including checks where its model's ranks split with no majority"),
+        no_majority: z.number().int().nonnegative(),
+        mismatch_at_s: z.array(z.number().nonnegative()).describe("start of the first mismatched checks' iterations, seconds into the run"),
+      })
+      .optional()
+      .describe("the checksum repeated through the run (absent from results of gpucheck before it)"),
   });
   return z.object({
     world_size: z.number().int().positive(),
@@ -66,6 +80,7 @@ export const burnResult = z.lazy(() => {
     copy_bytes: z.number().int().positive(),
     allreduce_bytes: z.number().int().positive(),
     warmup_iters: z.number().int().nonnegative(),
+    checksum_every: z.number().int().positive().optional(),
     ranks: z.array(rank).min(1),
   });
 });

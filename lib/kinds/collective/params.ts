@@ -21,6 +21,8 @@ export interface CollectiveParams {
   warmup: number;
   dtype: (typeof DTYPES)[number];
   check: boolean;
+  /** checked calls per size and placement, each from its own fill (nccl-tests -c <check iteration count>) */
+  checkIters: number;
   /** auto = nccl when GPUs are visible, gloo otherwise */
   backend: "auto" | "nccl" | "gloo";
   /** workload = gpucheck's own Python benchmark; nccl-tests = the official binaries */
@@ -40,6 +42,8 @@ export const COLLECTIVE_DEFAULTS: Omit<CollectiveParams, "ncclTestsDir" | "rails
   warmup: 5,
   dtype: "float",
   check: true,
+  // iters: every timed call has a checked twin (the resolver follows a test's own iters)
+  checkIters: 20,
   backend: "auto",
   impl: "workload",
 };
@@ -57,6 +61,7 @@ export const collectiveBlock = () =>
     warmup: nonNegativeInt().optional(),
     dtype: oneOf("dtype", DTYPES).optional(),
     check: bool().optional(),
+    checkIters: positiveInt().optional(),
     backend: oneOf("backend", ["auto", "nccl", "gloo"]).optional(),
     impl: oneOf("impl", ["workload", "nccl-tests"]).optional(),
     ncclTestsDir: nonEmptyText().optional(),
@@ -67,7 +72,11 @@ export function resolveCollective(c: Partial<CollectiveParams>, ctx: ResolveCont
   const { report, sound, gpusAt } = ctx;
   const at = [...ctx.testAt, "collective"];
   const set = (...keys: Array<keyof typeof c>) => keys.filter((k) => c[k] !== undefined).map((k) => [...at, k]);
-  const p: CollectiveParams = { ...COLLECTIVE_DEFAULTS, ...(ctx.gpusPerNode === 0 && { maxBytes: CPU_MAX_BYTES }), ...given(c) };
+  // as many checked calls as timed ones on GPUs (nccl-tests -c: "checking correctness of results on
+  // each iteration"), so a fault in one call of twenty is seen; one on CPU, where gloo's sweep is
+  // a pipeline smoke test and every extra call is seconds on a 2-core machine
+  const checkIters = c.checkIters ?? (ctx.gpusPerNode === 0 ? 1 : (c.iters ?? COLLECTIVE_DEFAULTS.iters));
+  const p: CollectiveParams = { ...COLLECTIVE_DEFAULTS, ...(ctx.gpusPerNode === 0 && { maxBytes: CPU_MAX_BYTES }), ...given(c), checkIters };
   const cpu = ctx.gpusPerNode === 0 && sound("gpusPerNode");
   if (p.minBytes > p.maxBytes && sound("collective.minBytes", "collective.maxBytes", "gpusPerNode")) {
     report(

@@ -19,6 +19,16 @@ export const gemmResult = z.lazy(() => {
     local_rank: z.number().int().nonnegative(),
     host: z.string(),
     device,
+    warmup: z
+      .object({
+        seconds: z.number().nonnegative().describe("how long the warm-up lasted"),
+        calls: z.number().int().nonnegative(),
+        dtype: z.enum(GEMM_DTYPES).optional(),
+        n: z.number().int().positive().optional().describe("M=N=K of the warm-up's multiplies: the sweep's largest"),
+        skipped: z.string().optional().describe("why the warm-up did not run, or did not finish"),
+      })
+      .optional()
+      .describe("the matmul every rank ran before the sweep (absent from results of gpucheck before the warm-up)"),
     dtypes: z.partialRecord(z.enum(GEMM_DTYPES), z.union([measured, unmeasured])),
     checksum: z.object({ n: z.number().int().positive(), dtype: z.enum(["bf16", "fp32"]), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   });
@@ -29,6 +39,7 @@ export const gemmResult = z.lazy(() => {
     sizes: z.array(z.number().int().positive()).min(1),
     iters: z.number().int().positive(),
     warmup: z.number().int().nonnegative(),
+    warmup_seconds: z.number().nonnegative().optional().describe("the warm-up asked for, seconds"),
     ranks: z.array(rank).min(1),
     checksum: z.object({
       mismatched_ranks: z.array(z.number().int().nonnegative()).describe("ranks whose hash differs from the majority of the ranks with the same device model"),
