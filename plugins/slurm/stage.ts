@@ -10,6 +10,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, write
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { PlatformError } from "../../lib/core/errors.ts";
+import { writePrivateFile } from "../../lib/report/private-fs.ts";
 import { checkStage } from "../_shared/stage-check.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import { stagePath, workloadArchive } from "./sbatch.ts";
@@ -71,6 +72,6 @@ function lexists(p: string): boolean {
 /** Writes the archive the batch script sbcasts; returns its path (removed after the job). */
 export function stageArchive(jobDir: string, hash: string, files: ReadonlyMap<string, string>): string {
   const path = join(jobDir, workloadArchive(hash));
-  writeFileSync(path, gzipSync(tarFiles(files)));
+  writePrivateFile(path, gzipSync(tarFiles(files)));
   return path;
 }
