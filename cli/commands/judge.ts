@@ -23,7 +23,10 @@ import { suiteText } from "./suite-source.ts";
 import { redactionOf } from "../../lib/core/redact.ts";
 import { redactSuiteText } from "../../lib/load/redact-yaml.ts";
 
-export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; groupReadable?: boolean; json?: boolean; excludeBad?: boolean }): Promise<number> {
+export async function main(
+  dir: string,
+  flags: { suite: string; baseline?: string; out?: string; force?: boolean; groupReadable?: boolean; json?: boolean; excludeBad?: boolean },
+): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
   // results from before the transport account: read it from the saved rank logs
   const saved = addTransportFromLogs(read, (path) => {

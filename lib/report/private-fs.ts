@@ -31,9 +31,7 @@ function symlinkRefusal(path: string, doing: string): PlatformError {
   } catch {
     // gone meanwhile: the path alone
   }
-  return new PlatformError(
-    `${path} is a symbolic link${to} inside the run directory: gpucheck never ${doing} through one there; remove it, or run into a new --out`,
-  );
+  return new PlatformError(`${path} is a symbolic link${to} inside the run directory: gpucheck never ${doing} through one there; remove it, or run into a new --out`);
 }
 
 /** Why a directory that exists must not be written into, or undefined. lstat: a symlink is itself. */
@@ -98,11 +96,7 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** open(2) with O_NOFOLLOW, its parent made private first; a symlink at `path` is refused. */
 export function openPrivate(path: string, how: "truncate" | "append" | "exclusive"): number {
   ensurePrivateDir(dirname(path));
-  const flags =
-    constants.O_WRONLY |
-    constants.O_CREAT |
-    NOFOLLOW |
-    (how === "append" ? constants.O_APPEND : how === "exclusive" ? constants.O_EXCL : constants.O_TRUNC);
+  const flags = constants.O_WRONLY | constants.O_CREAT | NOFOLLOW | (how === "append" ? constants.O_APPEND : how === "exclusive" ? constants.O_EXCL : constants.O_TRUNC);
   let fd: number;
   try {
     fd = openSync(path, flags, privateModes().file);

@@ -32,7 +32,8 @@ function scene(): { root: string; stage: StagePaths; dir: string } {
   return { root, stage, dir: join(stage.base, stage.hash) };
 }
 
-const sh = (script: string, input?: Uint8Array) => spawnSync("/bin/sh", ["-c", script, "gpucheck-test"], { input, encoding: "utf8", env: { ...process.env, SSH_CONNECTION: "10.0.0.1 2222 10.0.0.2 22" } });
+const sh = (script: string, input?: Uint8Array) =>
+  spawnSync("/bin/sh", ["-c", script, "gpucheck-test"], { input, encoding: "utf8", env: { ...process.env, SSH_CONNECTION: "10.0.0.1 2222 10.0.0.2 22" } });
 const staged = (stage: StagePaths) => /^gpucheck-staged (yes|no)$/m.exec(sh(prepareScript(stage, "sh", false)).stdout)?.[1];
 const stageIt = (stage: StagePaths) => sh(stageScript(stage), tarFiles(FILES));
 

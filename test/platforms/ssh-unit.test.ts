@@ -2,7 +2,7 @@
 // remote scripts' syntax and the plan rendering. No sshd needed.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../../lib/core/assets.ts";
 import { SuiteError } from "../../lib/core/errors.ts";

@@ -20,7 +20,9 @@ export function controlDirectory(): string {
   const st = lstatSync(dir);
   if (!st.isDirectory() || st.uid !== (process.getuid?.() ?? st.uid) || (st.mode & 0o077) !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new PlatformError(`the ssh ControlPath directory ${dir} is not this user's private directory (uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}): set TMPDIR to a directory of your own`);
+    throw new PlatformError(
+      `the ssh ControlPath directory ${dir} is not this user's private directory (uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}): set TMPDIR to a directory of your own`,
+    );
   }
   if (made.size === 0) process.once("exit", () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
   made.add(dir);

@@ -78,7 +78,8 @@ function suiteFile(dir: string, text: string): string {
   return p;
 }
 
-const INVENTORY = "name: attack\nplatform: { type: local }\ndefaults: { python: /usr/bin/python3, gpusPerNode: 0, ranksPerNode: 1 }\ntests:\n  - name: inventory\n    kind: inventory\n";
+const INVENTORY =
+  "name: attack\nplatform: { type: local }\ndefaults: { python: /usr/bin/python3, gpusPerNode: 0, ranksPerNode: 1 }\ntests:\n  - name: inventory\n    kind: inventory\n";
 
 describe.each(operators)("gpucheck run as %s", (as) => {
   test("a pre-made --out of nobody's, mode 0777, holding a workload/sitecustomize.py: refused in one line, nothing runs", () => {
@@ -91,7 +92,9 @@ describe.each(operators)("gpucheck run as %s", (as) => {
     chownSync(out, NOBODY, NOBODY);
     chownSync(join(out, "workload"), NOBODY, NOBODY);
     const r = gpucheck(as, dir, ["suite", suiteFile(dir, INVENTORY), "--out", out, "--progress", "none"]);
-    expect(r.stderr).toBe(`--out "${out}" belongs to another user (owner nobody (uid ${NOBODY}), mode 0777): its contents could run as you; choose a new --out, which gpucheck creates itself\n`);
+    expect(r.stderr).toBe(
+      `--out "${out}" belongs to another user (owner nobody (uid ${NOBODY}), mode 0777): its contents could run as you; choose a new --out, which gpucheck creates itself\n`,
+    );
     expect(r.status).toBe(2);
     expect(existsSync(marker)).toBe(false);
   });
@@ -135,10 +138,14 @@ describe.each(operators)("gpucheck run as %s", (as) => {
     mkdirSync(tmp, { mode: 0o700 });
     if (as === "user") chownSync(tmp, uid, gid);
     const code = "from gpucheck_workload import data, fakedata; d = fakedata.generated_dir('fashionmnist'); print(d); print(sorted(data.locate('fashionmnist', d)))";
-    const r = spawnSync(RUNUSER, ["-u", as === "root" ? "root" : user, "--", "env", "-i", `PYTHONPATH=${WORKLOAD}`, `XDG_CACHE_HOME=${xdg}`, `TMPDIR=${tmp}`, "/usr/bin/python3", "-c", code], {
-      cwd: dir,
-      encoding: "utf8",
-    });
+    const r = spawnSync(
+      RUNUSER,
+      ["-u", as === "root" ? "root" : user, "--", "env", "-i", `PYTHONPATH=${WORKLOAD}`, `XDG_CACHE_HOME=${xdg}`, `TMPDIR=${tmp}`, "/usr/bin/python3", "-c", code],
+      {
+        cwd: dir,
+        encoding: "utf8",
+      },
+    );
     expect(r.stderr).toBe(
       `gpucheck: the generated data set cache ${join(xdg, "gpucheck")} belongs to uid ${NOBODY}, not to this user (uid ${as === "root" ? 0 : uid}): not read; making the set in a private temporary directory (remove it, or set XDG_CACHE_HOME to a directory of your own)\n`,
     );
