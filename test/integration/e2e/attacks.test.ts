@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, copyFileSync, existsSync, lchownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { workloadFiles, workloadHash } from "../../../lib/core/assets.ts";
+import { ssh } from "../../../plugins/ssh.ts";
 import { gpucheckArgv } from "../../e2e/cli.ts";
+import { runContextFor, scriptTest } from "../../platforms/conformance.ts";
+import { SSH_INFRA, sshInfra } from "../platforms/ssh-infra.ts";
 
 const NOBODY = 65534;
 const WORKLOAD = join(import.meta.dir, "..", "..", "..", "workload");
@@ -193,4 +197,59 @@ describe.each(operators)("gpucheck run as %s", (as) => {
       for (const p of planted) rmSync(p, { recursive: true, force: true });
     }
   });
+});
+
+// The ssh hosts of test/infra/ssh.sh log in as a normal user (the node side of the run); the stage is
+// on a stageDir every user can write into, as a shared scratch directory is, and nobody got there first.
+describe("a tampered ssh stage (real sshd's)", () => {
+  const scenes = () => {
+    const infra = sshInfra();
+    const dir = mkdtempSync(join(base, "ssh-stage-"));
+    chmodSync(dir, 0o1777);
+    const stage = join(dir, workloadHash());
+    // in the sticky, world-writable stageDir: the login user could write it, were the code to run
+    const marker = join(dir, "PWNED");
+    // the binary's own files, one of them with code added: what an old stage's .complete vouched for
+    for (const [rel, text] of workloadFiles()) {
+      mkdirSync(join(stage, rel, ".."), { recursive: true, mode: 0o755 });
+      writeFileSync(join(stage, rel), rel === "gpucheck_workload/__init__.py" ? `${text}\n${payload(marker)}` : text, { mode: 0o644 });
+    }
+    writeFileSync(join(stage, ".complete"), `${workloadHash()}\n`);
+    const t = scriptTest("stage", "/usr/bin/python3", "import gpucheck_workload; print('RAN', flush=True)", { nodes: 1, ranksPerNode: 1 });
+    const ctx = runContextFor(t, {
+      settings: ssh.settings.parse({ configFile: infra.config, stageDir: dir }),
+      cli: { hosts: [infra.hosts[0]!] },
+      outDir: mkdtempSync(join(base, "ssh-out-")),
+      signal: AbortSignal.timeout(60_000),
+    });
+    return { infra, stage, marker, ctx };
+  };
+
+  (SSH_INFRA ? test : test.skip)(
+    "nobody's stage with the binary's hash as its name: refused in one line, never run",
+    async () => {
+      const { infra, stage, marker, ctx } = scenes();
+      spawnSync("chown", ["-R", `${NOBODY}:${NOBODY}`, stage]);
+      const [unit] = await ssh.run(ctx);
+      expect(unit!.status).toBe("infra");
+      expect(unit!.message).toContain(
+        `host ${infra.hosts[0]}: staging the workload into ${stage} failed: exit 1: gpucheck: the stage ${stage} is not this user's own (owner nobody): gpucheck neither runs from it nor replaces it; remove it`,
+      );
+      expect(existsSync(marker)).toBe(false);
+    },
+    90_000,
+  );
+
+  (SSH_INFRA ? test : test.skip)(
+    "the login user's own stage, modified: replaced by the binary's copy, the added code never runs",
+    async () => {
+      const { infra, stage, marker, ctx } = scenes();
+      spawnSync("chown", ["-R", `${infra.user}:`, stage]);
+      const [unit] = await ssh.run(ctx);
+      expect([unit!.status, unit!.message ?? ""]).toEqual(["completed", ""]);
+      expect(existsSync(marker)).toBe(false);
+      expect(readFileSync(join(stage, "gpucheck_workload/__init__.py"), "utf8")).toBe(workloadFiles().get("gpucheck_workload/__init__.py")!);
+    },
+    90_000,
+  );
 });
