@@ -41,7 +41,8 @@ PY
 
 # what the tests left in their TMPDIR, if anything
 nothing_left() {
-  # gpucheck-fashionmnist-v*: the workload's generated data set, kept in the temp dir between runs by design
+  # gpucheck-fashionmnist-v*: the workload's generated data set, made in a private temp dir (and kept: the
+  # ranks read it after it returns) only where the user's cache (~/.cache/gpucheck) was unsafe (fakedata.py)
   local left; left=$(ls -A "$tests_tmp" | grep -v '^gpucheck-fashionmnist-v')
   [ -z "$left" ] || { echo "left in TMPDIR ($tests_tmp) by the tests:"; echo "$left"; return 1; }
 }

@@ -3,7 +3,7 @@
 // never changed (its certificate must keep verifying): the verdicts go into a new run directory that
 // records the run and the suite it was judged from; exits as a run would (0, 1 or 3).
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, linkSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { exitCodeFor } from "../../lib/assess/judge.ts";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
@@ -14,6 +14,7 @@ import { loadSuite } from "../../lib/load/mod.ts";
 import { err, out } from "../output.ts";
 import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
 import { claimRunDir, utcStamp } from "../../lib/report/run-dir.ts";
+import { ensurePrivateDir, writePrivateFile } from "../../lib/report/private-fs.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { writeFinalFiles } from "../../lib/report/write.ts";
 import { JUDGED_WITH_FILE } from "../../lib/sign/predicate.ts";
@@ -22,7 +23,10 @@ import { suiteText } from "./suite-source.ts";
 import { redactionOf } from "../../lib/core/redact.ts";
 import { redactSuiteText } from "../../lib/load/redact-yaml.ts";
 
-export async function main(dir: string, flags: { suite: string; baseline?: string; out?: string; force?: boolean; json?: boolean; excludeBad?: boolean }): Promise<number> {
+export async function main(
+  dir: string,
+  flags: { suite: string; baseline?: string; out?: string; force?: boolean; groupReadable?: boolean; json?: boolean; excludeBad?: boolean },
+): Promise<number> {
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
   // results from before the transport account: read it from the saved rank logs
   const saved = addTransportFromLogs(read, (path) => {
@@ -47,18 +51,18 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
   const results = excluded?.results ?? judged.results;
   const notes = [...judged.notes, ...(excluded?.notes ?? [])];
   results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
-  const claim = claimRunDir(outDir, { force: flags.force });
+  const claim = claimRunDir(outDir, { force: flags.force, groupReadable: flags.groupReadable });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);
   try {
     // the logs come along (hard links where the file system allows) so the report's links work
     linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
     // and a big run's telemetry series, which its results.json names by file
     linkTree(join(sourceDir, RESULT_FILES.telemetry), join(outDir, RESULT_FILES.telemetry));
-    for (const f of ["suite.yaml"]) if (existsSync(join(sourceDir, f))) copyFileSync(join(sourceDir, f), join(outDir, f));
+    for (const f of ["suite.yaml"]) if (existsSync(join(sourceDir, f))) writePrivateFile(join(outDir, f), readFileSync(join(sourceDir, f)));
     // its secret env values as *** (lib/core/redact.ts): judgedWith names the copy's sha256
     const judgedText = redactSuiteText(suiteText(suite), redactionOf(suite));
     if (results.judgedWith) results.judgedWith.sha256 = createHash("sha256").update(judgedText).digest("hex");
-    writeFileSync(join(outDir, JUDGED_WITH_FILE), judgedText);
+    writePrivateFile(join(outDir, JUDGED_WITH_FILE), judgedText);
     writeFinalFiles(outDir, results);
   } finally {
     claim.release();
@@ -84,7 +88,7 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
 
 function linkTree(from: string, to: string): void {
   if (!existsSync(from)) return;
-  mkdirSync(to, { recursive: true });
+  ensurePrivateDir(to);
   for (const name of readdirSync(from)) {
     const src = join(from, name);
     const dst = join(to, name);

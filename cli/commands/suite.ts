@@ -29,6 +29,7 @@ interface SuiteFlags extends HostFlags, NodeFlags {
   baseline?: string;
   signKey?: string;
   force?: boolean;
+  groupReadable?: boolean;
   preflightOnly?: boolean;
   progress: "auto" | "tty" | "plain" | "none";
 }
@@ -99,7 +100,7 @@ export async function main(given: string | undefined, flags: SuiteFlags): Promis
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const claim = claimRunDir(outDir, { force: flags.force });
+  const claim = claimRunDir(outDir, { force: flags.force, groupReadable: flags.groupReadable });
   if (claim.movedTo) progress.note(`--force: the run that was in ${outDir} is now in ${claim.movedTo}`);
   if (rerun) progress.note(`rerunning ${rerun.tests.join(", ")} of ${rerun.dir} (failed, errored or skipped there)`);
   progress.note(`suite ${suite.name} (${plan.tests.length} test${plan.tests.length === 1 ? "" : "s"}) on ${plan.platform}; results in ${outDir}`);

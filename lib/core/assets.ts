@@ -30,11 +30,24 @@ declare const GPUCHECK_WORKLOAD_HASH: string;
  * Content hash of the workload: platforms stage once per hash. The binary's embedded workload cannot
  * change after the build, which hashed it: `plan` and every run skip 4–5 ms of SHA-256 and the
  * collator's start (BENCHMARKS.md, start-up); run from the sources, it is hashed each time.
+ * It is the digest of workloadSums' listing, so a node recomputes it from its staged files with one
+ * `sha256sum` over them and one over that listing (plugins/_shared/ssh/scripts.ts stageCheckLines):
+ * a stage that does not hash to its own name is not what this binary carries.
  */
 export function workloadHash(files?: ReadonlyMap<string, string>): string {
   if (files === undefined && typeof GPUCHECK_WORKLOAD_HASH === "string") return GPUCHECK_WORKLOAD_HASH;
-  const sorted = [...(files ?? workloadFiles())].sort(([a], [b]) => a.localeCompare(b));
-  return sha256(sorted.map(([p, text]) => `${p}\0${text}\0`)).slice(0, 16);
+  return sha256(sumsListing(workloadSums(files ?? workloadFiles()))).slice(0, 16);
+}
+
+/** Each file's SHA-256 (hex), by path in byte order (`LC_ALL=C sort`; the paths are ASCII, so code-unit order is byte order). */
+export function workloadSums(files: ReadonlyMap<string, string>): Map<string, string> {
+  const paths = [...files.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return new Map(paths.map((p) => [p, sha256(files.get(p)!)]));
+}
+
+/** The sums as `sha256sum` prints them: "<hex>  <path>\n" per file. */
+export function sumsListing(sums: ReadonlyMap<string, string>): string {
+  return [...sums].map(([p, h]) => `${h}  ${p}\n`).join("");
 }
 
 export function workloadExtras(): Map<string, string> {

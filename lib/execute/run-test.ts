@@ -1,6 +1,6 @@
 // The execute stage: one planned test through its platform, bounded by its timeout and by Ctrl-C,
 // and what it left behind as run records. Nothing here parses or judges (that is lib/assess).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError } from "../core/errors.ts";
@@ -10,6 +10,7 @@ import type { CliOverrides, RunContext } from "../core/platform.ts";
 import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
 import { stopReason } from "../core/stop.ts";
 import { redactionOf, scrubText } from "../core/redact.ts";
+import { ensurePrivateDir, writePrivateFile } from "../report/private-fs.ts";
 
 export interface TestEnv {
   suite: Suite;
@@ -44,12 +45,12 @@ export async function executeTest(test: PlannedTest, env: TestEnv): Promise<RunR
 
 /** The records `gpucheck judge` parses again: every unit of the test, every round of an isolating one. */
 export function saveRecords(logDir: string, records: RunRecord[]): void {
-  writeFileSync(join(logDir, RUN_RECORDS_FILE), `${JSON.stringify(records.map(savedRecord), null, 2)}\n`);
+  writePrivateFile(join(logDir, RUN_RECORDS_FILE), `${JSON.stringify(records.map(savedRecord), null, 2)}\n`);
 }
 
 /** One test through its platform; its rank logs go to logDir. */
 export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string): Promise<RunRecord[]> {
-  mkdirSync(logDir, { recursive: true });
+  ensurePrivateDir(logDir);
   const timeout = new AbortController();
   const t0 = Date.now();
   const budgetFor = (units: number) => test.timeoutMs * turnsOf(test, units, env.perNodeWindow);

@@ -2,7 +2,6 @@
 // its platform) → assess (parse and judge its records) → write (results.json and junit.xml after
 // every test, so that a later crash, timeout or Ctrl-C still leaves every finished test on disk; the
 // tests not yet ended written ahead as unfinished) → the tests that never started accounted for.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { workloadFiles, workloadHash } from "../core/assets.ts";
 import { assessTest, mergeInventory } from "../assess/assess.ts";
@@ -26,6 +25,7 @@ import { redactionOf } from "../core/redact.ts";
 import { sha256 } from "../core/sha256.ts";
 import { redactSuiteText } from "../load/redact-yaml.ts";
 import type { CliOverrides, Platform } from "../core/platform.ts";
+import { ensurePrivateDir, writePrivateFile } from "../report/private-fs.ts";
 
 export interface ExecuteOptions {
   outDir: string;
@@ -115,11 +115,11 @@ function markSimulated(results: ResultsFile): void {
  * the copy's sha256 (what a certificate binds) and keeps the file's own as sourceSha256.
  */
 function openRun(outDir: string, suite: Suite, plan: Plan, opts: ExecuteOptions): ResultsFile {
-  mkdirSync(join(outDir, "logs"), { recursive: true });
+  ensurePrivateDir(join(outDir, "logs"));
   const secrets = redactionOf(suite);
   const saved = redactSuiteText(opts.suiteText, secrets);
-  writeFileSync(join(outDir, "suite.yaml"), saved);
-  if (opts.resolvedSuite !== undefined) writeFileSync(join(outDir, RESOLVED_SUITE), redactSuiteText(opts.resolvedSuite, secrets));
+  writePrivateFile(join(outDir, "suite.yaml"), saved);
+  if (opts.resolvedSuite !== undefined) writePrivateFile(join(outDir, RESOLVED_SUITE), redactSuiteText(opts.resolvedSuite, secrets));
   return {
     schemaVersion: 1,
     gpucheck: VERSION,

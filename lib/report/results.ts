@@ -1,11 +1,12 @@
 // Reading and writing the files of a results directory. The names are fixed so other tools
 // (Jenkins, the certificate, scripts) can rely on them.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
 import { FLEET_UNITS } from "./fleet.ts";
+import { openPrivate } from "./private-fs.ts";
 
 export const RESULT_FILES = {
   results: "results.json",
@@ -31,7 +32,10 @@ export function writeFileAtomic(path: string, text: string): void {
   const data = Buffer.from(text);
   let written = 0;
   try {
-    const fd = openSync(tmp, "w", 0o644);
+    // a fresh name (O_EXCL) never through a symlink (O_NOFOLLOW), private (private-fs.ts); rename
+    // then replaces whatever is at `path`, a symlink included, without following it
+    rmSync(tmp, { force: true });
+    const fd = openPrivate(tmp, "exclusive");
     try {
       while (written < data.length) written += writeSync(fd, data, written);
       fsyncSync(fd);

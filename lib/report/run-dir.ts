@@ -2,10 +2,11 @@
 // (stale logs, a certificate that no longer verifies), and two runs at once would lose one's results:
 // so `--out` refuses a directory that holds a run, `--force` moves that run aside whole, and a lock
 // file turns a concurrent second run away at once.
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { RESULT_FILES } from "./results.ts";
+import { privateModes, setGroupReadable, setRunRoot } from "./private-fs.ts";
 
 export const LOCK_FILE = ".gpucheck.lock";
 
@@ -18,7 +19,8 @@ export interface ClaimedRunDir {
   release(): void;
 }
 
-export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } = {}): ClaimedRunDir {
+export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date; groupReadable?: boolean } = {}): ClaimedRunDir {
+  setGroupReadable(opts.groupReadable ?? false);
   const holder = lockHolder(dir);
   if (holder) throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${holder}): wait for it, or choose another --out`);
   let movedTo: string | undefined;
@@ -30,6 +32,8 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
     renameSync(dir, movedTo);
   }
   makePrivate(dir);
+  // from here on every file of the run is written through private-fs.ts, never through a symlink
+  setRunRoot(dir);
   const lock = join(dir, LOCK_FILE);
   let fd: number;
   try {
@@ -42,7 +46,13 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
   }
   writeSync(fd, `${process.pid} ${new Date().toISOString()}\n`);
   closeSync(fd);
-  return { ...(movedTo && { movedTo }), release: () => rmSync(lock, { force: true }) };
+  return {
+    ...(movedTo && { movedTo }),
+    release: () => {
+      rmSync(lock, { force: true });
+      setRunRoot(undefined);
+    },
+  };
 }
 
 /**
@@ -54,7 +64,9 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
 function makePrivate(dir: string): void {
   mkdirSync(dirname(dir), { recursive: true });
   try {
-    mkdirSync(dir, { mode: 0o700 });
+    mkdirSync(dir, { mode: privateModes().dir });
+    // the mode asked for, whatever the umask
+    chmodSync(dir, privateModes().dir);
     return;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;

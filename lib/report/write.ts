@@ -1,13 +1,13 @@
 // The files of a results directory. results.json and junit.xml are rewritten after every test, so a
 // crash, a timeout of the whole job or Ctrl-C still leaves every finished test for Jenkins; the
 // page and the summary come at the end (and from `gpucheck report`).
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { ResultsFile, TestResult } from "../core/types.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 import { writeEcosystemFiles } from "./ecosystem.ts";
 import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";
+import { ensurePrivateDir, writePrivateFileAtomic } from "./private-fs.ts";
 import { FLEET_UNITS, isFleet } from "./fleet.ts";
 import { renderSummary } from "./summary.ts";
 
@@ -22,7 +22,7 @@ export function runFilesSink(outDir: string): Sink {
 
 /** `written`: the series files already written by this run (runFilesSink keeps it between tests). */
 export function writeRunFiles(outDir: string, results: ResultsFile, written: Set<string> = new Set()): void {
-  mkdirSync(outDir, { recursive: true });
+  ensurePrivateDir(outDir);
   // the test just run left its own garbage (its units' output as it streamed in)
   collectAfterFleetWrite(results);
   writeFileAtomic(join(outDir, RESULT_FILES.results), serialiseResults(seriesToFiles(outDir, results, written)));
@@ -60,10 +60,8 @@ function seriesToFiles(outDir: string, results: ResultsFile, written: Set<string
       const file = `${RESULT_FILES.telemetry}/${fileName(t.name)}/${fileName(u.unit)}.json`;
       if (!written.has(file)) {
         const path = join(outDir, file);
-        mkdirSync(dirname(path), { recursive: true });
         // no fsync: a series lost to a power cut costs a plot, not a verdict, and 1,000 fsyncs cost seconds
-        writeFileSync(`${path}.tmp`, JSON.stringify(u.telemetry.series));
-        renameSync(`${path}.tmp`, path);
+        writePrivateFileAtomic(path, JSON.stringify(u.telemetry.series));
         written.add(file);
       }
       const { series: _, ...rest } = u.telemetry;

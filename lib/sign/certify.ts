@@ -2,7 +2,7 @@
 // certificate.md beside results.json, junit.xml and suite.yaml. Called by `gpucheck certify` and,
 // at the end of a run, by `gpucheck suite --sign-key`.
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError, SuiteError } from "../core/errors.ts";
@@ -20,6 +20,7 @@ import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
 import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
 import { verifyCertificate, verifyTestResult } from "./verify.ts";
+import { writePrivateFileAtomic } from "../report/private-fs.ts";
 
 export interface Certified {
   envelopePath: string;
@@ -187,7 +188,5 @@ function parseResults(bytes: Buffer, path: string): ResultsFile {
 
 /** A reader never sees half a certificate, and a crash leaves the old one whole. */
 function writeAtomically(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writePrivateFileAtomic(path, text);
 }

@@ -3,6 +3,7 @@
 // started (a rank's dataloader workers, an ssh client's children) with one signal.
 import { spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
+import { openPrivate } from "../../lib/report/private-fs.ts";
 
 export interface ProcSpec {
   argv: string[];
@@ -40,7 +41,7 @@ const KEEP = 256 * 1024; // keep the tail of each stream in memory; the log file
 export function runProc(spec: ProcSpec): Promise<ProcResult> {
   return new Promise((resolve) => {
     let log: WriteStream | undefined;
-    if (spec.logPath) log = createWriteStream(spec.logPath, { flags: "a" });
+    if (spec.logPath) log = createWriteStream("", { fd: openPrivate(spec.logPath, "append") });
     const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
       cwd: spec.cwd,
       env: spec.env ?? (process.env as Record<string, string>),

@@ -1,10 +1,11 @@
 // The sink for one unit's rank lines, the same for every platform: each rank's log file under the
 // test's log directory, the bounded tail JUnit shows, the live line for the console, the workload's
 // last error per rank, and the text the parser reads (rank 0's whole log).
-import { createWriteStream, existsSync, mkdirSync, openSync, readSync, closeSync, statSync, writeFileSync, type WriteStream } from "node:fs";
+import { createWriteStream, existsSync, openSync, readSync, closeSync, statSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { RankLog } from "../../lib/core/types.ts";
 import { rankOfLine, workloadError } from "./rank-lines.ts";
+import { ensurePrivateDir, openPrivate } from "../../lib/report/private-fs.ts";
 
 /** lines of the tail shown in JUnit system-out and the report */
 export const TAIL_LINES = 40;
@@ -69,7 +70,7 @@ export class UnitLog {
 
   constructor(private readonly o: UnitLogOptions) {
     this.dir = o.dir;
-    mkdirSync(o.dir, { recursive: true });
+    ensurePrivateDir(o.dir);
   }
 
   path(rank: number): string {
@@ -79,7 +80,8 @@ export class UnitLog {
   /** Every rank gets its log, even one that prints nothing, so every path given out exists. */
   open(rank: number): void {
     if (this.o.write === false || this.closed || this.files.has(rank)) return;
-    this.files.set(rank, createWriteStream(this.path(rank), { flags: "a" }));
+    // opened here (O_NOFOLLOW, private): a symlink planted as a rank log is refused, never written through
+    this.files.set(rank, createWriteStream("", { fd: openPrivate(this.path(rank), "append") }));
   }
 
   /** One line of one rank. `host` names it in the tail. */
@@ -136,7 +138,7 @@ export class UnitLog {
   /** The unit's ranks: those the platform knows of plus any that printed, each with a log file. */
   ranks(known: readonly number[], exitCode: (rank: number) => number | null, host: (rank: number) => string): RankLog[] {
     const all = [...new Set([...known, ...this.files.keys()])].sort((a, b) => a - b);
-    if (this.o.write !== false) for (const rank of all) if (!this.files.has(rank)) writeFileSync(this.path(rank), "", { flag: "a" });
+    if (this.o.write !== false) for (const rank of all) if (!this.files.has(rank)) closeSync(openPrivate(this.path(rank), "append"));
     return all.map((rank) => ({ rank, host: host(rank), path: this.path(rank), exitCode: exitCode(rank) }));
   }
 

@@ -1,7 +1,7 @@
 // Running a local test: the rendered manifest bound to this run (a free port, the results
 // directory), the workload staged, each rank a subprocess, one UnitLog per unit.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { ensureOwnDir, writePrivateFile } from "../../lib/report/private-fs.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
 import { exitHow } from "../_shared/rank-lines.ts";
@@ -12,12 +12,14 @@ import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import type { LocalManifest, LocalSettings as Settings, RankLaunch } from "./manifest.ts";
 
+/**
+ * The workload into <out>/workload (or platform.local.stageDir): a directory gpucheck makes itself,
+ * private, or an existing one of this user's that nobody else can write; each file written without
+ * following a symlink (private-fs.ts). Python runs from here as the operator.
+ */
 function stage(files: ReadonlyMap<string, string>, dir: string): void {
-  for (const [rel, text] of files) {
-    const p = join(dir, rel);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, text);
-  }
+  ensureOwnDir(dir, "the workload stage (platform.local.stageDir)");
+  for (const [rel, text] of files) writePrivateFile(join(dir, rel), text);
 }
 
 /** The rendered manifest with this run's values bound: exactly what run() launches. */

@@ -62,7 +62,8 @@ export function parseBatchOutput(text: string): BatchReport {
       }
       continue;
     }
-    if (line.startsWith(`${STAGE_FAILED}: `)) report.stageFailed = line.slice(STAGE_FAILED.length + 2);
+    // the first mark says why (a node's own refusal); the batch script's own one after it only that staging failed
+    if (line.startsWith(`${STAGE_FAILED}: `)) report.stageFailed ??= line.slice(STAGE_FAILED.length + 2);
     const task = /^srun: error: (\S+): tasks? ([\d,-]+): (.*)$/.exec(line);
     if (task) {
       const [, node, ranges, how] = task;

@@ -3,7 +3,7 @@
 // too-long wait in the queue, and turn what it left behind into UnitRuns.
 import { spawnSync } from "node:child_process";
 import { sha256 } from "../../lib/core/sha256.ts";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PlatformError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
@@ -22,6 +22,7 @@ import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
 import { StepMarks } from "./step-marks.ts";
 import { FileTail, RankTails } from "./tail.ts";
+import { writePrivateFile } from "../../lib/report/private-fs.ts";
 
 /** Jobs submitted and not yet seen ending: cancelled even if gpucheck dies without cleaning up. */
 const live = new Set<string>();
@@ -89,7 +90,7 @@ export async function runSlurm(ctx: RunContext<SlurmSettings>, io: SlurmIo = sys
   const archive = s.stageDir ? undefined : stageArchive(logDir, ctx.workloadHash, ctx.workload);
   if (s.stageDir) stageShared(s.stageDir, ctx.workloadHash, ctx.workload);
   // the script plan printed, with the sweep's nodes bound into its slots
-  writeFileSync(join(logDir, "job.sbatch"), complete(bindSlots(renderSbatch(ctx), sweep ? sweepValues(sweep) : {}), Object.values(SWEEP_SLOTS), "the batch script"));
+  writePrivateFile(join(logDir, "job.sbatch"), complete(bindSlots(renderSbatch(ctx), sweep ? sweepValues(sweep) : {}), Object.values(SWEEP_SLOTS), "the batch script"));
   try {
     if (ctx.signal.aborted) {
       const stopped = { by: stopReason(ctx.signal), timeoutMs: test.timeoutMs, what: "stopped before submission" };

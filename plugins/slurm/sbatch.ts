@@ -95,6 +95,25 @@ function headerLines(ctx: RenderContext<SlurmSettings>, nodes?: string[]): strin
 }
 
 /**
+ * /tmp/gpucheck-<job id> is a guessable path (job ids count up): another user of the node can make
+ * it first, as a directory of theirs or a symlink, and wait for our code to go on PYTHONPATH from it.
+ * The stage is made here with mkdir (0700, never -p on the stage itself) and then used only when it is
+ * a real directory of this user that nobody else can write; in sticky /tmp nobody else can swap it
+ * after that check. The archive sbcast wrote must be ours too (a file planted there stays another
+ * user's after sbcast --force). On nodes sharing one /tmp the first to come makes it, the others find
+ * it theirs. The refusal is one line in the batch output naming the node and the path (outcome.ts).
+ */
+export const STAGE_CHECK = [
+  `mkdir -m 0700 "$0" 2>/dev/null`,
+  `for f in "$0" "$0.tar.gz"; do`,
+  `  if [ -L "$f" ] || [ ! -O "$f" ] || [ -n "$(find "$f" -maxdepth 0 -perm /022 2>/dev/null)" ]; then`,
+  `    echo "${STAGE_FAILED}: $SLURMD_NODENAME: $f is not private to this user (owner $(stat -c %U "$f" 2>/dev/null), mode $(stat -c %a "$f" 2>/dev/null)$([ -L "$f" ] && echo ", a symlink")): gpucheck unpacks and runs nothing from it; remove it (or ask the admin of the node to)"`,
+  `    exit 1`,
+  `  fi`,
+  `done`,
+];
+
+/**
  * Run on each node before unpacking: a job cancelled before its last step could not remove its
  * copy (no step starts in a cancelled job), so the next job of the same user removes the copies
  * of jobs Slurm says have ended. Anything else (squeue missing, the controller away) keeps them.
@@ -108,6 +127,7 @@ const SWEEP_AND_UNPACK = [
   `    *"Invalid job id"*|COMPLETED|CANCELLED*|FAILED|TIMEOUT|NODE_FAIL|PREEMPTED|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) rm -rf "$d";;`,
   `  esac`,
   `done`,
+  ...STAGE_CHECK,
   `mkdir -p "$0/$SLURMD_NODENAME" && tar -xzf "$0.tar.gz" -C "$0/$SLURMD_NODENAME"`,
 ].join("\n");
 

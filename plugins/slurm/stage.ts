@@ -6,37 +6,72 @@
 //   The job removes its copy in a last step; a job cancelled or killed before that step leaves
 //   /tmp/gpucheck-<jobid>{,.tar.gz} on its nodes (no new step can start in a cancelled job)
 //   until the user's next gpucheck job on the node sweeps the copies of ended jobs away.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { PlatformError } from "../../lib/core/errors.ts";
+import { writePrivateFile } from "../../lib/report/private-fs.ts";
+import { checkStage } from "../_shared/stage-check.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import { stagePath, workloadArchive } from "./sbatch.ts";
 
-/** Writes the workload to <stageDir>/gpucheck-<hash> unless it is there; returns the directory. */
+/**
+ * Writes the workload to <stageDir>/gpucheck-<hash> unless it is there as the binary carries it
+ * (checkStage: this user's, writable by nobody else, each file's SHA-256 the binary's); returns the
+ * directory. A stale or changed stage of this user's is replaced; another user's, or a symlink, is
+ * refused: the nodes would import whatever it holds.
+ */
 export function stageShared(stageDir: string, hash: string, files: ReadonlyMap<string, string>): string {
   const dir = stagePath(stageDir, hash);
-  if (existsSync(dir)) return dir;
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  if (lexists(dir)) {
+    const v = checkStage(dir, files);
+    if (v.ok) return dir;
+    if (!v.ours) {
+      throw new PlatformError(
+        `the workload stage ${dir} (platform.slurm.stageDir) ${v.why}: gpucheck neither runs from it nor replaces it; remove it, or set platform.slurm.stageDir to a directory of your own`,
+      );
+    }
+    // ours but stale or changed: out of the way first (a rename is atomic), then gone
+    const aside = `${dir}.stale-${process.pid}-${Date.now()}`;
+    try {
+      renameSync(dir, aside);
+      rmSync(aside, { recursive: true, force: true });
+    } catch (err) {
+      throw new PlatformError(`cannot replace the stale workload stage ${dir} (platform.slurm.stageDir; it ${v.why}): ${(err as Error).message}`);
+    }
+  }
+  let tmp: string | undefined;
   try {
+    // a fresh name of mkdtemp's, 0700 until it is complete; explicit modes, whatever the umask
+    tmp = mkdtempSync(`${dir}.tmp-`);
     for (const [rel, text] of files) {
       const p = join(tmp, rel);
-      mkdirSync(dirname(p), { recursive: true });
-      writeFileSync(p, text);
+      mkdirSync(dirname(p), { recursive: true, mode: 0o755 });
+      writeFileSync(p, text, { mode: 0o644, flag: "wx" });
     }
+    chmodSync(tmp, 0o755);
     renameSync(tmp, dir);
   } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
     // another run staged the same content first: theirs is as good as ours
-    if (existsSync(dir)) return dir;
+    if (lexists(dir) && checkStage(dir, files).ok) return dir;
     throw new PlatformError(`cannot stage the workload in ${stageDir} (platform.slurm.stageDir): ${(err as Error).message}`);
   }
   return dir;
 }
 
+function lexists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Writes the archive the batch script sbcasts; returns its path (removed after the job). */
 export function stageArchive(jobDir: string, hash: string, files: ReadonlyMap<string, string>): string {
   const path = join(jobDir, workloadArchive(hash));
-  writeFileSync(path, gzipSync(tarFiles(files)));
+  writePrivateFile(path, gzipSync(tarFiles(files)));
   return path;
 }

@@ -2,8 +2,9 @@
 // remote scripts' syntax and the plan rendering. No sshd needed.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { workloadHash } from "../../lib/core/assets.ts";
 import { SuiteError } from "../../lib/core/errors.ts";
 import type { Launch } from "../../lib/core/types.ts";
 import { ssh } from "../../plugins/ssh.ts";
@@ -14,6 +15,7 @@ import { procsOf, unitsOf } from "../../plugins/ssh/layout.ts";
 import { limiter } from "../../plugins/_shared/limit.ts";
 import { checkEnvName, remotePath, shJoin, shQuote } from "../../plugins/_shared/ssh/quote.ts";
 import { killScript, onePassScript, prepareScript, rankScript, stageScript } from "../../plugins/_shared/ssh/scripts.ts";
+import { tarFiles } from "../../plugins/_shared/tar.ts";
 import { sshSettings } from "../../plugins/_shared/ssh/settings.ts";
 import { hostsForTest, resolveHosts } from "../../plugins/_shared/ssh/target.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
@@ -403,7 +405,9 @@ describe("remote scripts", () => {
 
   test("one-pass: where the stage is there the checks' lines, then the process with the address and port they found", async () => {
     const home = tempDir("gpucheck-onepass-");
-    const st = { base: `${home}/cache`, hash: "h1" };
+    // a real stage: the checks recompute its hash from its files
+    const files = new Map([["m.py", "x = 1\n"]]);
+    const st = { base: `${home}/cache`, hash: workloadHash(files) };
     const code = "import os; print('GOT', os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'], os.environ['V'])";
     const script = (fixedPort?: number) =>
       onePassScript(
@@ -428,8 +432,7 @@ describe("remote scripts", () => {
     const missing = spawnSync("/bin/sh", ["-c", script()], { encoding: "utf8", input: "", env: { ...process.env, SSH_CONNECTION: "10.0.0.5 50000 10.0.0.7 22" } });
     expect(missing.stdout).toMatch(/^gpucheck-staged no\ngpucheck-addr 10\.0\.0\.7\ngpucheck-port \d+\n$/);
     expect(missing.status).toBe(0);
-    mkdirSync(`${home}/cache/h1`, { recursive: true });
-    writeFileSync(`${home}/cache/h1/.complete`, "h1\n");
+    expect(spawnSync("/bin/sh", ["-c", stageScript(st)], { input: tarFiles(files) }).status).toBe(0);
     const ran = await run();
     const port = /^gpucheck-port (\d+)$/m.exec(ran.stdout)![1];
     expect(ran.stdout).toBe(`gpucheck-staged yes\ngpucheck-addr 10.0.0.7\ngpucheck-port ${port}\nGOT 10.0.0.7 ${port} $HOME\n`);

@@ -47,29 +47,86 @@ def write_fashionmnist(out, n_train, n_test, seed=0):
 
 GENERATED = "@generated"
 GENERATED_TRAIN, GENERATED_TEST = 2048, 512
-# bump when make() changes: nodes keep the cached set in /tmp between runs
+# bump when make() changes: nodes keep the cached set in the user's cache between runs
 GENERATED_FORMAT = 1
+
+
+def cache_root():
+    """The user's cache for gpucheck: $XDG_CACHE_HOME/gpucheck, else ~/.cache/gpucheck (the XDG rule:
+    a relative $XDG_CACHE_HOME is ignored). Not /tmp: a path there is guessable, and another user can
+    make it first and have the ranks read their files."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "gpucheck")
+
+
+def _untrusted(path):
+    """Why `path` must not be read (another user's, a symlink, writable by group or others, not a
+    directory), or None. lstat: a symlink is judged as itself, never by where it points."""
+    import stat
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return "belongs to uid %d, not to this user (uid %d)" % (st.st_uid, os.getuid())
+    if st.st_mode & 0o022:
+        return "is writable by group or others (mode %o)" % (st.st_mode & 0o777)
+    return None
+
+
+def _private_cache():
+    """The cache directory, made 0700 when missing, or (None, why) when it is not safe to read from."""
+    root = cache_root()
+    try:
+        os.makedirs(os.path.dirname(root), exist_ok=True)
+        os.mkdir(root, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        return None, "cannot be made (%s)" % (e.strerror or e)
+    why = _untrusted(root)
+    return (None, why) if why else (root, None)
 
 
 def generated_dir(name, seed=0):
     """`--data-dir @generated`: a small FashionMNIST-format set made on this node, so a suite
-    (cpu-smoke) exercises the real IDX loading path anywhere without staging files. Every rank on
-    a node may ask at once: each writes a private copy and renames it into place; the first wins.
-    The directory is per user, so a run as root never blocks a later run as someone else."""
+    (cpu-smoke) exercises the real IDX loading path anywhere without staging files. It is cached in
+    the user's cache (cache_root()), used only when that directory and the set's own are this
+    user's, real directories (not symlinks) and not writable by group or others; otherwise the set
+    is made afresh in a private temporary directory and what was there is never read. Every rank on
+    a node may ask at once: each writes a private copy and renames it into place; the first wins."""
     if name != "fashionmnist":
         from .errors import WorkloadError
         raise WorkloadError("--data-dir %s can only generate fashionmnist, not %s" % (GENERATED, name))
+    import sys
     import tempfile
-    # one per user: mkdtemp makes the directory 0700, so another user's copy is unreadable here
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    final = os.path.join(tempfile.gettempdir(), "gpucheck-fashionmnist-v%d-u%d-%d-%d-%d" % (GENERATED_FORMAT, uid, GENERATED_TRAIN, GENERATED_TEST, seed))
-    if os.path.isdir(final):
-        return final
-    mine = tempfile.mkdtemp(prefix=".gpucheck-fashionmnist-", dir=tempfile.gettempdir())
+    leaf = "fashionmnist-v%d-%d-%d-%d" % (GENERATED_FORMAT, GENERATED_TRAIN, GENERATED_TEST, seed)
+    cache, why = _private_cache()
+    where = cache_root()
+    if cache is not None:
+        where = os.path.join(cache, leaf)
+        why = _untrusted(where)
+        if why is None and os.path.isdir(where):
+            return where
+    if why is not None:
+        # one line in the rank's log; the run goes on with a set of its own, made here and now
+        sys.stderr.write("gpucheck: the generated data set cache %s %s: not read; making the set in a private temporary directory "
+                         "(remove it, or set XDG_CACHE_HOME to a directory of your own)\n" % (where, why))
+        # mkdtemp: 0700, a fresh name; the temp dir's scripts/test.sh check knows this prefix
+        mine = tempfile.mkdtemp(prefix="gpucheck-fashionmnist-v%d-" % GENERATED_FORMAT)
+        write_fashionmnist(mine, GENERATED_TRAIN, GENERATED_TEST, seed)
+        return mine
+    mine = tempfile.mkdtemp(prefix=".%s-" % leaf, dir=cache)
     write_fashionmnist(mine, GENERATED_TRAIN, GENERATED_TEST, seed)
     try:
-        os.rename(mine, final)
+        os.rename(mine, where)
     except OSError:  # another rank got there first with identical content
         import shutil
         shutil.rmtree(mine, ignore_errors=True)
-    return final
+    return where

@@ -38,6 +38,27 @@ export function freePortLines(python: string): string[] {
 }
 
 /**
+ * `staged_ok`: the stage may be run from. It is a real directory (not a symlink) of this user, every
+ * file and directory in it is this user's and writable by nobody else (so nobody else can change it
+ * after this check), and its content hashes to its own name, the binary's workload hash
+ * (lib/core/assets.ts workloadHash: the digest of sha256sum's listing of the files, in byte order). A stale,
+ * half-written or modified stage fails, and so does one another user planted: stageScript replaces
+ * the first kind and refuses the second. __pycache__ is left out of the hash (Python writes it there
+ * on import), not out of the owner and mode check.
+ */
+export function stageCheckLines(stage: StagePaths): string[] {
+  const s = remotePath(stageOf(stage));
+  return [
+    "staged_ok() {",
+    `  [ -d ${s} ] && [ ! -L ${s} ] && [ -O ${s} ] && [ -f ${s}/.complete ] || return 1`,
+    `  [ -z "$(find ${s} ! -user "$(id -u)" -print -o -perm /022 -print 2>&1 | head -n 1)" ] || return 1`,
+    `  h=$(cd ${s} && find . -type f ! -path ./.complete ! -path '*/__pycache__/*' -printf '%P\\0' | LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum)`,
+    `  case $h in ${shQuote(stage.hash)}*) return 0;; esac; return 1`,
+    "}",
+  ];
+}
+
+/**
  * First command on a host (it also opens the ControlMaster): is the workload staged, is the
  * Python there, which address did ssh reach the host on ($SSH_CONNECTION's third field: the address
  * other hosts can use for MASTER_ADDR, even behind ProxyJump), and, where a rendezvous will live,
@@ -45,7 +66,8 @@ export function freePortLines(python: string): string[] {
  */
 export function prepareScript(stage: StagePaths, python: string, wantPort: boolean): string {
   return [
-    `if [ -f ${remotePath(stageOf(stage))}/.complete ]; then echo gpucheck-staged yes; else echo gpucheck-staged no; fi`,
+    ...stageCheckLines(stage),
+    `if staged_ok; then echo gpucheck-staged yes; else echo gpucheck-staged no; fi`,
     `command -v ${shQuote(python)} >/dev/null 2>&1 || { echo ${shQuote(`gpucheck-no-python`)}; exit 0; }`,
     `set -- $SSH_CONNECTION; addr=$3; echo "gpucheck-addr $addr"`,
     ...(wantPort ? freePortLines(python) : []),
@@ -64,7 +86,7 @@ export function onePassScript(stage: StagePaths, python: string, rank: RankScrip
   return [
     prepareScript(stage, python, fixedPort === undefined),
     // the session holds the connection open while the run copies the stage and launches over it
-    `[ -f ${remotePath(stageOf(stage))}/.complete ] || { read -r _; exit 0; }`,
+    `staged_ok || { read -r _; exit 0; }`,
     rankScript({ ...rank, env: { ...rank.env, ...(fixedPort !== undefined && { MASTER_PORT: String(fixedPort) }) }, fromShell }),
   ].join("\n");
 }
@@ -78,17 +100,21 @@ export function stageScript(stage: StagePaths): string {
   const b = remotePath(stage.base);
   return [
     "set -e",
-    `[ -f ${s}/.complete ] && exit 0`,
+    ...stageCheckLines(stage),
+    "staged_ok && exit 0",
+    // another user's stage, or a symlink: never run, and not ours to remove
+    `if [ -L ${s} ] || { [ -e ${s} ] && [ ! -O ${s} ]; }; then echo "gpucheck: the stage "${s}" is not this user's own (owner $(stat -c %U ${s} 2>/dev/null)$([ -L ${s} ] && echo ", a symlink")): gpucheck neither runs from it nor replaces it; remove it" >&2; exit 1; fi`,
     `mkdir -p ${b}`,
     `T=$(mktemp -d ${b}/.stage-${shQuote(stage.hash)}.XXXXXX)`,
     `trap 'rm -rf "$T"' EXIT`,
     `tar -x -o -f - -C "$T"`,
+    `chmod -R go-w "$T"`,
     `chmod 755 "$T"`,
     `echo ${shQuote(stage.hash)} > "$T/.complete"`,
-    // a stage without .complete is left from an interrupted copy by something else: replace it
-    `if [ -e ${s} ] && [ ! -f ${s}/.complete ]; then rm -rf ${s}; fi`,
+    // ours but stale, half-written or modified (staged_ok failed above and again now): replaced
+    `if [ -e ${s} ] && ! staged_ok; then rm -rf ${s}; fi`,
     // losing the race to another host's copy of the same content is fine
-    `mv -T "$T" ${s} 2>/dev/null || [ -f ${s}/.complete ]`,
+    `mv -T "$T" ${s} 2>/dev/null || staged_ok`,
   ].join("\n");
 }
 

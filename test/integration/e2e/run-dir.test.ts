@@ -1,9 +1,10 @@
 // A results directory holds one run: `--out` never mixes a second run into it, --force moves the old
 // one aside whole, and a run already writing there turns a second one away at once.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixture, gpucheck, tempDir } from "../../e2e/cli.ts";
+import { fixture, gpucheck, gpucheckArgv, tempDir } from "../../e2e/cli.ts";
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -152,5 +153,36 @@ describe("--out on a shared host: another user's directory runs nothing as the o
     expect(r.status).toBe(2);
     expect(r.stderr).toStartWith(`--out "${join(parent, "out")}" is a symbolic link (`);
     expect(readdirSync(join(parent, "target"))).toEqual([]);
+  }, 120_000);
+});
+
+describe("the run's modes are gpucheck's, not the umask's", () => {
+  const modes = (dir: string) => {
+    const seen = new Set<string>();
+    const walk = (p: string) => {
+      const st = lstatSync(p);
+      seen.add(`${st.isDirectory() ? "dir" : "file"} ${(st.mode & 0o777).toString(8)}`);
+      if (st.isDirectory()) for (const f of readdirSync(p)) walk(join(p, f));
+    };
+    walk(dir);
+    return [...seen].sort();
+  };
+  // umask 000 would leave every file 0666 to anyone on the host; gpucheck sets each mode itself
+  const runWithUmask0 = (out: string, ...extra: string[]) => {
+    const [cmd, ...pre] = gpucheckArgv();
+    const argv = [cmd!, ...pre, "suite", fixture("inventory-only.yaml"), "--out", out, "--progress", "none", ...extra].map((a) => `'${a}'`).join(" ");
+    return spawnSync("/bin/sh", ["-c", `umask 000; exec ${argv}`], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 120_000 });
+  };
+
+  test("by default the run is the user's alone: directories 0700, files 0600", () => {
+    const out = join(scratch(), "run");
+    expect(runWithUmask0(out).status).toBe(0);
+    expect(modes(out)).toEqual(["dir 700", "file 600"]);
+  }, 120_000);
+
+  test("--group-readable: the group reads it, never writes it: directories 0750, files 0640", () => {
+    const out = join(scratch(), "run");
+    expect(runWithUmask0(out, "--group-readable").status).toBe(0);
+    expect(modes(out)).toEqual(["dir 750", "file 640"]);
   }, 120_000);
 });
