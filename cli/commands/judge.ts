@@ -14,7 +14,7 @@ import { loadSuite } from "../../lib/load/mod.ts";
 import { err, out } from "../output.ts";
 import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
 import { claimRunDir, utcStamp } from "../../lib/report/run-dir.ts";
-import { ensurePrivateDir, writePrivateFile } from "../../lib/report/private-fs.ts";
+import { ensurePrivateDir, writePrivateFile } from "../../lib/core/private-fs.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { writeFinalFiles } from "../../lib/report/write.ts";
 import { JUDGED_WITH_FILE } from "../../lib/sign/predicate.ts";

@@ -10,7 +10,7 @@ import type { CliOverrides, RunContext } from "../core/platform.ts";
 import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
 import { stopReason } from "../core/stop.ts";
 import { redactionOf, scrubText } from "../core/redact.ts";
-import { ensurePrivateDir, writePrivateFile } from "../report/private-fs.ts";
+import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
 
 export interface TestEnv {
   suite: Suite;

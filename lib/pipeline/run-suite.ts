@@ -25,7 +25,7 @@ import { redactionOf } from "../core/redact.ts";
 import { sha256 } from "../core/sha256.ts";
 import { redactSuiteText } from "../load/redact-yaml.ts";
 import type { CliOverrides, Platform } from "../core/platform.ts";
-import { ensurePrivateDir, writePrivateFile } from "../report/private-fs.ts";
+import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
 
 export interface ExecuteOptions {
   outDir: string;

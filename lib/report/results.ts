@@ -6,7 +6,7 @@ import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
 import { FLEET_UNITS } from "./fleet.ts";
-import { openPrivate } from "./private-fs.ts";
+import { openPrivate } from "../core/private-fs.ts";
 
 export const RESULT_FILES = {
   results: "results.json",

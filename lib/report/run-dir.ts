@@ -6,7 +6,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readF
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { RESULT_FILES } from "./results.ts";
-import { privateModes, setGroupReadable, setRunRoot } from "./private-fs.ts";
+import { privateModes, setGroupReadable, setRunRoot } from "../core/private-fs.ts";
 
 export const LOCK_FILE = ".gpucheck.lock";
 

@@ -7,7 +7,7 @@ import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 import { writeEcosystemFiles } from "./ecosystem.ts";
 import { RESULT_FILES, serialiseResults, writeFileAtomic } from "./results.ts";
-import { ensurePrivateDir, writePrivateFileAtomic } from "./private-fs.ts";
+import { ensurePrivateDir, writePrivateFileAtomic } from "../core/private-fs.ts";
 import { FLEET_UNITS, isFleet } from "./fleet.ts";
 import { renderSummary } from "./summary.ts";
 

@@ -20,7 +20,7 @@ import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
 import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
 import { verifyCertificate, verifyTestResult } from "./verify.ts";
-import { writePrivateFileAtomic } from "../report/private-fs.ts";
+import { writePrivateFileAtomic } from "../core/private-fs.ts";
 
 export interface Certified {
   envelopePath: string;

@@ -3,7 +3,7 @@
 // started (a rank's dataloader workers, an ssh client's children) with one signal.
 import { spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { openPrivate } from "../../lib/report/private-fs.ts";
+import { openPrivate } from "../../lib/core/private-fs.ts";
 
 export interface ProcSpec {
   argv: string[];

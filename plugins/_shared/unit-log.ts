@@ -5,7 +5,7 @@ import { createWriteStream, existsSync, openSync, readSync, closeSync, statSync,
 import { join } from "node:path";
 import type { RankLog } from "../../lib/core/types.ts";
 import { rankOfLine, workloadError } from "./rank-lines.ts";
-import { ensurePrivateDir, openPrivate } from "../../lib/report/private-fs.ts";
+import { ensurePrivateDir, openPrivate } from "../../lib/core/private-fs.ts";
 
 /** lines of the tail shown in JUnit system-out and the report */
 export const TAIL_LINES = 40;

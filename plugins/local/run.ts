@@ -1,7 +1,7 @@
 // Running a local test: the rendered manifest bound to this run (a free port, the results
 // directory), the workload staged, each rank a subprocess, one UnitLog per unit.
 import { join } from "node:path";
-import { ensureOwnDir, writePrivateFile } from "../../lib/report/private-fs.ts";
+import { ensureOwnDir, writePrivateFile } from "../../lib/core/private-fs.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
 import { exitHow } from "../_shared/rank-lines.ts";

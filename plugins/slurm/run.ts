@@ -22,7 +22,7 @@ import type { SlurmSettings } from "./settings.ts";
 import { stageArchive, stageShared } from "./stage.ts";
 import { StepMarks } from "./step-marks.ts";
 import { FileTail, RankTails } from "./tail.ts";
-import { writePrivateFile } from "../../lib/report/private-fs.ts";
+import { writePrivateFile } from "../../lib/core/private-fs.ts";
 
 /** Jobs submitted and not yet seen ending: cancelled even if gpucheck dies without cleaning up. */
 const live = new Set<string>();

@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, write
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { PlatformError } from "../../lib/core/errors.ts";
-import { writePrivateFile } from "../../lib/report/private-fs.ts";
+import { writePrivateFile } from "../../lib/core/private-fs.ts";
 import { checkStage } from "../_shared/stage-check.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import { stagePath, workloadArchive } from "./sbatch.ts";

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claimRunDir } from "../../lib/report/run-dir.ts";
-import { ensureOwnDir, ensurePrivateDir, openPrivate, setGroupReadable, writePrivateFile, writePrivateFileAtomic } from "../../lib/report/private-fs.ts";
+import { ensureOwnDir, ensurePrivateDir, openPrivate, setGroupReadable, writePrivateFile, writePrivateFileAtomic } from "../../lib/core/private-fs.ts";
 import { writeFileAtomic } from "../../lib/report/results.ts";
 import { UnitLog } from "../../plugins/_shared/unit-log.ts";
 import { tempDir } from "../tmp.ts";
@@ -19,10 +19,10 @@ afterEach(() => {
 });
 
 /** A claimed run directory and a file outside it that a symlink would point at. */
-function run(): { out: string; victim: string } {
+function run(groupReadable = false): { out: string; victim: string } {
   const base = tempDir("gpucheck-privfs-");
   const out = join(base, "run");
-  release = claimRunDir(out).release;
+  release = claimRunDir(out, { groupReadable }).release;
   const victim = join(base, "victim.txt");
   writeFileSync(victim, "untouched\n");
   return { out, victim };
@@ -48,9 +48,9 @@ describe("private files and directories in a run directory", () => {
 
   test("--group-readable: 0750 and 0640, the group never writes", () => {
     const old = process.umask(0o077);
-    setGroupReadable(true);
     try {
-      const { out } = run();
+      // claiming the run directory sets the modes for the whole run (the flag reaches it as the claim's option)
+      const { out } = run(true);
       writePrivateFile(join(out, "logs", "suite.yaml"), "x");
       writePrivateFileAtomic(join(out, "junit.xml"), "<x/>");
       expect([mode(out), mode(join(out, "logs")), mode(join(out, "logs", "suite.yaml")), mode(join(out, "junit.xml"))]).toEqual([0o750, 0o750, 0o640, 0o640]);

@@ -6,7 +6,7 @@
 // run: 0700/0600, or 0750/0640 with --group-readable.
 import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { PlatformError } from "../core/errors.ts";
+import { PlatformError } from "./errors.ts";
 
 let groupReadable = false;
 let runRoot: string | undefined;
