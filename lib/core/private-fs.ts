@@ -60,17 +60,23 @@ export function ensurePrivateDir(dir: string): void {
   let at = root;
   for (const part of relative(root, abs).split(sep).filter(Boolean)) {
     at = join(at, part);
-    try {
-      mkdirSync(at, { mode: privateModes().dir });
-      chmodSync(at, privateModes().dir);
-      continue;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
+    if (mkdirPrivate(at)) continue;
     const why = untrustedDir(at);
     if (why === "symlink") throw symlinkRefusal(at, "writes");
     if (why) throw new PlatformError(`${at} inside the run directory ${why}: gpucheck writes and runs code only in directories it can trust; remove it, or run into a new --out`);
   }
+}
+
+/** Makes `dir` with the run's private mode, whatever the umask: true when made, false when it already existed. */
+export function mkdirPrivate(dir: string): boolean {
+  try {
+    mkdirSync(dir, { mode: privateModes().dir });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    return false;
+  }
+  chmodSync(dir, privateModes().dir);
+  return true;
 }
 
 /**
@@ -79,13 +85,7 @@ export function ensurePrivateDir(dir: string): void {
  */
 export function ensureOwnDir(dir: string, what: string): void {
   mkdirSync(dirname(resolve(dir)), { recursive: true });
-  try {
-    mkdirSync(dir, { mode: privateModes().dir });
-    chmodSync(dir, privateModes().dir);
-    return;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
+  if (mkdirPrivate(dir)) return;
   const why = untrustedDir(dir);
   if (why === "symlink") throw symlinkRefusal(dir, `runs code`);
   if (why) throw new PlatformError(`${what} ${dir} ${why}: gpucheck runs code only from a directory it can trust; remove it, or choose another`);

@@ -6,7 +6,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readF
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { RESULT_FILES } from "./results.ts";
-import { privateModes, setGroupReadable, setRunRoot } from "../core/private-fs.ts";
+import { mkdirPrivate, setGroupReadable, setRunRoot } from "../core/private-fs.ts";
 
 export const LOCK_FILE = ".gpucheck.lock";
 
@@ -63,14 +63,7 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date; gr
  */
 function makePrivate(dir: string): void {
   mkdirSync(dirname(dir), { recursive: true });
-  try {
-    mkdirSync(dir, { mode: privateModes().dir });
-    // the mode asked for, whatever the umask
-    chmodSync(dir, privateModes().dir);
-    return;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
+  if (mkdirPrivate(dir)) return;
   const st = lstatSync(dir);
   const uid = process.getuid?.() ?? st.uid;
   const what = `${describeOwner(st)}, mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}`;
