@@ -29,7 +29,7 @@ export interface RenderContext<S> {
   /** this platform's settings from the suite (`platform.<name>:`), validated by `settings` */
   settings: S;
   cli: CliOverrides;
-  /** the test being rendered, minus `rendered`; `units` absent only in a test built by hand (lib/plan/units.ts unitsOfTest) */
+  /** the test being rendered, minus `rendered`; `units` absent only in a test built by hand (lib/core/planned-units.ts unitsOfTest) */
   test: TestToRender;
   /** what to run on every rank: python + args + env; the platform adds rank env and PYTHONPATH */
   launch: Launch;

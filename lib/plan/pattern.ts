@@ -7,7 +7,7 @@ import { getPlatform, platformNames, type Platform, type RunHosts } from "../cor
 import type { Group } from "../core/isolation.ts";
 import type { IsolatingPattern, PlannedIsolation, PlannedUnit, TestSpec } from "../core/types.ts";
 import { groupsProblem, isolation, pairwiseRounds, plannedCount, randomMatchings } from "../isolate/mod.ts";
-import { ranksOn } from "./units.ts";
+import { ranksOn } from "../core/planned-units.ts";
 
 /** Where bisection goes after a failed whole-cluster run: adaptive screening past this many nodes. */
 const BISECT_UP_TO = 16;

@@ -4,7 +4,7 @@ import { SuiteError } from "../core/errors.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { checkNodesFit, placementOf } from "./placement.ts";
-import { planUnits } from "./units.ts";
+import { planUnits } from "../core/planned-units.ts";
 import { firstRoundUnits, planIsolation } from "./pattern.ts";
 import { suggest } from "../core/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "../core/types.ts";
