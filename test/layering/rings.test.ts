@@ -186,6 +186,17 @@ describe("layering: imports the scan once missed", () => {
     ]);
   });
 
+  test("a platform imports only lib/core from lib/", () => {
+    const found = scanTree({
+      ...CORE,
+      ...plan,
+      "plugins/local.ts": 'import { plan } from "../lib/plan/plan.ts";\nimport type { X } from "../lib/core/types.ts";\nexport const p: X = plan;\n',
+    });
+    expect(found.violations).toEqual([
+      "plugins/local.ts imports lib/plan/plan.ts: a platform may import only lib/core from lib/: what it needs from a stage goes in lib/core",
+    ]);
+  });
+
   test("an import of no file is named, not skipped", () => {
     expect(scanTree({ "lib/core/types.ts": 'import { y } from "../core/gone.ts";\nexport const x = y;\n' }).problems).toEqual([
       'lib/core/types.ts imports "../core/gone.ts", which is no file: name the file it means, with its .ts extension',

@@ -1,7 +1,8 @@
 // The layering rings (CONTRIBUTING.md, "Layering") as data, and the check a test keeps:
 //   lib/core ← lib/kinds, lib/parsers, lib/isolate (which imports only lib/core) ← stages (load, plan, execute, preflight, assess, report,
 //   sign, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
-//   ← cli/ and mod.ts
+//   ← cli/ and mod.ts. Besides: a platform imports only lib/core from lib/, a command (cli/commands/)
+//   only lib/pipeline and lib/core, and nothing imports test/ or bench/.
 // Type-only imports count: a type pulled from a ring above is the same knot in the design.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -39,6 +40,9 @@ export function ruleBroken(from: string, to: string): string | undefined {
   // a command turns flags into a request and prints: what it composes is a lib/pipeline function (issue 30)
   if (from.startsWith("cli/commands/") && to.startsWith("lib/") && !/^lib\/(pipeline|core)\//.test(to))
     return "a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function";
+  // a platform runs what the plan decided: it needs the plan's data shapes (lib/core), never a stage's code
+  if (from.startsWith("plugins/") && to.startsWith("lib/") && !to.startsWith("lib/core/"))
+    return "a platform may import only lib/core from lib/: what it needs from a stage goes in lib/core";
   const b = ringOf(to);
   if (!a || !b) return undefined;
   if (b.level > a.level) return `${a.name} may not import from ${b.name}, a ring above it`;
