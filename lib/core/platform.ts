@@ -140,16 +140,21 @@ export function rankEnv(r: {
 export type AnyPlatform = Platform<any, any>;
 
 // The platforms sit above the stages (they run what the stages plan), so the stages cannot import
-// them: the cli layer's registry (cli/platforms.ts) hands itself to the core when it loads, and the
-// load and plan stages look platforms up here by the name a suite or --platform gives.
-let registry: Readonly<Record<string, AnyPlatform>> | undefined;
+// them: a command passes the cli layer's registry (cli/platforms.ts) to its flow in lib/pipeline,
+// which hands it here before loading or planning, and the load and plan stages look platforms up
+// by the name a suite or --platform gives.
+let registry: PlatformRegistry | undefined;
 
-export function registerPlatforms(platforms: Readonly<Record<string, AnyPlatform>>): void {
+/** Every platform by the name a suite's `platform.type` or --platform gives (cli/platforms.ts PLATFORMS). */
+export type PlatformRegistry = Readonly<Record<string, AnyPlatform>>;
+
+export function registerPlatforms(platforms: PlatformRegistry): void {
   registry = platforms;
 }
 
-function platforms(): Readonly<Record<string, AnyPlatform>> {
-  if (!registry) throw new Error("gpucheck: no platform is registered: import cli/platforms.ts before loading or planning a suite");
+function platforms(): PlatformRegistry {
+  if (!registry)
+    throw new Error("gpucheck: no platform is registered: pass cli/platforms.ts PLATFORMS to registerPlatforms (a lib/pipeline flow does) before loading or planning a suite");
   return registry;
 }
 

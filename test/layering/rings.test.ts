@@ -6,60 +6,6 @@ import { importGraph, importLoops, ringViolations, scanImports } from "./rings.t
 
 const root = join(import.meta.dir, "..", "..");
 
-// Commands that still compose stages themselves, each line one import the rings test reports (issue 30
-// item 4): the list only shrinks, and a line that no longer occurs fails the test so that it goes.
-const NOT_YET_MOVED = new Set<string>([
-  "cli/commands/certify.ts imports lib/sign/certify.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/certify.ts imports lib/sign/certificate-view.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/certify.ts imports lib/sign/keys.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/validate.ts imports lib/load/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/cli-overrides.ts imports lib/plan/placement.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/parse-nccl-table.ts imports lib/parsers/nccl.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/assess/judge.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/assess/rejudge.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/assess/exclude.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/execute/saved-runs.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/parsers/nccl-transport.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/load/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/report/results.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/report/run-dir.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/report/summary.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/report/write.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/sign/predicate.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/judge.ts imports lib/load/redact-yaml.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/show.ts imports lib/load/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/report.ts imports lib/report/results.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/report.ts imports lib/report/summary.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/report.ts imports lib/report/write.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/report.ts imports lib/sign/verify-commands.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/rerun.ts imports lib/report/results.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/key-file.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/predicate.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/public-key.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/test-result.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/verify.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/web-key.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/keys.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/verify.ts imports lib/sign/dsse.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/assess/judge.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/load/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/plan/plan.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/report/progress.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/report/summary.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/report/run-dir.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/report/write.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/sign/keys.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/suite.ts imports lib/sign/certify.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/parse-nccl.ts imports lib/parsers/nccl.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/list-render.ts imports lib/load/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/list-render.ts imports lib/kinds/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/plan.ts imports lib/load/mod.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/plan.ts imports lib/plan/plan.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/plan.ts imports lib/plan/text.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/keygen.ts imports lib/sign/keys.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-  "cli/commands/keygen.ts imports lib/sign/public-key.ts: a command may import only lib/pipeline and lib/core from lib/: move what it composes into a lib/pipeline function",
-]);
-
 /** A throwaway tree of the given files (path → text), scanned as the rings test scans the repository. */
 function scanTree(files: Record<string, string>): { problems: string[]; violations: string[] } {
   const dir = tempDir("gpucheck-rings-");
@@ -79,9 +25,7 @@ describe("layering", () => {
     const scan = scanImports(root, ["lib", "plugins", "cli", "mod.ts"]);
     expect(scan.graph.size).toBeGreaterThan(200);
     expect(scan.problems).toEqual([]);
-    const violations = ringViolations(scan.graph);
-    expect(violations.filter((v) => !NOT_YET_MOVED.has(v))).toEqual([]);
-    expect([...NOT_YET_MOVED].filter((v) => !violations.includes(v))).toEqual([]);
+    expect(ringViolations(scan.graph)).toEqual([]);
     expect(importLoops(scan.graph)).toEqual([]);
   });
 
@@ -192,9 +136,7 @@ describe("layering: imports the scan once missed", () => {
       ...plan,
       "plugins/local.ts": 'import { plan } from "../lib/plan/plan.ts";\nimport type { X } from "../lib/core/types.ts";\nexport const p: X = plan;\n',
     });
-    expect(found.violations).toEqual([
-      "plugins/local.ts imports lib/plan/plan.ts: a platform may import only lib/core from lib/: what it needs from a stage goes in lib/core",
-    ]);
+    expect(found.violations).toEqual(["plugins/local.ts imports lib/plan/plan.ts: a platform may import only lib/core from lib/: what it needs from a stage goes in lib/core"]);
   });
 
   test("an import of no file is named, not skipped", () => {
