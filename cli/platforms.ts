@@ -1,6 +1,6 @@
 // The platform registry: adding a platform is one file and one line here. The suite schema's
 // platform names and `--platform`'s choices come from these keys; a command passes it to its flow in
-// lib/pipeline, which hands it to the stages below (lib/core/platform.ts registerPlatforms).
+// lib/pipeline, which passes it on to the load and plan stages and to execution (their `platforms`).
 import type { AnyPlatform } from "../lib/core/platform.ts";
 import { docker } from "../plugins/docker.ts";
 import { k8s } from "../plugins/k8s.ts";

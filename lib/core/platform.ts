@@ -141,8 +141,9 @@ export type AnyPlatform = Platform<any, any>;
 
 // The platforms sit above the stages (they run what the stages plan), so the stages cannot import
 // them: a command passes the cli layer's registry (cli/platforms.ts) to its flow in lib/pipeline,
-// which hands it here before loading or planning, and the load and plan stages look platforms up
-// by the name a suite or --platform gives.
+// which passes it on to the load and plan stages (`platforms` in their options), and they look
+// platforms up in it by the name a suite or --platform gives. The registry set here is only the
+// default for a caller that passes none: the unit tests' preload sets it; the binary never does.
 let registry: PlatformRegistry | undefined;
 
 /** Every platform by the name a suite's `platform.type` or --platform gives (cli/platforms.ts PLATFORMS). */
@@ -154,14 +155,15 @@ export function registerPlatforms(platforms: PlatformRegistry): void {
 
 function platforms(): PlatformRegistry {
   if (!registry)
-    throw new Error("gpucheck: no platform is registered: pass cli/platforms.ts PLATFORMS to registerPlatforms (a lib/pipeline flow does) before loading or planning a suite");
+    throw new Error("gpucheck: no platform registry was given: pass cli/platforms.ts PLATFORMS as `platforms` when loading or planning a suite (each lib/pipeline flow does)");
   return registry;
 }
 
-export function platformNames(): string[] {
-  return Object.keys(platforms());
+/** `registry`: the one a lib/pipeline flow was given; without it, the one registered (the unit tests' preload) */
+export function platformNames(registry: PlatformRegistry = platforms()): string[] {
+  return Object.keys(registry);
 }
 
-export function getPlatform(name: string): Platform<unknown> | undefined {
-  return Object.hasOwn(platforms(), name) ? (platforms()[name] as Platform<unknown>) : undefined;
+export function getPlatform(name: string, registry: PlatformRegistry = platforms()): Platform<unknown> | undefined {
+  return Object.hasOwn(registry, name) ? (registry[name] as Platform<unknown>) : undefined;
 }

@@ -18,7 +18,7 @@ import { JUDGED_WITH_FILE } from "../sign/predicate.ts";
 import { suiteText } from "./suite-source.ts";
 import { redactionOf } from "../core/redact.ts";
 import { redactSuiteText } from "../load/redact-yaml.ts";
-import { type PlatformRegistry, registerPlatforms } from "../core/platform.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 import type { Printer } from "./printer.ts";
 
 export interface JudgeRequest {
@@ -34,7 +34,6 @@ export interface JudgeRequest {
 export async function judgeRun(request: JudgeRequest): Promise<number> {
   const { dir, flags } = request;
   const { out, err } = request.print;
-  registerPlatforms(request.platforms);
   const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
   // results from before the transport account: read it from the saved rank logs
   const saved = addTransportFromLogs(read, (path) => {
@@ -45,7 +44,7 @@ export async function judgeRun(request: JudgeRequest): Promise<number> {
       return undefined;
     }
   });
-  const suite = await loadSuite(flags.suite);
+  const suite = await loadSuite(flags.suite, { platforms: request.platforms });
   const baseline = flags.baseline === undefined ? undefined : readResults(flags.baseline);
   const outDir = flags.out ?? `${sourceDir.replace(/\/+$/, "")}-judged-${utcStamp(new Date())}`;
   if (resolve(outDir) === resolve(sourceDir)) {

@@ -7,7 +7,7 @@ import { builtinSuites } from "../core/assets.ts";
 import { loadSuite } from "../load/mod.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { type MetricInfo, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../core/metrics.ts";
-import { type PlatformRegistry, registerPlatforms } from "../core/platform.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 import type { AnyKind } from "../core/kind.ts";
 
 /** one metric as `list --json` gives it */
@@ -29,10 +29,9 @@ type Entry = ReturnType<typeof metricEntry>;
 
 /** The output of `gpucheck list` (text) and `gpucheck list --json`. */
 export async function renderList(registry: PlatformRegistry): Promise<{ text: string; json: string }> {
-  registerPlatforms(registry);
   const suites = await Promise.all(
     [...builtinSuites().keys()].sort().map(async (name) => {
-      const s = await loadSuite(name);
+      const s = await loadSuite(name, { platforms: registry });
       return { name, description: s.description, tests: s.tests.map((t) => t.name), platform: s.platform.type };
     }),
   );

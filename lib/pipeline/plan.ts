@@ -1,6 +1,6 @@
 // `gpucheck plan`: the fully resolved plan; nothing runs.
 import type { Printer } from "./printer.ts";
-import { type PlatformRegistry, registerPlatforms } from "../core/platform.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 import { formatWarning } from "../core/errors.ts";
 import { loadSuiteWarnings } from "../load/mod.ts";
 import { buildPlan } from "../plan/plan.ts";
@@ -23,13 +23,12 @@ export interface PlanRequest {
 
 export async function showPlan({ ref, flags, platforms, print }: PlanRequest): Promise<number> {
   const { out, err } = print;
-  registerPlatforms(platforms);
-  const { suite, warnings } = await loadSuiteWarnings(ref);
+  const { suite, warnings } = await loadSuiteWarnings(ref, { platforms });
   // on stderr, so `plan --json` stays one JSON document
   for (const w of warnings)
     err(`${formatWarning(w)}
 `);
-  const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags) });
+  const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags), platforms });
   // what runs has the values; what is printed has *** (lib/core/redact.ts)
   const shown = redactDeep(plan, redactionOf(suite));
   out(flags.json ? `${JSON.stringify(shown, null, 2)}\n` : renderPlanText(shown));

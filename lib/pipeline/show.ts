@@ -3,11 +3,10 @@
 // The suite is checked first, so a broken one is reported as `validate` reports it (exit 2).
 import { loadSuite, resolvedSuiteYaml } from "../load/mod.ts";
 import type { Printer } from "./printer.ts";
-import { type PlatformRegistry, registerPlatforms } from "../core/platform.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 
 export async function showSuite({ ref, platforms, print }: { ref: string; platforms: PlatformRegistry; print: Printer }): Promise<number> {
-  registerPlatforms(platforms);
-  await loadSuite(ref);
+  await loadSuite(ref, { platforms });
   print.out(resolvedSuiteYaml(ref, { sources: true }));
   return 0;
 }

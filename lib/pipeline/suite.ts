@@ -15,7 +15,7 @@ import { writePages } from "../report/write.ts";
 import type { ResultsFile, Suite } from "../core/types.ts";
 import { REDACTED, redactionOf } from "../core/redact.ts";
 import { parseDuration } from "../core/units.ts";
-import { type PlatformRegistry, registerPlatforms } from "../core/platform.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
 import { checkRerunTests, readRerun, withUnreached } from "./rerun.ts";
 import { suiteText } from "./suite-source.ts";
@@ -57,11 +57,11 @@ export interface SuiteRequest {
 export async function runSuite(request: SuiteRequest): Promise<number> {
   const { ref: given, flags, print } = request;
   const { out, err } = print;
-  registerPlatforms(request.platforms);
   const read = flags.rerunFailed === undefined ? undefined : readRerun(flags.rerunFailed, flags);
   const ref = given ?? read?.dir;
   if (ref === undefined) throw new SuiteError("gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>");
-  const suite = await loadSuite(ref);
+  const { platforms } = request;
+  const suite = await loadSuite(ref, { platforms });
   refuseRedacted(suite, ref);
   const rerun = read && withUnreached(read, suite);
   if (rerun?.tests.length === 0) {
@@ -83,6 +83,7 @@ export async function runSuite(request: SuiteRequest): Promise<number> {
         .filter(Boolean),
     timeoutMs,
     ...nodeOptions(flags),
+    platforms,
   });
   const baseline = flags.baseline ? readBaseline(flags.baseline) : undefined;
   // a relative threshold without a baseline could only end as an error after every test ran
@@ -129,6 +130,7 @@ export async function runSuite(request: SuiteRequest): Promise<number> {
       failFast: flags.failFast,
       ...(rerun && { rerunOf: { path: rerun.dir, sha256: rerun.sha256 } }),
       preflightOnly: flags.preflightOnly,
+      platforms,
     });
     // executePlan wrote results.json and junit.xml as the run closed
     writePages(outDir, results);

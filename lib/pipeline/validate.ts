@@ -3,7 +3,7 @@
 // report a bad file exactly as `validate` does. Warnings go to stderr and leave the exit code 0.
 import { formatWarning } from "../core/errors.ts";
 import type { Printer } from "./printer.ts";
-import { type PlatformRegistry, registerPlatforms } from "../core/platform.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 import { loadSuiteWarnings } from "../load/mod.ts";
 
 export interface ValidateRequest {
@@ -16,8 +16,7 @@ export interface ValidateRequest {
 
 export async function validateSuite({ ref, flags, platforms, print }: ValidateRequest): Promise<number> {
   const { out, err } = print;
-  registerPlatforms(platforms);
-  const { suite, warnings } = await loadSuiteWarnings(ref);
+  const { suite, warnings } = await loadSuiteWarnings(ref, { platforms });
   for (const w of warnings) err(`${formatWarning(w)}\n`);
   const parents = suite.source.parents?.map((p) => p.path) ?? [];
   if (flags.json) {
