@@ -97,6 +97,13 @@ describe("layering: imports the scan once missed", () => {
     expect(scanTree({ "cli/table.ts": "export const load = (c: string) => import(`./commands/${c}.ts`);\n" }).problems).toEqual([]);
   });
 
+  test("require() with a literal is followed; a computed one in lib/ is refused", () => {
+    expect(scanTree({ ...plan, "lib/core/types.ts": 'export const x = require("../plan/plan.ts");\n' }).violations).toEqual([up]);
+    expect(scanTree({ ...plan, "lib/core/types.ts": 'const at = "../plan/plan.ts";\nexport const x = require(at);\n' }).problems).toEqual([
+      "lib/core/types.ts has require(at…) with a computed specifier: lib/ names what it loads with a string literal, so that the rings test can check it",
+    ]);
+  });
+
   test("lib/ and every other ring may not import test/ or bench/", () => {
     const found = scanTree({
       ...CORE,

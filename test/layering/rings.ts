@@ -54,11 +54,11 @@ export function ruleBroken(from: string, to: string): string | undefined {
 }
 
 // Every way a file names another: `import … from`, `export … from`, a side-effect `import "x"`, `import("x")`
-// (type position too) and `declare module "x"`. Package specifiers are not rings and are left out.
+// (type position too), `require("x")` and `declare module "x"`. Package specifiers are not rings and are left out.
 const SPEC =
-  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["'`]([^"'`]+)["'`]|(?:^|[\s;])import\s*["'`]([^"'`]+)["'`]|\bimport\(\s*(?:["']([^"']+)["']|`([^`$]+)`)\s*[,)]|declare\s+module\s+["']([^"']+)["']/g;
-/** `import(` whose argument is not one string literal: what it loads is known only at run time */
-const COMPUTED = /\bimport\(\s*(?!["']|`[^`$]*`\s*[,)])([^)\n]{0,40})/g;
+  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["'`]([^"'`]+)["'`]|(?:^|[\s;])import\s*["'`]([^"'`]+)["'`]|\b(?:import|require)\(\s*(?:["']([^"']+)["']|`([^`$]+)`)\s*[,)]|declare\s+module\s+["']([^"']+)["']/g;
+/** `import(` or `require(` whose argument is not one string literal: what it loads is known only at run time */
+const COMPUTED = /\b(import|require)\(\s*(?!["']|`[^`$]*`\s*[,)])([^)\n]{0,40})/g;
 
 /** What a file's imports resolve to, and what could not be resolved. */
 export interface ImportScan {
@@ -109,7 +109,7 @@ export function scanImports(root: string, dirs: string[]): ImportScan {
     }
     if (f.startsWith("lib/"))
       for (const m of text.matchAll(COMPUTED))
-        problems.push(`${f} has import(${m[1]!.trim()}…) with a computed specifier: lib/ names what it loads with a string literal, so that the rings test can check it`);
+        problems.push(`${f} has ${m[1]}(${m[2]!.trim()}…) with a computed specifier: lib/ names what it loads with a string literal, so that the rings test can check it`);
     graph.set(f, [...new Set(targets)]);
   }
   return { graph, problems };
