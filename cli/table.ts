@@ -151,6 +151,33 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: "history",
+    description: "the node history: every imported run's figures per node and part (serial, UUID), their drift and swaps",
+    subcommands: [
+      {
+        name: "import",
+        description: "add a run's figures to the history (a run already there is not added twice)",
+        args: [{ name: "<results-dir>" }],
+        options: [
+          { flags: "--health", description: "record it as a health run (the default: an acceptance run, whose figures are each part's accepted ones)" },
+          { flags: "--history <db>", description: "the history file (default $XDG_DATA_HOME/gpucheck/history.db, else ~/.local/share/gpucheck/history.db)" },
+          { flags: "--json", description: "print JSON" },
+        ],
+        load: () => import("./commands/history-import.ts"),
+      },
+      {
+        name: "show",
+        description: "a node's or a part's figures from acceptance onward, their drift from the accepted figure, swaps and failures",
+        args: [{ name: "<node-or-part>", description: "a node's name, or a GPU's serial or UUID" }],
+        options: [
+          { flags: "--history <db>", description: "the history file (default $XDG_DATA_HOME/gpucheck/history.db, else ~/.local/share/gpucheck/history.db)" },
+          { flags: "--json", description: "print JSON" },
+        ],
+        load: () => import("./commands/history-show.ts"),
+      },
+    ],
+  },
+  {
     name: "report",
     description: "regenerate junit.xml, the summary and report.html from a results directory",
     args: [{ name: "<results-dir>" }],

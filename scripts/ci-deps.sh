@@ -25,5 +25,7 @@ PKGS=(
   prometheus           # promtool check metrics: metrics.prom checked by Prometheus' own linter (the integration tier)
   prometheus-node-exporter # its textfile collector reads metrics.prom as operators deploy it (the integration tier)
   python3-prometheus-client # metrics.prom read by Prometheus' Python client as Prometheus text and as OpenMetrics
+  qemu-user-static     # the linux-arm64 binary (Grace hosts) run for real: test/integration/arm64.test.ts
+  libc6-arm64-cross    # the arm64 loader and libc that qemu-aarch64-static -L /usr/aarch64-linux-gnu gives it
 )
 bash "$(dirname "$0")/apt-install.sh" "${PKGS[@]}"

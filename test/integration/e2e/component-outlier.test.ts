@@ -2,6 +2,8 @@
 // (10 ms of CPU per 100 ms period), entered by the --python wrapper before python starts. The outlier
 // rule must name rank 1 with its ratio and the median it was compared with, pass rank 0, give each
 // part its JUnit testcase, and `gpucheck judge` must reach the same verdicts from the saved run.
+// The node history then holds the same rank's drift: a run without the quota imported as acceptance,
+// the slowed run as health, and `gpucheck history show` names rank 1 falling from its accepted figure.
 // Needs root and a writable cgroup v1 cpu controller; without them it says so and skips.
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
@@ -123,6 +125,49 @@ describe("a rank slowed by a real CPU quota", () => {
         [1, false, 2],
       ]);
       expect(fleet[1]!.message).toMatch(/ of 2 cpu parts: .+, MAD [0-9.]+ GFLOP\/s \(< 0\.7 expected\)$/);
+    },
+    300_000,
+  );
+
+  test.skipIf(unavailable !== null)(
+    "the node history: the slowed run against an accepted run without the quota shows rank 1's drift and failure, rank 0 steady",
+    () => {
+      const slowed = join(dir, "out");
+      expect(existsSync(join(slowed, "results.json"))).toBe(true);
+      const accepted = join(dir, "accepted");
+      // the same gemm without the quota and without the outlier rule (two unpinned ranks on a busy 2-core
+      // machine can differ by more than 0.7 between themselves): its figures are recorded, and accepted
+      writeFileSync(join(dir, "accept.yaml"), SUITE.replace(/\n {4}expect:\n.*\n$/, "\n"));
+      const a = gpucheck(["suite", "accept.yaml", "--python", "/usr/bin/python3", "--out", accepted, "--progress", "none"], { cwd: dir, timeoutMs: 300_000 });
+      expect(a.stderr + a.stdout).toContain("RECORDED");
+      expect(a.status).toBe(0);
+      const db = join(dir, "history.db");
+      const i1 = gpucheck(["history", "import", accepted, "--history", db], { cwd: dir });
+      expect(i1.stderr).toBe("");
+      expect(i1.stdout).toMatch(/^history: run #1 \(acceptance, suite components-cpu, .+\): \d+ figures of 1 node added to /);
+      const i2 = gpucheck(["history", "import", slowed, "--history", db, "--health"], { cwd: dir });
+      expect(i2.stdout).toMatch(/^history: run #2 \(health, suite components-cpu, .+\): \d+ figures of 1 node added to /);
+
+      const host = (JSON.parse(readFileSync(join(slowed, "results.json"), "utf8")) as ResultsFile).tests[0]!.units[0]!.hosts[0]!;
+      const show = gpucheck(["history", "show", host, "--history", db, "--json"], { cwd: dir });
+      expect(show.status).toBe(0);
+      const h = JSON.parse(show.stdout) as {
+        slots: Array<{
+          slot: string;
+          metrics: Array<{ metric: string; reference: { run: number; accepted: boolean }; points: Array<{ run: number; drift: number; verdict: string }> }>;
+        }>;
+      };
+      const drift = (slot: string) => h.slots.find((s) => s.slot === slot)!.metrics.find((m) => m.metric === "gemm_fp32_tflops")!;
+      const rank1 = drift("rank 1 (CPU)");
+      expect(rank1.reference).toMatchObject({ run: 1, accepted: true });
+      // a 10 % CPU quota: the slowed rank loses most of its speed against its own accepted figure (the
+      // history is in time order, and the slowed run, made first by the test above, comes first in it)
+      const slowedPoint = rank1.points.find((p) => p.run === 2)!;
+      expect(slowedPoint.drift).toBeLessThan(-0.3);
+      expect(slowedPoint.verdict).toBe("failed");
+      expect(drift("rank 0 (CPU)").points.find((p) => p.run === 2)!.verdict).toBe("passed");
+      const text = gpucheck(["history", "show", host, "--history", db], { cwd: dir }).stdout;
+      expect(text).toMatch(new RegExp(`\\n  #2  ${host.replace(/[.]/g, "\\.")} rank 1 \\(CPU\\) gemm-cpu gemm_fp32_tflops FAILED: ${host.replace(/[.]/g, "\\.")} rank 1 \\(CPU`));
     },
     300_000,
   );
