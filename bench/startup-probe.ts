@@ -28,7 +28,10 @@ const steps: Array<[string, string]> = [
   ["+ the isolation engine (lib/isolate/mod.ts)", `await import(${at("lib/isolate/mod.ts")});`],
   ["+ the embedded suites and workload (lib/core/assets.ts)", `await import(${at("lib/core/assets.ts")});`],
   ["+ the loader (lib/load/mod.ts)", `await import(${at("lib/load/mod.ts")});`],
-  ["+ the platform registry (cli/platforms.ts)", `await import(${at("cli/platforms.ts")});`],
+  [
+    "+ the platform registry (cli/platforms.ts), handed to the stages",
+    `(await import(${at("lib/core/platform.ts")})).registerPlatforms((await import(${at("cli/platforms.ts")})).PLATFORMS);`,
+  ],
   ["+ loadSuite(h100-8x), the first (its schemas built and run)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
   ["+ loadSuite(h100-8x) again (warm)", `await (await import(${at("lib/load/mod.ts")})).loadSuite("h100-8x");`],
 ];

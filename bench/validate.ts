@@ -14,7 +14,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSuite } from "../lib/load/mod.ts";
-import "../cli/platforms.ts";
+import { registerPlatforms } from "../lib/core/platform.ts";
+import { PLATFORMS } from "../cli/platforms.ts";
+
+registerPlatforms(PLATFORMS);
 
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(`--${name}`);

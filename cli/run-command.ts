@@ -10,7 +10,6 @@ export async function runCommand(spec: CommandSpec, args: unknown[]): Promise<vo
   // on first parse) costs more than it saves there; jitless halved the first suite parse
   // (BENCHMARKS.md, start-up). Long runs parse no more often, so they lose nothing.
   if (!spec.noZod) (await import("zod")).config({ jitless: true });
-  if (spec.platforms) await import("./platforms.ts");
   const { main } = await spec.load!();
   process.exitCode = await (main as (...a: unknown[]) => Promise<number>)(...args);
 }

@@ -30,8 +30,6 @@ export interface CommandSpec {
   /** the command's module; absent for a group of subcommands (parse) */
   load?: () => Promise<{ main: Main }>;
   subcommands?: CommandSpec[];
-  /** loads or plans a suite: the platform registry is handed to the stages first (cli/platforms.ts) */
-  platforms?: boolean;
   /**
    * parses nothing with zod, so zod is not loaded to configure it (cli/run-command.ts): a suite is
    * checked by lib/core/schema.ts, zod's API without zod; only workload results, results.json and
@@ -95,7 +93,6 @@ export const COMMANDS: CommandSpec[] = [
       { flags: "--progress <mode>", description: "progress display", choices: ["auto", "tty", "plain", "none"], default: "auto" },
     ],
     load: () => import("./commands/suite.ts"),
-    platforms: true,
   },
   {
     name: "validate",
@@ -104,7 +101,6 @@ export const COMMANDS: CommandSpec[] = [
     options: [{ flags: "--json", description: "print JSON: the suite, its tests and any warnings" }],
     load: () => import("./commands/validate.ts"),
     brief: true,
-    platforms: true,
     noZod: true,
   },
   {
@@ -113,7 +109,6 @@ export const COMMANDS: CommandSpec[] = [
     args: [SUITE_ARG],
     load: () => import("./commands/show.ts"),
     brief: true,
-    platforms: true,
     noZod: true,
   },
   {
@@ -132,7 +127,6 @@ export const COMMANDS: CommandSpec[] = [
     ],
     load: () => import("./commands/plan.ts"),
     brief: true,
-    platforms: true,
     noZod: true,
   },
   {
@@ -204,7 +198,6 @@ export const COMMANDS: CommandSpec[] = [
       { flags: "--json", description: "print JSON: the new directory, the outcome and each test's outcome" },
     ],
     load: () => import("./commands/judge.ts"),
-    platforms: true,
   },
   {
     name: "keygen",
@@ -252,7 +245,6 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ name: "<shell>", description: "bash, zsh or fish", choices: ["bash", "zsh", "fish"] }],
     load: () => import("./commands/completion.ts"),
     brief: true,
-    platforms: true,
     needsProgram: true,
   },
 ];

@@ -1,7 +1,7 @@
 // The local platform: a test's ranks as subprocesses of this host (launched by local/run.ts).
 import { hostname } from "node:os";
 import { slot, slotsIn } from "../lib/core/slots.ts";
-import { unitsOfTest } from "../lib/plan/units.ts";
+import { unitsOfTest } from "../lib/core/planned-units.ts";
 import { rankEnv, type Platform, type RenderContext } from "../lib/core/platform.ts";
 import { type LocalManifest, type LocalSettings as Settings, settings } from "./local/manifest.ts";
 

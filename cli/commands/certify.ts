@@ -1,43 +1,7 @@
-// `gpucheck certify <results-dir> --key <pem>`: sign a finished run after the fact, once: a signed run is never signed again.
-import { out } from "../output.ts";
-import { EXIT } from "../../lib/core/errors.ts";
-import { certify } from "../../lib/sign/certify.ts";
-import { UNNAMED_CLUSTER } from "../../lib/sign/certificate-view.ts";
-import { readPrivateKey } from "../../lib/sign/keys.ts";
+// `gpucheck certify <results-dir> --key <pem>`: sign a finished run after the fact, once (lib/pipeline/certify.ts).
+import { type CertifyFlags, certifyRun } from "../../lib/pipeline/certify.ts";
+import { printer } from "./print.ts";
 
-export { certifyResults } from "../../lib/sign/certify.ts";
-
-export async function main(dir: string, flags: { key: string; json?: boolean; allowIncomplete?: boolean; cluster?: string }): Promise<number> {
-  const c = await certify(dir, readPrivateKey(flags.key), { allowIncomplete: flags.allowIncomplete, cluster: flags.cluster });
-  const p = c.statement.predicate;
-  // a run that never ended is INCOMPLETE, whatever its finished tests say
-  const verdict = p.incomplete || !p.complete ? `INCOMPLETE (the tests that finished: ${p.outcome.toUpperCase()})` : p.outcome.toUpperCase();
-  if (flags.json) {
-    const doc = {
-      certificate: c.envelopePath,
-      testResult: c.testResultPath,
-      html: c.htmlPath,
-      md: c.mdPath,
-      fingerprint: c.fingerprint,
-      algorithm: c.algorithm,
-      suite: p.suite.name,
-      cluster: p.cluster ?? null,
-      outcome: p.outcome,
-      verdict: p.incomplete || !p.complete ? "INCOMPLETE" : p.outcome.toUpperCase(),
-      complete: p.complete,
-    };
-    out(`${JSON.stringify(doc, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  out(
-    [
-      `signed ${p.suite.name} on ${p.cluster ?? `(${UNNAMED_CLUSTER})`}: ${verdict}`,
-      `key:         ${c.fingerprint} (${c.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256"})`,
-      `certificate: ${c.envelopePath}`,
-      `in-toto:     ${c.testResultPath} (Test Result statement, same subjects)`,
-      `for people:  ${c.htmlPath}  ${c.mdPath}`,
-      "",
-    ].join("\n"),
-  );
-  return EXIT.ok;
+export async function main(dir: string, flags: CertifyFlags): Promise<number> {
+  return certifyRun({ dir, flags, print: printer() });
 }

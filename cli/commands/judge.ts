@@ -1,104 +1,13 @@
 // `gpucheck judge <results-dir> --suite <file> [--out <dir>] [--baseline <results.json>]`: the saved
 // rank logs parsed again and judged against another suite's thresholds, without rerunning anything. The judged run is
 // never changed (its certificate must keep verifying): the verdicts go into a new run directory that
-// records the run and the suite it was judged from; exits as a run would (0, 1 or 3).
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, linkSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { exitCodeFor } from "../../lib/assess/judge.ts";
-import { rejudgeResults } from "../../lib/assess/rejudge.ts";
-import { excludeBad } from "../../lib/assess/exclude.ts";
-import { readSavedRuns } from "../../lib/execute/saved-runs.ts";
-import { addTransportFromLogs } from "../../lib/parsers/nccl-transport.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
-import { err, out } from "../output.ts";
-import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
-import { claimRunDir, utcStamp } from "../../lib/report/run-dir.ts";
-import { ensurePrivateDir, writePrivateFile } from "../../lib/core/private-fs.ts";
-import { renderSummary } from "../../lib/report/summary.ts";
-import { writeFinalFiles } from "../../lib/report/write.ts";
-import { JUDGED_WITH_FILE } from "../../lib/sign/predicate.ts";
+// records the run and the suite it was judged from; exits as a run would (0, 1 or 3). The flow is
+// lib/pipeline/judge.ts.
+import { type JudgeRequest, judgeRun } from "../../lib/pipeline/judge.ts";
+import { err, out, syncStderr } from "../output.ts";
+import { PLATFORMS } from "../platforms.ts";
 import { useColor } from "./color.ts";
-import { suiteText } from "./suite-source.ts";
-import { redactionOf } from "../../lib/core/redact.ts";
-import { redactSuiteText } from "../../lib/load/redact-yaml.ts";
 
-export async function main(
-  dir: string,
-  flags: { suite: string; baseline?: string; out?: string; force?: boolean; groupReadable?: boolean; json?: boolean; excludeBad?: boolean },
-): Promise<number> {
-  const { dir: sourceDir, path: sourceResults, results: read } = readResults(dir);
-  // results from before the transport account: read it from the saved rank logs
-  const saved = addTransportFromLogs(read, (path) => {
-    const file = join(sourceDir, path);
-    try {
-      return existsSync(file) ? readFileSync(file, "utf8") : undefined;
-    } catch {
-      return undefined;
-    }
-  });
-  const suite = await loadSuite(flags.suite);
-  const baseline = flags.baseline === undefined ? undefined : readResults(flags.baseline);
-  const outDir = flags.out ?? `${sourceDir.replace(/\/+$/, "")}-judged-${utcStamp(new Date())}`;
-  if (resolve(outDir) === resolve(sourceDir)) {
-    const { SuiteError } = await import("../../lib/core/errors.ts");
-    throw new SuiteError(`--out "${outDir}" is the run being judged: judge writes a new directory and never changes a run (its certificate would stop verifying)`);
-  }
-  // the saved rank logs are parsed again, so a parser fixed since the run applies to it
-  const runs = readSavedRuns(sourceDir, saved);
-  const judged = rejudgeResults(saved, suite, { baseline: baseline?.results, baselinePath: baseline?.path, runs });
-  const excluded = flags.excludeBad ? excludeBad(judged.results) : undefined;
-  const results = excluded?.results ?? judged.results;
-  const notes = [...judged.notes, ...(excluded?.notes ?? [])];
-  results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
-  const claim = claimRunDir(outDir, { force: flags.force, groupReadable: flags.groupReadable });
-  for (const n of notes) err(`gpucheck: note: ${n}\n`);
-  try {
-    // the logs come along (hard links where the file system allows) so the report's links work
-    linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
-    // and a big run's telemetry series, which its results.json names by file
-    linkTree(join(sourceDir, RESULT_FILES.telemetry), join(outDir, RESULT_FILES.telemetry));
-    for (const f of ["suite.yaml"]) if (existsSync(join(sourceDir, f))) writePrivateFile(join(outDir, f), readFileSync(join(sourceDir, f)));
-    // its secret env values as *** (lib/core/redact.ts): judgedWith names the copy's sha256
-    const judgedText = redactSuiteText(suiteText(suite), redactionOf(suite));
-    if (results.judgedWith) results.judgedWith.sha256 = createHash("sha256").update(judgedText).digest("hex");
-    writePrivateFile(join(outDir, JUDGED_WITH_FILE), judgedText);
-    writeFinalFiles(outDir, results);
-  } finally {
-    claim.release();
-  }
-  if (flags.json) {
-    const doc = {
-      judged: sourceDir,
-      suite: suite.source.path,
-      out: outDir,
-      outcome: results.outcome,
-      complete: results.complete,
-      files: [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.html],
-      notes,
-      tests: results.tests.map((t) => ({ name: t.name, kind: t.kind, outcome: t.outcome })),
-    };
-    out(`${JSON.stringify(doc, null, 2)}\n`);
-    return exitCodeFor(results.outcome);
-  }
-  out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
-  out(`judged ${sourceDir} with ${suite.source.path} into ${outDir} (${RESULT_FILES.results}, ${RESULT_FILES.junit}, ${RESULT_FILES.html}); ${sourceDir} is unchanged\n`);
-  return exitCodeFor(results.outcome);
-}
-
-function linkTree(from: string, to: string): void {
-  if (!existsSync(from)) return;
-  ensurePrivateDir(to);
-  for (const name of readdirSync(from)) {
-    const src = join(from, name);
-    const dst = join(to, name);
-    if (statSync(src).isDirectory()) linkTree(src, dst);
-    else {
-      try {
-        linkSync(src, dst);
-      } catch {
-        cpSync(src, dst);
-      }
-    }
-  }
+export async function main(dir: string, flags: JudgeRequest["flags"]): Promise<number> {
+  return judgeRun({ dir, flags, platforms: PLATFORMS, print: { out, err, stderr: syncStderr(), color: useColor(process.stdout) } });
 }

@@ -1,23 +1,7 @@
-// `gpucheck keygen --out <dir> [--algorithm ed25519|p256]`: a signing key pair for certificates.
-import { out } from "../output.ts";
-import { EXIT } from "../../lib/core/errors.ts";
-import { writeKeyPair } from "../../lib/sign/keys.ts";
-import type { KeyAlgorithm } from "../../lib/sign/public-key.ts";
+// `gpucheck keygen --out <dir> [--algorithm ed25519|p256]`: a signing key pair for certificates (lib/pipeline/keygen.ts).
+import { type KeyAlgorithm, keygen } from "../../lib/pipeline/keygen.ts";
+import { printer } from "./print.ts";
 
 export async function main(flags: { out: string; algorithm: KeyAlgorithm; json?: boolean }): Promise<number> {
-  const k = writeKeyPair(flags.out, flags.algorithm);
-  if (flags.json) {
-    out(`${JSON.stringify({ privateKey: k.privatePath, publicKey: k.publicPath, fingerprint: k.fingerprint, algorithm: flags.algorithm }, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  out(
-    [
-      `private key: ${k.privatePath} (mode 0600; keep it on this machine, never attach it anywhere)`,
-      `public key:  ${k.publicPath} (give it to whoever verifies certificates)`,
-      `fingerprint: ${k.fingerprint} (${flags.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256"})`,
-      `sign a run:  gpucheck suite <suite> --sign-key ${k.privatePath}   or later: gpucheck certify <results-dir> --key ${k.privatePath}`,
-      "",
-    ].join("\n"),
-  );
-  return EXIT.ok;
+  return keygen({ flags, print: printer() });
 }

@@ -1,4 +1,4 @@
-// `gpucheck list`: prints what the build rendered from the registries (list-render.ts, scripts/gen-list.ts).
+// `gpucheck list`: prints what the build rendered from the registries (lib/pipeline/list-render.ts, scripts/gen-list.ts).
 import { out } from "../output.ts";
 import { LIST_JSON, LIST_TEXT } from "./list.gen.ts";
 

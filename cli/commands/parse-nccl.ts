@@ -1,73 +1,7 @@
-// `gpucheck parse nccl <log|-> [--json]`: nccl-tests output (text of any era, or a -J JSON file) →
-// the report as JSON. The log is streamed, so a 100 MB NCCL_DEBUG=INFO log needs little memory.
-// Exit codes: 0 the log holds nccl-tests output (whether the run completed is in the JSON:
-// `complete`, `failure`); 2 the log cannot be read; 3 it holds no nccl-tests output at all, or a
-// -J file too broken to read.
-import { err, out } from "../output.ts";
-import { open } from "node:fs/promises";
-import { EXIT, ParseError, SuiteError } from "../../lib/core/errors.ts";
-import { createNcclParser, type NcclParser } from "../../lib/parsers/nccl.ts";
-import { renderNcclTable } from "./parse-nccl-table.ts";
-
-const CHUNK = 1 << 16;
+// `gpucheck parse nccl <log|-> [--json]`: nccl-tests output → the report as JSON (lib/pipeline/parse-nccl.ts).
+import { parseNcclLog } from "../../lib/pipeline/parse-nccl.ts";
+import { printer } from "./print.ts";
 
 export async function main(log: string, opts: { json?: boolean }): Promise<number> {
-  const parser = createNcclParser();
-  await (log === "-" ? readStdin(parser) : readFile(log, parser));
-  const shown = log === "-" ? "standard input" : `"${log}"`;
-  let report;
-  try {
-    report = parser.end();
-  } catch (e) {
-    if (!(e instanceof ParseError)) throw e;
-    err(`gpucheck: ${shown}: ${e.message}\n`);
-    return EXIT.infra;
-  }
-  if (parser.recognizedLines === 0) {
-    err(`gpucheck: ${shown} holds no nccl-tests output: no table header, result row, footer or failure line\n`);
-    return EXIT.infra;
-  }
-  if (parser.reports > 1) {
-    err(`gpucheck: note: ${shown} holds ${parser.reports} nccl-tests reports (one per process without MPI, or several runs); showing the first, all count for "complete"\n`);
-  }
-  const json = opts.json || !process.stdout.isTTY;
-  out(json ? `${JSON.stringify(report, null, 2)}\n` : renderNcclTable(report));
-  return EXIT.ok;
-}
-
-async function readFile(path: string, parser: NcclParser): Promise<void> {
-  let file;
-  try {
-    file = await open(path, "r");
-    if ((await file.stat()).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-  } catch (err) {
-    await file?.close();
-    throw new SuiteError(`Cannot read nccl-tests log "${path}": ${why(err)}`);
-  }
-  try {
-    const decoder = new TextDecoder();
-    const buf = Buffer.allocUnsafe(CHUNK);
-    for (;;) {
-      const { bytesRead } = await file.read(buf, 0, CHUNK, null);
-      if (bytesRead === 0) break;
-      parser.push(decoder.decode(buf.subarray(0, bytesRead), { stream: true }));
-    }
-    parser.push(decoder.decode());
-  } finally {
-    await file.close();
-  }
-}
-
-async function readStdin(parser: NcclParser): Promise<void> {
-  const decoder = new TextDecoder();
-  for await (const chunk of process.stdin) parser.push(decoder.decode(chunk as Buffer, { stream: true }));
-  parser.push(decoder.decode());
-}
-
-function why(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || code === "ENOTDIR") return "no such file";
-  if (code === "EACCES") return "permission denied";
-  if (code === "EISDIR") return "it is a directory";
-  return (err as Error).message;
+  return parseNcclLog({ log, opts, print: printer() });
 }

@@ -1,24 +1,7 @@
-// `gpucheck report <results-dir>`: junit.xml, summary.txt and report.html again from results.json
-// (after an upgrade of gpucheck, or when a run was killed before it wrote its page).
-import { out } from "../output.ts";
-import { join } from "node:path";
-import { EXIT } from "../../lib/core/errors.ts";
-import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
-import { renderSummary } from "../../lib/report/summary.ts";
-import { existsSync } from "node:fs";
-import { writePages, writeReports } from "../../lib/report/write.ts";
-import { CERTIFICATE_FILE } from "../../lib/sign/verify-commands.ts";
-import { useColor } from "./color.ts";
+// `gpucheck report <results-dir>`: junit.xml, summary.txt and report.html again from results.json (lib/pipeline/report.ts).
+import { rewriteReports } from "../../lib/pipeline/report.ts";
+import { printer } from "./print.ts";
 
 export async function main(dir: string): Promise<number> {
-  const { dir: resultsDir, results } = readResults(dir);
-  // a signed run stays signed: junit.xml is a subject of its certificate, so only the pages are written again
-  const signed = existsSync(join(resultsDir, CERTIFICATE_FILE));
-  if (signed) writePages(resultsDir, results);
-  else writeReports(resultsDir, results);
-  out(`${renderSummary(results, { color: useColor(process.stdout) })}\n`);
-  if (signed) out(`junit: ${join(resultsDir, RESULT_FILES.junit)} kept as signed (${CERTIFICATE_FILE} covers it)  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
-  else out(`junit: ${join(resultsDir, RESULT_FILES.junit)}  report: ${join(resultsDir, RESULT_FILES.html)}\n`);
-  // a run that never ended is no result, whatever its finished tests say: the exit says so too
-  return results.endedAt === null ? EXIT.infra : EXIT.ok;
+  return rewriteReports({ dir, print: printer() });
 }

@@ -29,7 +29,7 @@ export interface RenderContext<S> {
   /** this platform's settings from the suite (`platform.<name>:`), validated by `settings` */
   settings: S;
   cli: CliOverrides;
-  /** the test being rendered, minus `rendered`; `units` absent only in a test built by hand (lib/plan/units.ts unitsOfTest) */
+  /** the test being rendered, minus `rendered`; `units` absent only in a test built by hand (lib/core/planned-units.ts unitsOfTest) */
   test: TestToRender;
   /** what to run on every rank: python + args + env; the platform adds rank env and PYTHONPATH */
   launch: Launch;
@@ -140,23 +140,30 @@ export function rankEnv(r: {
 export type AnyPlatform = Platform<any, any>;
 
 // The platforms sit above the stages (they run what the stages plan), so the stages cannot import
-// them: the cli layer's registry (cli/platforms.ts) hands itself to the core when it loads, and the
-// load and plan stages look platforms up here by the name a suite or --platform gives.
-let registry: Readonly<Record<string, AnyPlatform>> | undefined;
+// them: a command passes the cli layer's registry (cli/platforms.ts) to its flow in lib/pipeline,
+// which passes it on to the load and plan stages (`platforms` in their options), and they look
+// platforms up in it by the name a suite or --platform gives. The registry set here is only the
+// default for a caller that passes none: the unit tests' preload sets it; the binary never does.
+let registry: PlatformRegistry | undefined;
 
-export function registerPlatforms(platforms: Readonly<Record<string, AnyPlatform>>): void {
+/** Every platform by the name a suite's `platform.type` or --platform gives (cli/platforms.ts PLATFORMS). */
+export type PlatformRegistry = Readonly<Record<string, AnyPlatform>>;
+
+export function registerPlatforms(platforms: PlatformRegistry): void {
   registry = platforms;
 }
 
-function platforms(): Readonly<Record<string, AnyPlatform>> {
-  if (!registry) throw new Error("gpucheck: no platform is registered: import cli/platforms.ts before loading or planning a suite");
+function platforms(): PlatformRegistry {
+  if (!registry)
+    throw new Error("gpucheck: no platform registry was given: pass cli/platforms.ts PLATFORMS as `platforms` when loading or planning a suite (each lib/pipeline flow does)");
   return registry;
 }
 
-export function platformNames(): string[] {
-  return Object.keys(platforms());
+/** `registry`: the one a lib/pipeline flow was given; without it, the one registered (the unit tests' preload) */
+export function platformNames(registry: PlatformRegistry = platforms()): string[] {
+  return Object.keys(registry);
 }
 
-export function getPlatform(name: string): Platform<unknown> | undefined {
-  return Object.hasOwn(platforms(), name) ? (platforms()[name] as Platform<unknown>) : undefined;
+export function getPlatform(name: string, registry: PlatformRegistry = platforms()): Platform<unknown> | undefined {
+  return Object.hasOwn(registry, name) ? (registry[name] as Platform<unknown>) : undefined;
 }

@@ -156,7 +156,7 @@ export interface PlannedTest {
   spec: TestSpec;
   /** which of the run's hosts the test uses; absent when the platform learns its nodes only at run time (k8s, slurm without a node list) */
   placement?: Placement;
-  /** what runs together: one unit for the whole test, one per node in per-node mode (lib/plan/units.ts); an isolating pattern's first round */
+  /** what runs together: one unit for the whole test, one per node in per-node mode (lib/core/planned-units.ts); an isolating pattern's first round */
   units: PlannedUnit[];
   /** `pattern: pairwise | bisect | adaptive` or `onFailure: isolate`: the hosts it isolates among and its rounds as far as the plan knows them */
   isolation?: PlannedIsolation;

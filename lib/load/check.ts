@@ -8,8 +8,9 @@ import { show } from "../core/units.ts";
 import { isMap } from "./merge.ts";
 import { resolveTest } from "./resolve.ts";
 import { groupsRefused } from "./pattern.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 
-export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, "source">; problems: Problem[] } {
+export function checkSuite(data: Record<string, unknown>, registry?: PlatformRegistry): { suite: Omit<Suite, "source">; problems: Problem[] } {
   const problems: Problem[] = [];
   // top-level x-… keys hold YAML anchors for reuse (as in docker compose) and mean nothing else
   const top = suiteSchema.safeParse(Object.fromEntries(Object.entries(data).filter(([k]) => !k.startsWith("x-"))), { reportInput: true });
@@ -19,7 +20,7 @@ export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, 
   if (defaults) problems.push(...defaults.problems);
   const brokenDefaults = [...(defaults?.broken ?? [])].map((b) => `defaults.${b}`);
 
-  const platform = checkPlatform(data.platform);
+  const platform = checkPlatform(data.platform, registry);
   problems.push(...platform.problems);
 
   const tests: TestSpec[] = [];
@@ -36,7 +37,7 @@ export function checkSuite(data: Record<string, unknown>): { suite: Omit<Suite, 
     const r = resolveTest(t.data as TestInput, (defaults?.data ?? {}) as DefaultsInput, ["tests", i], new Set([...t.broken, ...brokenDefaults]));
     problems.push(...r.problems);
     tests.push(r.spec);
-    const refused = groupsRefused(r.spec, ["tests", i], platform.block);
+    const refused = groupsRefused(r.spec, ["tests", i], platform.block, registry);
     if (refused) problems.push(refused);
   });
 

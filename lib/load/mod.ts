@@ -9,16 +9,24 @@ import { checkRemove, duplicateNames, type FileProblem } from "./per-file.ts";
 import { openSuite, type SourceFile } from "./read.ts";
 import type { PathKey, Problem } from "../core/issues.ts";
 import type { Suite } from "../core/types.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
 import { renderResolved } from "./resolved.ts";
 import { inheritedTotals } from "./scaled-totals.ts";
 import { locate, sourceText } from "./yaml-positions.ts";
 
-export async function loadSuite(ref: string, opts: { cwd?: string } = {}): Promise<Suite> {
+/** What loading a suite needs besides its name. */
+export interface LoadOptions {
+  cwd?: string;
+  /** the platforms a suite may name: a lib/pipeline flow's (cli/platforms.ts); without it, the one registered */
+  platforms?: PlatformRegistry;
+}
+
+export async function loadSuite(ref: string, opts: LoadOptions = {}): Promise<Suite> {
   return (await loadSuiteWarnings(ref, opts)).suite;
 }
 
 /** The suite, and what is valid but probably not meant (load/scaled-totals.ts): shown by validate and plan. */
-export async function loadSuiteWarnings(ref: string, opts: { cwd?: string } = {}): Promise<{ suite: Suite; warnings: Diagnostic[] }> {
+export async function loadSuiteWarnings(ref: string, opts: LoadOptions = {}): Promise<{ suite: Suite; warnings: Diagnostic[] }> {
   const cwd = opts.cwd ?? process.cwd();
   const opened = openSuite(ref, cwd);
   if (!opened.ok) throw new SuiteError(`gpucheck: ${opened.reason}`);
@@ -27,7 +35,7 @@ export async function loadSuiteWarnings(ref: string, opts: { cwd?: string } = {}
 
   const { merged, levels, problems } = mergeChain(files, raws);
 
-  const checked = checkSuite(merged.value as Record<string, unknown>);
+  const checked = checkSuite(merged.value as Record<string, unknown>, opts.platforms);
   problems.push(...checked.problems.map((p) => inFile(merged, p)));
   if (problems.length) {
     const located = problems.map((p) => ({ file: p.file, offset: locate(files[p.file].doc, p.path, p.at).offset, message: p.message }));

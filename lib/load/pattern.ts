@@ -3,7 +3,7 @@
 // lib/isolate's; here is only what a suite may combine.
 import type { AnyKind, Report } from "../core/kind.ts";
 import { isolating, patternOf } from "../core/pattern.ts";
-import { getPlatform } from "../core/platform.ts";
+import { getPlatform, type PlatformRegistry } from "../core/platform.ts";
 import type { Pattern, TestCommon, TestSpec } from "../core/types.ts";
 import type { PathKey, Problem } from "./schema.ts";
 import type { PlatformBlock } from "./schema/platform.ts";
@@ -73,11 +73,11 @@ export function resolvePattern(t: TestInput, kind: AnyKind, at: PathKey[], repor
  * An isolating test on the suite's platform whose settings rule out a round's groups: pointed at
  * the test's key and at the setting, before anything is planned.
  */
-export function groupsRefused(spec: TestSpec, at: PathKey[], block: PlatformBlock): Problem | undefined {
+export function groupsRefused(spec: TestSpec, at: PathKey[], block: PlatformBlock, registry?: PlatformRegistry): Problem | undefined {
   const onFailure = spec.onFailure === "isolate" && patternOf(spec) === "ring";
   if (!onFailure && !isolating(patternOf(spec))) return undefined;
   const settings = block.settings[block.type];
-  const refused = settings === undefined ? undefined : getPlatform(block.type)?.groupsRefused?.(settings);
+  const refused = settings === undefined ? undefined : getPlatform(block.type, registry)?.groupsRefused?.(settings);
   if (!refused) return undefined;
   const key = onFailure ? "onFailure" : "pattern";
   const named = onFailure ? '"onFailure: isolate"' : `"pattern: ${spec.pattern}"`;

@@ -24,7 +24,7 @@ import { VERSION } from "../core/version.ts";
 import { redactionOf } from "../core/redact.ts";
 import { sha256 } from "../core/sha256.ts";
 import { redactSuiteText } from "../load/redact-yaml.ts";
-import type { CliOverrides, Platform } from "../core/platform.ts";
+import type { CliOverrides, Platform, PlatformRegistry } from "../core/platform.ts";
 import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
 
 export interface ExecuteOptions {
@@ -49,6 +49,8 @@ export interface ExecuteOptions {
   preflightOnly?: boolean;
   /** the platform to run on instead of the plan's from the registry (the in-process pipeline test's fake) */
   platform?: Platform<unknown>;
+  /** the registry the plan's platform is looked up in (cli/platforms.ts); without it, the one registered */
+  platforms?: PlatformRegistry;
 }
 
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
@@ -177,7 +179,7 @@ interface RunEnv extends TestEnv {
 function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions): RunEnv {
   const { platform, settings } = opts.platform
     ? { platform: opts.platform, settings: opts.platform.settings.parse(suite.platform.settings[opts.platform.name] ?? {}) }
-    : resolvePlatform(suite, plan.platform);
+    : resolvePlatform(suite, plan.platform, opts.platforms);
   return {
     suite,
     settings,

@@ -3,11 +3,11 @@
 // at run time (second passes, halves, confirmations). The rounds themselves are lib/isolate's.
 import { SuiteError } from "../core/errors.ts";
 import { isolating, patternOf } from "../core/pattern.ts";
-import { getPlatform, platformNames, type Platform, type RunHosts } from "../core/platform.ts";
+import { getPlatform, platformNames, type Platform, type PlatformRegistry, type RunHosts } from "../core/platform.ts";
 import type { Group } from "../core/isolation.ts";
 import type { IsolatingPattern, PlannedIsolation, PlannedUnit, TestSpec } from "../core/types.ts";
 import { groupsProblem, isolation, pairwiseRounds, plannedCount, randomMatchings } from "../isolate/mod.ts";
-import { ranksOn } from "./units.ts";
+import { ranksOn } from "../core/planned-units.ts";
 
 /** Where bisection goes after a failed whole-cluster run: adaptive screening past this many nodes. */
 const BISECT_UP_TO = 16;
@@ -18,6 +18,7 @@ export function planIsolation(
   platform: Pick<Platform, "name" | "anyUnits" | "hostsFrom">,
   hosts: RunHosts | undefined,
   ringNodes: number,
+  registry?: PlatformRegistry,
 ): PlannedIsolation | undefined {
   const pattern = patternOf(spec);
   const onFailure = spec.onFailure === "isolate" && pattern === "ring";
@@ -25,7 +26,7 @@ export function planIsolation(
   const what = onFailure ? `"onFailure: isolate"` : `"pattern: ${pattern}"`;
   const refuse = (why: string) => new SuiteError(`gpucheck: test "${spec.name}" has ${what}, which ${why}`);
   if (!platform.anyUnits) {
-    return refuseOn(platform.name, refuse);
+    return refuseOn(platform.name, refuse, registry);
   }
   if (!hosts)
     throw refuse(`needs the run's hosts before it starts, and platform "${platform.name}" learns its nodes only at run time: give them with ${platform.hostsFrom ?? "--hosts"}`);
@@ -78,8 +79,8 @@ export function planIsolation(
 }
 
 /** Platforms that cannot yet run a round's groups side by side say so, rather than running the whole set each round. */
-function refuseOn(name: string, refuse: (why: string) => SuiteError): never {
-  const able = platformNames().filter((n) => getPlatform(n)?.anyUnits);
+function refuseOn(name: string, refuse: (why: string) => SuiteError, registry?: PlatformRegistry): never {
+  const able = platformNames(registry).filter((n) => getPlatform(n, registry)?.anyUnits);
   const list = able.length > 1 ? `${able.slice(0, -1).join(", ")} or ${able.at(-1)}` : able.join("");
   throw refuse(`runs groups of hosts side by side, and platform "${name}" runs a test only as one whole-cluster unit or one unit per node: use platform ${list}`);
 }

@@ -4,13 +4,13 @@ import { SuiteError } from "../core/errors.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { checkNodesFit, placementOf } from "./placement.ts";
-import { planUnits } from "./units.ts";
+import { planUnits } from "../core/planned-units.ts";
 import { firstRoundUnits, planIsolation } from "./pattern.ts";
 import { suggest } from "../core/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "../core/types.ts";
 import { workloadArgs } from "./workload-args.ts";
 import { secretNames } from "../core/redact.ts";
-import { type CliOverrides, getPlatform, type Platform, platformNames, type RenderContext } from "../core/platform.ts";
+import { type CliOverrides, getPlatform, type Platform, type PlatformRegistry, platformNames, type RenderContext } from "../core/platform.ts";
 
 export interface PlanOptions {
   platform?: string;
@@ -23,13 +23,15 @@ export interface PlanOptions {
   nodes?: number;
   /** `--each-node`: every one-node test runs on each host, a verdict per host */
   eachNode?: boolean;
+  /** the platforms: a lib/pipeline flow's (cli/platforms.ts); without it, the one registered */
+  platforms?: PlatformRegistry;
 }
 
-export function resolvePlatform(suite: Suite, name?: string): { platform: Platform<unknown>; settings: unknown } {
+export function resolvePlatform(suite: Suite, name?: string, registry?: PlatformRegistry): { platform: Platform<unknown>; settings: unknown } {
   const chosen = name ?? suite.platform.type;
-  const platform = getPlatform(chosen);
+  const platform = getPlatform(chosen, registry);
   if (!platform) {
-    throw new SuiteError(suggest(`gpucheck: unknown platform "${chosen}"`, chosen, platformNames()));
+    throw new SuiteError(suggest(`gpucheck: unknown platform "${chosen}"`, chosen, platformNames(registry)));
   }
   const given = suite.platform.settings[chosen];
   const parsed = platform.settings.safeParse(given ?? {});
@@ -43,11 +45,11 @@ export function resolvePlatform(suite: Suite, name?: string): { platform: Platfo
 const FLAG_NAMES: Record<string, string> = { hosts: "--hosts/--hostfile", image: "--image", context: "--context", keep: "--keep" };
 
 export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
-  const { platform, settings } = resolvePlatform(suite, opts.platform);
+  const { platform, settings } = resolvePlatform(suite, opts.platform, opts.platforms);
   // a flag the platform would ignore is a mistake the user should hear about before anything runs
   const ignored = Object.keys(opts.cli).filter((k) => k !== "python" && !(platform.flags as readonly string[]).includes(k));
   if (ignored.length) {
-    const takers = (k: string) => platformNames().filter((n) => (getPlatform(n)!.flags as readonly string[]).includes(k));
+    const takers = (k: string) => platformNames(opts.platforms).filter((n) => (getPlatform(n, opts.platforms)!.flags as readonly string[]).includes(k));
     const parts = ignored.map((k) => `${FLAG_NAMES[k] ?? `--${k}`} (used by ${takers(k).join(", ")})`);
     throw new SuiteError(
       `gpucheck: platform "${platform.name}" does not use ${parts.join(", ")}: remove ${ignored.length === 1 ? "it" : "them"} or choose one of those platforms with --platform`,
@@ -74,7 +76,7 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     const spec = { ...written, nodes, perNode };
     // a kind may fix its ranks (inventory describes a node: one process per node, whatever the defaults say)
     const ranksPerNode = (KINDS[spec.kind] as AnyKind).fixedRanksPerNode ?? spec.ranksPerNode;
-    const isolation = planIsolation(spec, platform, hosts, nodes);
+    const isolation = planIsolation(spec, platform, hosts, nodes, opts.platforms);
     // an isolating pattern covers every host it isolates among, a group of them at a time
     const first = isolation && !isolation.onFailure ? firstRoundUnits(isolation, ranksPerNode) : undefined;
     const test = {

@@ -10,7 +10,7 @@ import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";
 import { PREFLIGHT_FAILED } from "../execute/not-started.ts";
 import { commonOf } from "../kinds/mod.ts";
-import { planUnits } from "../plan/units.ts";
+import { planUnits } from "../core/planned-units.ts";
 import type { RunHosts } from "../core/platform.ts";
 
 /**

@@ -5,7 +5,7 @@
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
-import { RESULT_FILES } from "./results.ts";
+import { readResults, RESULT_FILES } from "./results.ts";
 import { mkdirPrivate, setGroupReadable, setRunRoot } from "../core/private-fs.ts";
 
 export const LOCK_FILE = ".gpucheck.lock";
@@ -116,8 +116,8 @@ function alive(pid: number): boolean {
 
 function describeRun(dir: string): string {
   try {
-    const r = JSON.parse(readFileSync(join(dir, RESULT_FILES.results), "utf8"));
-    return `suite "${r.suite?.name}", started ${r.startedAt}${existsSync(join(dir, "certificate.intoto.json")) ? ", signed" : ""}`;
+    const r = readResults(dir).results;
+    return `suite "${r.suite.name}", started ${r.startedAt}${existsSync(join(dir, "certificate.intoto.json")) ? ", signed" : ""}`;
   } catch {
     return readdirSync(dir)
       .filter((f) => RUN_FILES.includes(f))

@@ -8,6 +8,7 @@ import { workloadHash } from "../core/assets.ts";
 import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { BUILD, VERSION } from "../core/version.ts";
+import { parseResults } from "../report/results.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
 import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";
@@ -63,7 +64,8 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
     );
   }
   const files = new Map<string, Buffer>(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
-  const results = parseResults(files.get("results.json") as Buffer, join(dir, "results.json"));
+  // the statement is built from a real results file, checked by the one reader of results.json
+  const results = parseResults((files.get("results.json") as Buffer).toString("utf8"), join(dir, "results.json"));
   const incomplete = incompleteRun(results);
   if (incomplete && !opts.allowIncomplete) {
     throw new IncompleteRunError(`cannot certify "${dir}": INCOMPLETE run: ${incomplete.why}; nothing was signed; rerun it, or sign it as INCOMPLETE with --allow-incomplete`);
@@ -160,30 +162,6 @@ function readSubject(dir: string, name: string): Buffer {
             : " (gpucheck suite saves a copy of the suite there)";
     throw new SuiteError(`Cannot certify "${dir}": ${name} ${code === "ENOENT" ? `is missing${hint}` : `cannot be read: ${(err as Error).message}`}`);
   }
-}
-
-/** Enough of a check that the statement is built from a real results file, not from whatever JSON is there. */
-function parseResults(bytes: Buffer, path: string): ResultsFile {
-  let r: Partial<ResultsFile>;
-  try {
-    r = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    throw new SuiteError(`"${path}" is not valid JSON`);
-  }
-  const problem =
-    typeof r !== "object" || r === null
-      ? "not a JSON object"
-      : r.schemaVersion !== 1
-        ? `schemaVersion is ${JSON.stringify(r.schemaVersion)}, this gpucheck reads 1`
-        : typeof r.suite?.sha256 !== "string"
-          ? "no suite.sha256"
-          : !Array.isArray(r.tests)
-            ? "no tests array"
-            : !Array.isArray(r.inventory)
-              ? "no inventory array"
-              : null;
-  if (problem) throw new SuiteError(`"${path}" is not a gpucheck results file: ${problem}`);
-  return r as ResultsFile;
 }
 
 /** A reader never sees half a certificate, and a crash leaves the old one whole. */

@@ -2,7 +2,7 @@
 // functions serve `gpucheck plan` (named slots for what only the run learns: the address ssh
 // reached the first host on, a free port there) and the run itself.
 import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
-import { unitsOfTest } from "../../lib/plan/units.ts";
+import { unitsOfTest } from "../../lib/core/planned-units.ts";
 import type { PlannedTest, PlannedUnit } from "../../lib/core/types.ts";
 import { slot } from "../../lib/core/slots.ts";
 import type { RenderContext } from "../../lib/core/platform.ts";

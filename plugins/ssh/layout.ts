@@ -1,7 +1,7 @@
 // Where ranks go. Pure: the same function serves `gpucheck plan` (with named slots for what only
 // the run knows: the master port, the run id) and the run itself.
 import { PlatformError } from "../../lib/core/errors.ts";
-import { unitsOfTest } from "../../lib/plan/units.ts";
+import { unitsOfTest } from "../../lib/core/planned-units.ts";
 import type { Launch, PlannedTest, PlannedUnit } from "../../lib/core/types.ts";
 import { rankEnv } from "../../lib/core/platform.ts";
 import type { RemoteProc } from "../_shared/ssh/argv.ts";
@@ -31,7 +31,7 @@ export interface UnitLayout {
   ranksPerNode: number;
 }
 
-/** The test's units (lib/plan/units.ts: the first `nodes` hosts, or one unit per host) on these hosts. */
+/** The test's units (lib/core/planned-units.ts: the first `nodes` hosts, or one unit per host) on these hosts. */
 export function unitsOf(test: Pick<PlannedTest, "nodes" | "ranksPerNode" | "perNode"> & { units?: PlannedUnit[] }, hosts: HostSpec[]): UnitLayout[] {
   const byName = new Map(hosts.map((h) => [h.name, h]));
   return unitsOfTest(test, { names: hosts.map((h) => h.name), separate: true }).map((u) => ({

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderNcclTable } from "../../cli/commands/parse-nccl-table.ts";
+import { renderNcclTable } from "../../lib/pipeline/parse-nccl-table.ts";
 import { parseNccl } from "../../lib/parsers/nccl.ts";
 import { FIXTURE_DIR, ncclFixtures } from "./nccl-fixtures.ts";
 import { tempDir } from "../tmp.ts";

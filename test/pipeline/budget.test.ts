@@ -5,7 +5,7 @@ import { workloadFiles } from "../../lib/core/assets.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import type { PlannedTest } from "../../lib/core/types.ts";
 import { runUnits } from "../../lib/execute/run-test.ts";
-import { planUnits } from "../../lib/plan/units.ts";
+import { planUnits } from "../../lib/core/planned-units.ts";
 import { fakeSuite, scriptTest } from "../platforms/conformance.ts";
 import { tempDir } from "../tmp.ts";
 import { silentProgress } from "./planned-suite.ts";

@@ -12,7 +12,7 @@ import { dialFailure, probeScript } from "../../plugins/docker/remote.ts";
 import { settings } from "../../plugins/docker/spec.ts";
 import { sshSettings } from "../../plugins/_shared/ssh/settings.ts";
 import { fakeSuite, scriptTest } from "./conformance.ts";
-import { ranksOn } from "../../lib/plan/units.ts";
+import { ranksOn } from "../../lib/core/planned-units.ts";
 import { tempDir } from "../tmp.ts";
 
 const none = settings.parse({});

@@ -1,6 +1,6 @@
 // `platform:` — the default platform (`type`) and one optional settings block per platform,
 // each validated by that plugin's own zod schema so adding a platform needs no change here.
-import { getPlatform, platformNames } from "../../core/platform.ts";
+import { getPlatform, type PlatformRegistry, platformNames } from "../../core/platform.ts";
 import { show } from "../../core/units.ts";
 import { suggest } from "../../core/did-you-mean.ts";
 import { type Problem, problemsFromIssues } from "../../core/issues.ts";
@@ -12,7 +12,7 @@ export interface PlatformBlock {
 
 export const DEFAULT_PLATFORM = "local";
 
-export function checkPlatform(raw: unknown): { block: PlatformBlock; problems: Problem[] } {
+export function checkPlatform(raw: unknown, registry?: PlatformRegistry): { block: PlatformBlock; problems: Problem[] } {
   const block: PlatformBlock = { type: DEFAULT_PLATFORM, settings: {} };
   const problems: Problem[] = [];
   if (raw === undefined) return { block, problems };
@@ -20,14 +20,14 @@ export function checkPlatform(raw: unknown): { block: PlatformBlock; problems: P
     problems.push({ path: ["platform"], at: "value", message: `"platform" must be a map such as { type: slurm, slurm: { partition: gpu } }, got ${show(raw)}` });
     return { block, problems };
   }
-  const names = platformNames();
+  const names = platformNames(registry);
   for (const [key, value] of Object.entries(raw)) {
     if (key === "type") {
       if (typeof value === "string" && names.includes(value)) block.type = value;
       else problems.push({ path: ["platform", "type"], at: "value", message: suggest(`unknown platform ${show(value)}`, String(value), names) });
       continue;
     }
-    const platform = getPlatform(key);
+    const platform = getPlatform(key, registry);
     if (!platform) {
       problems.push({ path: ["platform", key], at: "key", message: suggest(`unknown platform "${key}"`, key, ["type", ...names]) });
       continue;

@@ -3,12 +3,12 @@
 // All of it is fixed when the binary is built, so the build renders it once (scripts/gen-list.ts →
 // list.gen.ts) and `list` only prints it: loading the suites, zod and yaml was 10× a hello-world's
 // start-up (BENCHMARKS.md).
-import { builtinSuites } from "../../lib/core/assets.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
-import { KINDS } from "../../lib/kinds/mod.ts";
-import { type MetricInfo, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../../lib/core/metrics.ts";
-import { PLATFORMS } from "../platforms.ts";
-import type { AnyKind } from "../../lib/core/kind.ts";
+import { builtinSuites } from "../core/assets.ts";
+import { loadSuite } from "../load/mod.ts";
+import { KINDS } from "../kinds/mod.ts";
+import { type MetricInfo, TELEMETRY_METRICS, TRANSPORT_TOKENS } from "../core/metrics.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
+import type { AnyKind } from "../core/kind.ts";
 
 /** one metric as `list --json` gives it */
 function metricEntry(name: string, m: MetricInfo, perComponent = false) {
@@ -28,10 +28,10 @@ function metricEntry(name: string, m: MetricInfo, perComponent = false) {
 type Entry = ReturnType<typeof metricEntry>;
 
 /** The output of `gpucheck list` (text) and `gpucheck list --json`. */
-export async function renderList(): Promise<{ text: string; json: string }> {
+export async function renderList(registry: PlatformRegistry): Promise<{ text: string; json: string }> {
   const suites = await Promise.all(
     [...builtinSuites().keys()].sort().map(async (name) => {
-      const s = await loadSuite(name);
+      const s = await loadSuite(name, { platforms: registry });
       return { name, description: s.description, tests: s.tests.map((t) => t.name), platform: s.platform.type };
     }),
   );
@@ -41,7 +41,7 @@ export async function renderList(): Promise<{ text: string; json: string }> {
     metrics: [...Object.entries(k.metrics).map(([n, m]) => metricEntry(n, m)), ...Object.entries(k.componentMetrics ?? {}).map(([n, m]) => metricEntry(n, m, true))],
   }));
   const telemetry = Object.entries(TELEMETRY_METRICS).map(([n, m]) => metricEntry(n, m));
-  const platforms = Object.values(PLATFORMS).map((p) => ({ name: p.name, summary: p.summary }));
+  const platforms = Object.values(registry).map((p) => ({ name: p.name, summary: p.summary }));
   const json = `${JSON.stringify({ suites, kinds, telemetry, transports: TRANSPORT_TOKENS, platforms }, null, 2)}\n`;
   const lines = ["Built-in suites (`gpucheck show <name>` prints one with its threshold sources):"];
   for (const s of suites) lines.push(`  ${s.name.padEnd(16)} ${s.description} (${s.tests.length} test${s.tests.length === 1 ? "" : "s"}: ${s.tests.join(", ")})`);

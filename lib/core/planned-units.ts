@@ -1,8 +1,8 @@
 // A test's units as data, decided once in the plan: platforms run the units they are given rather
 // than each splitting a test itself. Per-node mode is a list of one-node units; the pairwise and
 // bisection patterns are other lists of the same shape.
-import type { PlannedTest, PlannedUnit, UnitRank } from "../core/types.ts";
-import type { RunHosts } from "../core/platform.ts";
+import type { PlannedTest, PlannedUnit, UnitRank } from "./types.ts";
+import type { RunHosts } from "./platform.ts";
 
 type Shape = Pick<PlannedTest, "nodes" | "ranksPerNode" | "perNode">;
 

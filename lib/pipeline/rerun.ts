@@ -2,9 +2,9 @@
 // errored, or never started), run again into a new directory that names the run it reran.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { SuiteError } from "../../lib/core/errors.ts";
-import { readResults } from "../../lib/report/results.ts";
-import type { Suite } from "../../lib/core/types.ts";
+import { SuiteError } from "../core/errors.ts";
+import { readResults } from "../report/results.ts";
+import type { Suite } from "../core/types.ts";
 
 export interface Rerun {
   /** the earlier run's directory */

@@ -1,7 +1,7 @@
 // The exact bytes of the suite a run used, kept beside its results.
 import { readFileSync } from "node:fs";
-import { builtinSuites } from "../../lib/core/assets.ts";
-import type { Suite } from "../../lib/core/types.ts";
+import { builtinSuites } from "../core/assets.ts";
+import type { Suite } from "../core/types.ts";
 
 export function suiteText(suite: Suite): string {
   if (suite.source.builtin) {

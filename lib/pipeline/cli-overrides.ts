@@ -1,8 +1,8 @@
 // Command-line flags shared by `suite` and `plan` → CliOverrides for the platforms.
 import { readFileSync } from "node:fs";
-import { SuiteError } from "../../lib/core/errors.ts";
-import { nodesFlag } from "../../lib/plan/placement.ts";
-import type { CliOverrides } from "../../lib/core/platform.ts";
+import { SuiteError } from "../core/errors.ts";
+import { nodesFlag } from "../plan/placement.ts";
+import type { CliOverrides } from "../core/platform.ts";
 
 export interface HostFlags {
   hosts?: string;

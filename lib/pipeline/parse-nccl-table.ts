@@ -1,6 +1,6 @@
 // The short human view of an NcclReport for `gpucheck parse nccl` on a terminal: one line per row
 // with both placements' busbw and #wrong, then the footer and how the run ended.
-import type { NcclPlacement, NcclReport } from "../../lib/parsers/nccl.ts";
+import type { NcclPlacement, NcclReport } from "../parsers/nccl.ts";
 
 export function renderNcclTable(r: NcclReport): string {
   const head = `${r.collective ?? "collective not named"}, ${r.ranks === null ? "ranks not listed" : `${r.ranks} ranks`}, ${r.rows.length} rows`;

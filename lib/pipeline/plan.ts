@@ -1,0 +1,36 @@
+// `gpucheck plan`: the fully resolved plan; nothing runs.
+import type { Printer } from "./printer.ts";
+import type { PlatformRegistry } from "../core/platform.ts";
+import { formatWarning } from "../core/errors.ts";
+import { loadSuiteWarnings } from "../load/mod.ts";
+import { buildPlan } from "../plan/plan.ts";
+import { redactDeep, redactionOf } from "../core/redact.ts";
+import { renderPlanText } from "../plan/text.ts";
+import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
+
+export interface PlanFlags extends HostFlags, NodeFlags {
+  platform?: string;
+  json?: boolean;
+}
+
+export interface PlanRequest {
+  ref: string;
+  flags: PlanFlags;
+  /** the platforms a suite may name (cli/platforms.ts) */
+  platforms: PlatformRegistry;
+  print: Printer;
+}
+
+export async function showPlan({ ref, flags, platforms, print }: PlanRequest): Promise<number> {
+  const { out, err } = print;
+  const { suite, warnings } = await loadSuiteWarnings(ref, { platforms });
+  // on stderr, so `plan --json` stays one JSON document
+  for (const w of warnings)
+    err(`${formatWarning(w)}
+`);
+  const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags), platforms });
+  // what runs has the values; what is printed has *** (lib/core/redact.ts)
+  const shown = redactDeep(plan, redactionOf(suite));
+  out(flags.json ? `${JSON.stringify(shown, null, 2)}\n` : renderPlanText(shown));
+  return 0;
+}
