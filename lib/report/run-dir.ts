@@ -2,7 +2,7 @@
 // (stale logs, a certificate that no longer verifies), and two runs at once would lose one's results:
 // so `--out` refuses a directory that holds a run, `--force` moves that run aside whole, and a lock
 // file turns a concurrent second run away at once.
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { readResults, RESULT_FILES } from "./results.ts";
