@@ -536,4 +536,9 @@ export interface TransportSummary {
   warnings: string[];
   /** NCCL INFO lines read */
   infoLines: number;
+  /**
+   * connection lines whose "via" wording gpucheck does not know (lib/parsers/nccl-wordings.ts): the
+   * first few, and how many distinct ones; while any is here the transport is unmeasured
+   */
+  unclassified?: { lines: string[]; count: number };
 }

@@ -128,6 +128,10 @@ const TransportSummary = z
     settings: z.record(z.string(), z.string()).describe('NCCL_* values NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring")'),
     warnings: z.array(z.string()).describe("NCCL WARN texts, first few"),
     infoLines: num,
+    unclassified: z
+      .object({ lines: z.array(z.string()), count: num })
+      .optional()
+      .describe('connection lines whose "via" wording gpucheck does not know (first few, and how many distinct): the transport is then unmeasured'),
   })
   .meta({ id: "TransportSummary" });
 
