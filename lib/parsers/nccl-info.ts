@@ -15,12 +15,13 @@
 //   "comm 0x… rank 0 nRanks 24 nNodes 3 localRanks 8 …"    the communicator's shape
 //   "Connected all rings" / "Connected all trees"          the algorithms connected at init
 //   "NCCL_ALGO set by environment to Ring"                 settings NCCL took from the environment
-// (Which algorithm and protocol each call used is printed only by the TUNING/COLL subsystems, which
-// the capture leaves out: they print a line per call.)
+//   "AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE …"  the algorithm NCCL chose for a call
+//                                                          (TUNING, lib/parsers/nccl-tuning.ts)
 // The transport of a connection is decided by its "via" text alone: the "Using" lines list what NCCL
 // could use, the "via" lines what it did.
 import type { TransportSummary } from "../core/types.ts";
 import { classifyVia } from "./nccl-wordings.ts";
+import { tuningLine } from "./nccl-tuning.ts";
 
 export type { TransportSummary };
 
@@ -31,7 +32,7 @@ const MAX_WARNINGS = 5;
 /** Every NCCL INFO line of every rank's log → one summary. */
 export function parseNcclInfo(texts: string | string[]): NcclInfoResult {
   const s = emptySummary();
-  const seen: Seen = { hcas: new Set(), dev: new Set(), gdr: new Set(), warn: new Set(), unclassified: new Set() };
+  const seen: Seen = { hcas: new Set(), dev: new Set(), gdr: new Set(), warn: new Set(), unclassified: new Set(), tuning: new Map() };
   for (const text of Array.isArray(texts) ? texts : [texts]) {
     if (typeof text !== "string") continue;
     for (const line of text.split("\n")) readLine(line, s, seen);
@@ -41,6 +42,7 @@ export function parseNcclInfo(texts: string | string[]): NcclInfoResult {
   s.netDevices = [...seen.dev].sort();
   s.gdrDisabled = [...seen.gdr];
   s.warnings = [...seen.warn].slice(0, MAX_WARNINGS);
+  if (seen.tuning.size) s.tuning = [...seen.tuning.values()].sort((a, b) => a.bytes - b.bytes);
   if (seen.unclassified.size) s.unclassified = { lines: [...seen.unclassified].slice(0, MAX_WARNINGS), count: seen.unclassified.size };
   return { summary: s };
 }
@@ -74,6 +76,8 @@ interface Seen {
   warn: Set<string>;
   /** connection lines whose "via" wording is not in the table */
   unclassified: Set<string>;
+  /** NCCL's per-call choices, once per call, size, algorithm and protocol */
+  tuning: Map<string, NonNullable<TransportSummary["tuning"]>[number]>;
 }
 
 const VERSION = /NCCL version (\d+\.\d+\.\d+[^\s]*)/;
@@ -85,6 +89,9 @@ function readLine(raw: string, s: TransportSummary, seen: Seen): void {
     const v = VERSION.exec(line);
     if (v) s.ncclVersion = v[1];
   }
+  // before 2.20 only TRACE builds print the algorithm chosen per call
+  const trace = line.indexOf("NCCL TRACE ");
+  if (trace !== -1) tuning(line.slice(trace + 11).trim(), seen);
   const warn = line.indexOf("NCCL WARN ");
   if (warn !== -1 && seen.warn.size < MAX_WARNINGS) seen.warn.add(line.slice(warn + 10).trim());
   // an INFO line may be glued after another rank's output (a table row) on the same line
@@ -101,7 +108,14 @@ const VIA = /\bvia (.+)$/;
 const COMM = /\bnRanks (\d+) nNodes (\d+) localRanks (\d+)/;
 const CHANNELS = /^(\d+) coll channels,(?:.*?(\d+) nvls channels)?/;
 
+function tuning(info: string, seen: Seen): boolean {
+  const c = tuningLine(info);
+  if (c) seen.tuning.set(`${c.op} ${c.bytes} ${c.algo} ${c.proto}`, c);
+  return c !== null;
+}
+
 function readInfo(info: string, s: TransportSummary, seen: Seen): void {
+  if (tuning(info, seen)) return;
   // "Channel 00/0 : …" (2.7+), "Ring 00 : …" (2.4–2.6), "CollNet 00/0 : …" (CollNet connections)
   const via = /^(Channel|Ring|Tree|CollNet) /.test(info) ? VIA.exec(info) : null;
   if (via) return connection(via[1].trim(), info, s, seen);
