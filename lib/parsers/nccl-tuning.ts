@@ -64,7 +64,8 @@ export function algorithmUse(s: TransportSummary, token: string, how: "require" 
   const sorted = [...new Set(sizes)].sort((a, b) => a - b);
   const ofSize = (size: number) => (s.tuning ?? []).filter((c) => c.bytes === size || (s.nRanks !== null && c.bytes * s.nRanks === size));
   const chosen = sorted.flatMap((size) => ofSize(size).map((c) => `${formatBytes(size)} ${c.algo}/${c.proto}`));
-  if (sorted.length === 0) return { chosen, failure: null, unmeasured: `${token} ${how === "require" ? "required" : "forbidden"}, but no message size was measured to show which algorithm NCCL chose` };
+  if (sorted.length === 0)
+    return { chosen, failure: null, unmeasured: `${token} ${how === "require" ? "required" : "forbidden"}, but no message size was measured to show which algorithm NCCL chose` };
   // forbidden and never set up: NCCL cannot have chosen it, whatever the tuning lines say
   if (how === "forbid" && token === "NVLS" && notSetUp(s)) return { chosen, failure: null };
   const largest = sorted[sorted.length - 1]!;

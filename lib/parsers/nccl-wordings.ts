@@ -31,7 +31,13 @@ export const P2P_WORDINGS: Wording[] = [
     seen: "github.com/NVIDIA/nccl/issues/1412",
   },
   { pattern: new RegExp(`^P2P\\/CUMEM${P2P_TAIL}$`), token: "P2P/CUMEM", versions: "2.18+", example: "via P2P/CUMEM/read", seen: "github.com/NVIDIA/nccl-tests/issues/311" },
-  { pattern: new RegExp(`^P2P\\/MNNVL${P2P_TAIL}$`), token: "P2P/MNNVL", versions: "2.20+ (multi-node NVLink)", example: "via P2P/MNNVL", seen: "format string only (src/transport/p2p.cc)" },
+  {
+    pattern: new RegExp(`^P2P\\/MNNVL${P2P_TAIL}$`),
+    token: "P2P/MNNVL",
+    versions: "2.20+ (multi-node NVLink)",
+    example: "via P2P/MNNVL",
+    seen: "format string only (src/transport/p2p.cc)",
+  },
   {
     pattern: /^P2P\/indirect\/\d+\[[0-9a-f]+\](?:\/read)?$/,
     token: "P2P/indirect",
@@ -39,7 +45,13 @@ export const P2P_WORDINGS: Wording[] = [
     example: "via P2P/indirect/2[2]",
     seen: "format string only (src/transport/p2p.cc)",
   },
-  { pattern: /^P2P\/common device$/, token: "P2P/common", versions: "2.4–2.7 (two ranks on one GPU)", example: "via P2P/common device", seen: "format string only (src/transport/p2p.cc)" },
+  {
+    pattern: /^P2P\/common device$/,
+    token: "P2P/common",
+    versions: "2.4–2.7 (two ranks on one GPU)",
+    example: "via P2P/common device",
+    seen: "format string only (src/transport/p2p.cc)",
+  },
 ];
 
 export const SHM_WORDINGS: Wording[] = [

@@ -62,7 +62,12 @@ describe("real logs of the wordings (counts from grep -c ' via ' and grep -c GDR
   });
 
   test("no unclassified line in any real log", () => {
-    for (const f of ["p4d-4node-aws-libfabric-ipc-read-v2.9.9.txt", "sagemaker-aws-libfabric-pxn-shared.txt", "2node-shm-direct-direct-socket.txt", "2node-p2p-direct-pointer-read-netib.txt"])
+    for (const f of [
+      "p4d-4node-aws-libfabric-ipc-read-v2.9.9.txt",
+      "sagemaker-aws-libfabric-pxn-shared.txt",
+      "2node-shm-direct-direct-socket.txt",
+      "2node-p2p-direct-pointer-read-netib.txt",
+    ])
       expect(parseNcclInfo(fixture(f)).summary?.unclassified).toBeUndefined();
   });
 });
