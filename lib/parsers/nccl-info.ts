@@ -1,4 +1,4 @@
-// NCCL's own account of a run (NCCL_DEBUG=INFO, subsystems INIT,GRAPH,NET) → which transport each
+// NCCL's own account of a run (NCCL_DEBUG=INFO, subsystems INIT,GRAPH,NET,TUNING) → which transport each
 // connection used. Pure; never throws: text that holds no NCCL INFO line yields a reason instead.
 //
 // What is read (the wording of NCCL 2.4 to 2.23, see test/fixtures/nccl-info/README.md):
