@@ -5,6 +5,7 @@ import { KINDS } from "../kinds/mod.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { TELEMETRY_METRICS } from "../core/metrics.ts";
 import { connectionCounts, usedTransport } from "../parsers/nccl-info.ts";
+import { ALGORITHM_TOKENS, algorithmUse } from "../parsers/nccl-tuning.ts";
 import { attachUnit, formatBytes, formatMargin, formatNumber, withUnit } from "../core/quantity.ts";
 
 export interface Looked {
@@ -84,24 +85,38 @@ export function checkExpectation(e: Expectation, m: Measurement, baseline: Measu
 
 /**
  * `transport:` against NCCL's account: a required transport no connection used, or a forbidden one
- * that some connection used, fails; no account at all is an error naming why (measured null).
+ * that some connection used, fails; no account at all is an error naming why (measured null). An
+ * algorithm (NVLS, CollNet) is judged by what NCCL chose for the measured sizes (its tuning lines),
+ * never by its init lines: a collective can run Ring beside an NVLS that was set up.
  */
 export function checkTransport(text: string, rule: TransportRule, m: Measurement): TransportCheck {
   const base = { metric: "transport" as const, expectation: text, expected: rule, unit: "" as const };
   const s = m.transport;
   const why = m.unmeasured?.transport;
-  if (!s || why)
-    return { ...base, measured: null, ok: false, message: `transport unmeasured: ${why ?? "the output holds no NCCL account of its connections"} (${ruleText(rule)})` };
+  const unmeasured = (reason: string): TransportCheck => ({ ...base, measured: null, ok: false, message: `transport unmeasured: ${reason} (${ruleText(rule)})` });
+  if (!s || why) return unmeasured(why ?? "the output holds no NCCL account of its connections");
+  const sizes = (m.bySize?.busbw ?? []).filter(([, v]) => v !== null).map(([size]) => size);
+  const algos = [...rule.require.map((t) => ["require", t] as const), ...rule.forbid.map((t) => ["forbid", t] as const)]
+    .filter(([, t]) => ALGORITHM_TOKENS[t])
+    .map(([how, t]) => algorithmUse(s, t, how, sizes));
+  const cannot = algos.flatMap((a) => (a.unmeasured ? [a.unmeasured] : []));
+  if (cannot.length) return unmeasured(cannot.join("; "));
   const used = Object.keys(s.transports).filter((k) => s.transports[k] > 0);
-  const missing = rule.require.filter((t) => !usedTransport(s, t));
-  const present = rule.forbid.filter((t) => usedTransport(s, t));
+  const isAlgo = (t: string) => ALGORITHM_TOKENS[t] !== undefined;
+  const missing = rule.require.filter((t) => !isAlgo(t) && !usedTransport(s, t));
+  const present = rule.forbid.filter((t) => !isAlgo(t) && usedTransport(s, t));
+  const algoFailures = algos.flatMap((a) => (a.failure ? [a.failure] : []));
   const shown = used.filter((k) => k !== "GDRDMA").join(", ") || "nothing";
-  if (missing.length === 0 && present.length === 0) {
-    return { ...base, measured: used, ok: true, message: `transport: ${used.join(", ")} used (${ruleText(rule)})` };
+  const chosen = [...new Set(algos.flatMap((a) => a.chosen))];
+  const chose = chosen.length ? `; NCCL chose ${chosen.join(", ")}` : "";
+  if (missing.length === 0 && present.length === 0 && algoFailures.length === 0) {
+    return { ...base, measured: used, ok: true, message: `transport: ${used.join(", ")} used${chose} (${ruleText(rule)})` };
   }
+  if (missing.length === 0 && present.length === 0) return { ...base, measured: used, ok: false, message: `transport: ${algoFailures.join("; ")}` };
   const wrong = [missing.length ? `${missing.join(", ")} required` : "", present.length ? `${present.join(", ")} forbidden` : ""].filter(Boolean).join(", ");
   const gdrOff = missing.includes("GDRDMA") && s.gdrDisabled.length ? `; GPUDirect RDMA disabled for ${s.gdrDisabled.join("; ")}` : "";
-  return { ...base, measured: used, ok: false, message: `transport: ${shown} used, ${wrong} (connections: ${connectionCounts(s)}${gdrOff})` };
+  const alsoAlgo = algoFailures.length ? `; ${algoFailures.join("; ")}` : "";
+  return { ...base, measured: used, ok: false, message: `transport: ${shown} used, ${wrong} (connections: ${connectionCounts(s)}${gdrOff})${alsoAlgo}` };
 }
 
 function ruleText(rule: TransportRule): string {

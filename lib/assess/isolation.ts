@@ -31,8 +31,16 @@ export interface Headline {
   floor?: number;
 }
 
+/**
+ * What an isolation judges a group by: the kind's own headline (its bandwidth), whatever else the
+ * test checks. A data check such as `wrong: { max: 0 }` fails its units, which is evidence on its
+ * own; it must not become the headline, or a test with no floor on bandwidth would lose the relative
+ * rule (issue 26, item 8). The floor is the test's bound on that metric, when it sets one.
+ */
 export function headlineRule(kind: Kind, expect: Expectation[], params: unknown): Headline {
-  const { metric, unit } = headlineOf(kind, expect, params);
+  const k = KINDS[kind] as AnyKind;
+  const own = k.headlineFor?.(params) ?? k.headline;
+  const { metric, unit } = own in k.metrics ? { metric: own, unit: expect.find((e) => e.metric === own)?.unit ?? k.metrics[own]!.unit } : headlineOf(kind, expect, params);
   const higher = (KINDS[kind] as AnyKind).metrics[metric]?.better !== "lower";
   const bound = expect.find((e) => e.metric === metric && !e.perComponent && e.at === undefined && (higher ? e.min : e.max) !== undefined);
   const floor = bound ? (higher ? bound.min : bound.max) : undefined;

@@ -536,4 +536,14 @@ export interface TransportSummary {
   warnings: string[];
   /** NCCL INFO lines read */
   infoLines: number;
+  /**
+   * connection lines whose "via" wording gpucheck does not know (lib/parsers/nccl-wordings.ts): the
+   * first few, and how many distinct ones; while any is here the transport is unmeasured
+   */
+  unclassified?: { lines: string[]; count: number };
+  /**
+   * the algorithm and protocol NCCL chose per call (its TUNING lines, rank 0), once per call, size and
+   * choice, by size: what shows that NVLS served a size (lib/parsers/nccl-tuning.ts)
+   */
+  tuning?: Array<{ op: string | null; bytes: number; algo: string; proto: string }>;
 }

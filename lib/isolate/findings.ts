@@ -31,6 +31,8 @@ export class Findings {
   }
 }
 
+const sameNodes = (a: JudgedGroup, b: JudgedGroup) => a.group.nodes.length === b.group.nodes.length && a.group.nodes.every((n) => b.group.nodes.includes(n));
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 export function nodeVerdicts(nodes: readonly string[], ledger: Ledger, f: Findings, complete: boolean): NodeVerdict[] {
@@ -66,9 +68,12 @@ export function nodeVerdicts(nodes: readonly string[], ledger: Ledger, f: Findin
     }
     const good = judged.filter((g) => g.judged === "good").length;
     const bad = judged.filter((g) => g.judged === "bad");
-    const unexplained = bad.filter((g) => !blamed(g).length);
+    // a failure its own re-test (the same nodes, later) did not reproduce is not the node's either
+    const passedLater = (g: JudgedGroup) => judged.some((x) => x.judged === "good" && x.round > g.round && sameNodes(x, g));
+    const unexplained = bad.filter((g) => !blamed(g).length && !passedLater(g));
     const others = [...new Set(bad.flatMap(blamed))];
-    const because = others.length ? `; its failing groups held ${others.join(", ")}` : "";
+    const retested = bad.filter((g) => !blamed(g).length && passedLater(g)).map((g) => g.group.name);
+    const because = [others.length ? `; its failing groups held ${others.join(", ")}` : "", retested.length ? `; ${retested.join(", ")} passed when re-tested` : ""].join("");
     if (!unexplained.length) {
       if (good) return said("good", `passed ${good} of ${plural(judged.length, "group")}${because}`);
       return said("untested", `every group it ran in also held ${others.join(", ")}: no evidence of its own`);

@@ -1,4 +1,4 @@
-// NCCL's own account of a run (NCCL_DEBUG=INFO, subsystems INIT,GRAPH,NET) → which transport each
+// NCCL's own account of a run (NCCL_DEBUG=INFO, subsystems INIT,GRAPH,NET,TUNING) → which transport each
 // connection used. Pure; never throws: text that holds no NCCL INFO line yields a reason instead.
 //
 // What is read (the wording of NCCL 2.4 to 2.23, see test/fixtures/nccl-info/README.md):
@@ -15,11 +15,13 @@
 //   "comm 0x… rank 0 nRanks 24 nNodes 3 localRanks 8 …"    the communicator's shape
 //   "Connected all rings" / "Connected all trees"          the algorithms connected at init
 //   "NCCL_ALGO set by environment to Ring"                 settings NCCL took from the environment
-// (Which algorithm and protocol each call used is printed only by the TUNING/COLL subsystems, which
-// the capture leaves out: they print a line per call.)
+//   "AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE …"  the algorithm NCCL chose for a call
+//                                                          (TUNING, lib/parsers/nccl-tuning.ts)
 // The transport of a connection is decided by its "via" text alone: the "Using" lines list what NCCL
 // could use, the "via" lines what it did.
 import type { TransportSummary } from "../core/types.ts";
+import { classifyVia } from "./nccl-wordings.ts";
+import { tuningLine } from "./nccl-tuning.ts";
 
 export type { TransportSummary };
 
@@ -30,7 +32,7 @@ const MAX_WARNINGS = 5;
 /** Every NCCL INFO line of every rank's log → one summary. */
 export function parseNcclInfo(texts: string | string[]): NcclInfoResult {
   const s = emptySummary();
-  const seen = { hcas: new Set<string>(), dev: new Set<string>(), gdr: new Set<string>(), warn: new Set<string>() };
+  const seen: Seen = { hcas: new Set(), dev: new Set(), gdr: new Set(), warn: new Set(), unclassified: new Set(), tuning: new Map() };
   for (const text of Array.isArray(texts) ? texts : [texts]) {
     if (typeof text !== "string") continue;
     for (const line of text.split("\n")) readLine(line, s, seen);
@@ -40,6 +42,8 @@ export function parseNcclInfo(texts: string | string[]): NcclInfoResult {
   s.netDevices = [...seen.dev].sort();
   s.gdrDisabled = [...seen.gdr];
   s.warnings = [...seen.warn].slice(0, MAX_WARNINGS);
+  if (seen.tuning.size) s.tuning = [...seen.tuning.values()].sort((a, b) => a.bytes - b.bytes);
+  if (seen.unclassified.size) s.unclassified = { lines: [...seen.unclassified].slice(0, MAX_WARNINGS), count: seen.unclassified.size };
   return { summary: s };
 }
 
@@ -70,6 +74,10 @@ interface Seen {
   dev: Set<string>;
   gdr: Set<string>;
   warn: Set<string>;
+  /** connection lines whose "via" wording is not in the table */
+  unclassified: Set<string>;
+  /** NCCL's per-call choices, once per call, size, algorithm and protocol */
+  tuning: Map<string, NonNullable<TransportSummary["tuning"]>[number]>;
 }
 
 const VERSION = /NCCL version (\d+\.\d+\.\d+[^\s]*)/;
@@ -81,6 +89,9 @@ function readLine(raw: string, s: TransportSummary, seen: Seen): void {
     const v = VERSION.exec(line);
     if (v) s.ncclVersion = v[1];
   }
+  // before 2.20 only TRACE builds print the algorithm chosen per call
+  const trace = line.indexOf("NCCL TRACE ");
+  if (trace !== -1) tuning(line.slice(trace + 11).trim(), seen);
   const warn = line.indexOf("NCCL WARN ");
   if (warn !== -1 && seen.warn.size < MAX_WARNINGS) seen.warn.add(line.slice(warn + 10).trim());
   // an INFO line may be glued after another rank's output (a table row) on the same line
@@ -94,13 +105,20 @@ function readLine(raw: string, s: TransportSummary, seen: Seen): void {
 }
 
 const VIA = /\bvia (.+)$/;
-const NET_VIA = /^NET\/(.+?)\/(\d+)(?:\((\d+)\))?((?:\/[A-Za-z]+)*)$/;
 const COMM = /\bnRanks (\d+) nNodes (\d+) localRanks (\d+)/;
 const CHANNELS = /^(\d+) coll channels,(?:.*?(\d+) nvls channels)?/;
 
+function tuning(info: string, seen: Seen): boolean {
+  const c = tuningLine(info);
+  if (c) seen.tuning.set(`${c.op} ${c.bytes} ${c.algo} ${c.proto}`, c);
+  return c !== null;
+}
+
 function readInfo(info: string, s: TransportSummary, seen: Seen): void {
-  const via = /^(Channel|Ring|Tree) /.test(info) ? VIA.exec(info) : null;
-  if (via) return connection(via[1].trim(), s, seen);
+  if (tuning(info, seen)) return;
+  // "Channel 00/0 : …" (2.7+), "Ring 00 : …" (2.4–2.6), "CollNet 00/0 : …" (CollNet connections)
+  const via = /^(Channel|Ring|Tree|CollNet) /.test(info) ? VIA.exec(info) : null;
+  if (via) return connection(via[1].trim(), info, s, seen);
   let m: RegExpExecArray | null;
   if ((m = /^Using network (.+)$/.exec(info))) s.network ??= m[1].trim();
   else if ((m = /^P2P plugin (?:v\d+ )?(\S+)/.exec(info))) s.plugin ??= m[1];
@@ -137,33 +155,21 @@ function listed(text: string): string[] {
   return [...text.matchAll(/\[\d+\](\S+)/g)].map((x) => x[1]);
 }
 
-/** One "via …" text → the transport it names, counted; GDRDMA counted beside the network. */
-function connection(via: string, s: TransportSummary, seen: Seen): void {
+/**
+ * One "via …" text → the transport its wording names (lib/parsers/nccl-wordings.ts), counted;
+ * GDRDMA counted beside the network. A wording no release of NCCL is known to print is kept whole,
+ * never turned into a transport name of its own.
+ */
+function connection(via: string, line: string, s: TransportSummary, seen: Seen): void {
   const add = (key: string) => void (s.transports[key] = (s.transports[key] ?? 0) + 1);
-  const net = NET_VIA.exec(via);
-  if (net) {
-    const kind = netKind(net[1]);
-    add(kind);
-    seen.dev.add(`${kind.slice(4)}/${net[2]}`);
-    if (/\/GDRDMA\b/.test(net[4])) add("GDRDMA");
+  const c = classifyVia(via);
+  if (!c) {
+    seen.unclassified.add(line);
     return;
   }
-  if (via.startsWith("NET/")) return add(netKind(via.slice(4).split("/")[0]));
-  if (via.startsWith("P2P/")) {
-    const kind = via.slice(4).split("/")[0];
-    return add(kind === "direct pointer" ? "P2P/direct" : `P2P/${kind}`);
-  }
-  if (via.startsWith("SHM")) return add("SHM");
-  if (via.startsWith("NVLS")) return add("NVLS");
-  if (via.startsWith("COLLNET") || via.startsWith("CollNet")) return add("CollNet");
-  add(via.split(/[\s/]/)[0]);
-}
-
-/** A network's name as NCCL prints it → the transport token: the IB verbs plugins all count as NET/IB. */
-function netKind(name: string): string {
-  if (/^IB(ext(_v\d+)?)?$/.test(name) || /^NCCL RDMA Plugin\b/.test(name)) return "NET/IB";
-  if (name === "Socket") return "NET/Socket";
-  return `NET/${name}`;
+  add(c.token);
+  if (c.device) seen.dev.add(c.device);
+  if (c.gdr) add("GDRDMA");
 }
 
 /** Whether a transport token (as a suite writes it) was used: "P2P" covers P2P/IPC, "NET" every network. */

@@ -19,10 +19,20 @@ export function transportFromLogs(texts: string[]): TransportReading {
   const cutNote = capped.length ? ` (the capture of ${capped.length} rank(s) was cut at ${String(capped[0].emitted)} lines)` : "";
   if (!parsed.summary) return { unmeasured: noCapture(records) };
   const s = parsed.summary;
+  if (s.unclassified) return { transport: s, unmeasured: unclassifiedWhy(s.unclassified) };
   if (Object.keys(s.transports).length === 0) {
     return { transport: s, unmeasured: `NCCL printed ${s.infoLines} INFO line(s) but no connection ("via …") line: a one-rank communicator, or the lines were cut${cutNote}` };
   }
   return { transport: s };
+}
+
+/**
+ * A connection whose wording is in no known release: what it used is unknown, so no rule on the
+ * transport can be judged, whichever way the counted connections would go.
+ */
+function unclassifiedWhy(u: NonNullable<TransportSummary["unclassified"]>): string {
+  const more = u.count > 1 ? ` (and ${u.count - 1} more distinct line(s))` : "";
+  return `NCCL printed a connection line gpucheck cannot classify: "${u.lines[0]}"${more}: its "via" wording is not one NCCL is known to print (lib/parsers/nccl-wordings.ts), so which transport it used is unknown; add the wording with its NCCL version, or report it`;
 }
 
 /** The workload's own words on why nothing was captured, else what the logs lack. */

@@ -128,6 +128,14 @@ const TransportSummary = z
     settings: z.record(z.string(), z.string()).describe('NCCL_* values NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring")'),
     warnings: z.array(z.string()).describe("NCCL WARN texts, first few"),
     infoLines: num,
+    unclassified: z
+      .object({ lines: z.array(z.string()), count: num })
+      .optional()
+      .describe('connection lines whose "via" wording gpucheck does not know (first few, and how many distinct): the transport is then unmeasured'),
+    tuning: z
+      .array(z.object({ op: z.string().nullable(), bytes: num, algo: z.string(), proto: z.string() }))
+      .optional()
+      .describe('the algorithm and protocol NCCL chose per call (TUNING lines: "AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE"), once per call, size and choice'),
   })
   .meta({ id: "TransportSummary" });
 

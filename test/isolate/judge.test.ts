@@ -42,38 +42,47 @@ describe("status", () => {
 });
 
 describe("the relative rule (no floor)", () => {
-  test("bandwidth below 0.93 × the best comparable pair is bad, at 0.94 it is not", () => {
+  test("bandwidth below 0.93 × the upper quartile of the comparable pairs is bad, at 0.94 it is not", () => {
     const l = new Ledger(CLUSTERKIT);
+    const names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+    const pairs = [0, 1, 2, 3, 4].map((i) => [names[2 * i]!, names[2 * i + 1]!]);
     const got = l.add(
-      round([
-        ["a", "b"],
-        ["c", "d"],
-        ["e", "f"],
-      ]),
-      [result(["a", "b"], "passed", 100), result(["c", "d"], "passed", 92), result(["e", "f"], "passed", 94)],
+      round(pairs),
+      [100, 100, 100, 92, 94].map((v, i) => result(pairs[i]!, "passed", v)),
     );
     expect(got.map((g) => [g.judged, g.reference, g.ratio, g.why])).toEqual([
-      ["good", 100, 1, "100 GB/s = 1 × the best comparable group, not below 0.93"],
-      ["bad", 100, 0.92, "92 GB/s = 0.92 × the best comparable group, below 0.93"],
-      ["good", 100, 0.94, "94 GB/s = 0.94 × the best comparable group, not below 0.93"],
+      ["good", 100, 1, "100 GB/s = 1 × the upper quartile of the comparable groups, not below 0.93"],
+      ["good", 100, 1, "100 GB/s = 1 × the upper quartile of the comparable groups, not below 0.93"],
+      ["good", 100, 1, "100 GB/s = 1 × the upper quartile of the comparable groups, not below 0.93"],
+      ["bad", 100, 0.92, "92 GB/s = 0.92 × the upper quartile of the comparable groups, below 0.93"],
+      ["good", 100, 0.94, "94 GB/s = 0.94 × the upper quartile of the comparable groups, not below 0.93"],
     ]);
   });
 
-  test("latency above 2.1 × the lowest is bad", () => {
+  test("one lucky pair does not raise the reference (ClusterKit's best pair would have made it 150)", () => {
+    const l = new Ledger(CLUSTERKIT);
+    const pairs = ["ab", "cd", "ef", "gh", "ij"].map((p) => p.split(""));
+    const got = l.add(
+      round(pairs),
+      [100, 100, 100, 95, 150].map((v, i) => result(pairs[i]!, "passed", v)),
+    );
+    expect(got.map((g) => [g.judged, g.reference])).toEqual([...Array(4).fill(["good", 100]), ["good", 100]]);
+  });
+
+  test("latency above 2.1 × the lower quartile is bad", () => {
     const l = new Ledger(CLUSTERKIT);
     const lat = (nodes: string[], v: number) => result(nodes, "passed", v, { unit: "us", higher: false });
+    const pairs = ["ab", "cd", "ef", "gh", "ij"].map((p) => p.split(""));
     const got = l.add(
-      round([
-        ["a", "b"],
-        ["c", "d"],
-        ["e", "f"],
-      ]),
-      [lat(["a", "b"], 10), lat(["c", "d"], 22), lat(["e", "f"], 20)],
+      round(pairs),
+      [10, 10, 10, 22, 20].map((v, i) => lat(pairs[i]!, v)),
     );
     expect(got.map((g) => [g.judged, g.why])).toEqual([
-      ["good", "10 us = 1 × the lowest comparable group, not above 2.1"],
-      ["bad", "22 us = 2.2 × the lowest comparable group, above 2.1"],
-      ["good", "20 us = 2 × the lowest comparable group, not above 2.1"],
+      ["good", "10 us = 1 × the lower quartile of the comparable groups, not above 2.1"],
+      ["good", "10 us = 1 × the lower quartile of the comparable groups, not above 2.1"],
+      ["good", "10 us = 1 × the lower quartile of the comparable groups, not above 2.1"],
+      ["bad", "22 us = 2.2 × the lower quartile of the comparable groups, above 2.1"],
+      ["good", "20 us = 2 × the lower quartile of the comparable groups, not above 2.1"],
     ]);
   });
 
@@ -99,10 +108,10 @@ describe("the relative rule (no floor)", () => {
       ]),
       [result(["a", "b"], "passed", 0), result(["c", "d"], "passed", 0)],
     );
-    expect(got.map((g) => [g.judged, g.why])).toEqual(Array(2).fill(["unjudged", "not evidence: the best comparable group measured 0, no ratio to judge 0 GB/s by"]));
+    expect(got.map((g) => [g.judged, g.why])).toEqual(Array(2).fill(["unjudged", "not evidence: the upper quartile of the comparable groups is 0, no ratio to judge 0 GB/s by"]));
   });
 
-  test("a pass judged again once later groups raise the best (the pairwise pass is judged when complete)", () => {
+  test("a pass judged again once later groups raise the reference (the pairwise pass is judged when complete)", () => {
     const l = new Ledger(CLUSTERKIT);
     const [first] = l.add(
       round([
@@ -112,7 +121,13 @@ describe("the relative rule (no floor)", () => {
       [result(["a", "b"], "passed", 50), result(["c", "d"], "passed", 50)],
     );
     expect(first!.judged).toBe("good");
-    l.add(round([["a", "c"]]), [result(["a", "c"], "passed", 100)]);
+    l.add(
+      round([
+        ["a", "c"],
+        ["b", "d"],
+      ]),
+      [result(["a", "c"], "passed", 100), result(["b", "d"], "passed", 100)],
+    );
     l.rejudge([first!]);
     expect([first!.judged, first!.ratio]).toEqual(["bad", 0.5]);
   });

@@ -122,11 +122,11 @@ describe("lines written for this test, in NCCL's format strings (shm.cc, net_ib.
       "n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0/GDRDMA/Shared",
     ].join("\n");
     const s = parseNcclInfo(text).summary!;
-    expect(s.transports).toEqual({ SHM: 1, NVLS: 16, "NET/AWS Libfabric": 1, GDRDMA: 1 });
+    expect(s.transports).toEqual({ SHM: 1, NVLS: 16, "NET/Libfabric": 1, GDRDMA: 1 });
     expect(s.nvlsChannels).toBe(16);
     expect(s.gdrDisabled).toEqual(["HCA 1 'mlx5_1' (no module)"]);
     expect(s.warnings).toEqual(["socketProgress: Connection closed by remote peer"]);
-    expect(transportAccount(s)).toBe("NVLS (16 channels) · 1 × SHM · 1 × NET/AWS Libfabric, all GDRDMA · GDR disabled for HCA 1 'mlx5_1' (no module)");
+    expect(transportAccount(s)).toBe("NVLS (16 channels) · 1 × SHM · 1 × NET/Libfabric, all GDRDMA · GDR disabled for HCA 1 'mlx5_1' (no module)");
     expect(usedTransport(s, "NET")).toBe(true);
     expect(usedTransport(s, "NET/IB")).toBe(false);
   });

@@ -1,12 +1,19 @@
 """NCCL's own account of a collective: which transport each connection used.
 
 NCCL says it only at NCCL_DEBUG=INFO, and then says a great deal. So INFO (subsystems
-INIT,GRAPH,NET) goes to a side file per process (NCCL_DEBUG_FILE=<private dir>/nccl.%h.%p); the
+INIT,GRAPH,NET,TUNING) goes to a side file per process (NCCL_DEBUG_FILE=<private dir>/nccl.%h.%p); the
 console keeps only NCCL's WARN lines, copied to stderr as they appear; after the run the INFO lines
 are printed once, each as `GPUCHECK_NCCL_INFO <line>` (the harness reads them, `gpucheck judge` can
 read them again from the saved logs), at most MAX_LINES of them, then one `GPUCHECK_NCCL {json}`
 record says how many there were, whether they were cut, or why there are none. The side files are
 removed.
+
+TUNING is asked for because only its lines say which algorithm and protocol NCCL chose for each
+call ("AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}" from 2.24,
+"… Bytes -> Algo 4 proto 2 time …" in 2.20–2.23; rank 0 prints one per call): what proves that NVLS
+served the measured sizes. Every timed iteration repeats its size's line, so a tuning line is kept
+only the first time its call, size, algorithm and protocol appear; the record counts the repeats
+left out ("tuningRepeats").
 
 A suite that set NCCL_DEBUG_FILE itself keeps it: the file is read (not removed) when it can be
 found. A suite that set NCCL_DEBUG=INFO (or TRACE) without a file gets NCCL's lines on the console as
@@ -14,6 +21,7 @@ it asked, and the harness reads them there.
 """
 import json
 import os
+import re
 import shutil
 import socket
 import sys
@@ -22,7 +30,9 @@ import threading
 
 from . import emit
 
-SUBSYS = "INIT,GRAPH,NET"
+SUBSYS = "INIT,GRAPH,NET,TUNING"
+# "[AllReduce: ]<bytes> Bytes -> Algo <algo> proto <proto>": what identifies a tuning line's choice
+TUNING = re.compile(r"NCCL INFO (?:(\w+): )?(\d+) Bytes -> Algo (\w+) proto (\w+)")
 # NCCL 2.2x on 8 GPUs prints a few hundred INFO lines per rank at INIT,GRAPH,NET; a one-process
 # nccl-tests run (-g 8) prints all eight ranks' in one file
 MAX_LINES = 4000
@@ -62,6 +72,8 @@ class Capture:
         self._info = []
         self._total = 0
         self._first_other = None
+        self._tuning = set()
+        self._tuning_repeats = 0
         self._stop = threading.Event()
         self._thread = None
         self._lock = threading.Lock()
@@ -122,6 +134,12 @@ class Capture:
             self.err.write(line + "\n")
             self.err.flush()
         elif " NCCL INFO " in line or line.startswith("NCCL version"):
+            choice = TUNING.search(line)
+            if choice:
+                if choice.groups() in self._tuning:
+                    self._tuning_repeats += 1
+                    return
+                self._tuning.add(choice.groups())
             self._total += 1
             if len(self._info) < MAX_LINES:
                 self._info.append(line[:MAX_LINE_CHARS])
@@ -161,6 +179,8 @@ class Capture:
             self.out(INFO_TAG + line)
         record = {"rank": self.rank, "backend": self.backend, "source": self.mode, "lines": self._total,
                   "emitted": len(self._info), "capped": self._total > len(self._info)}
+        if self._tuning_repeats:
+            record["tuningRepeats"] = self._tuning_repeats
         if reason:
             record["reason"] = reason
         self.out("GPUCHECK_NCCL " + json.dumps(record, separators=(",", ":")))

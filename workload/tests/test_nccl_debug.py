@@ -44,7 +44,7 @@ def record(out):
 def test_capture_points_nccl_at_a_private_file_and_reports_info_then_removes_it():
     env = {}
     cap, out, err = started(env)
-    assert env["NCCL_DEBUG"] == "INFO" and env["NCCL_DEBUG_SUBSYS"] == "INIT,GRAPH,NET"
+    assert env["NCCL_DEBUG"] == "INFO" and env["NCCL_DEBUG_SUBSYS"] == "INIT,GRAPH,NET,TUNING"
     pattern = env["NCCL_DEBUG_FILE"]
     assert pattern.endswith("/nccl.%h.%p")
     # what NCCL would write, one file per process; the last line without its newline yet
@@ -56,6 +56,21 @@ def test_capture_points_nccl_at_a_private_file_and_reports_info_then_removes_it(
     assert out.lines[:3] == ["GPUCHECK_NCCL_INFO NCCL version 2.21.5+cuda12.4", "GPUCHECK_NCCL_INFO " + INFO_1, "GPUCHECK_NCCL_INFO " + INFO_2]
     assert record(out) == {"rank": 3, "backend": "nccl", "source": "capture", "lines": 3, "emitted": 3, "capped": False}
     assert not os.path.exists(os.path.dirname(path))
+
+
+# NVIDIA/nccl #1453 (twichell's H100 cluster, NCCL 2.20–2.22 layout): rank 0's tuning line, once per call
+TUNE_1 = "[0] h100clust-worker-1:497888:497888 [0] NCCL INFO 262144 Bytes -> Algo 0 proto 1 time 54.707825"
+TUNE_2 = "[0] h100clust-worker-1:497888:497888 [0] NCCL INFO 524288 Bytes -> Algo 5 proto 2 time 59.553600"
+
+
+def test_tuning_lines_are_kept_once_per_size_and_choice_and_the_repeats_counted():
+    env = {}
+    cap, out, _ = started(env)
+    with open(nccl_debug.expand(env["NCCL_DEBUG_FILE"], 5), "w") as f:
+        f.write("\n".join([INFO_2] + [TUNE_1] * 14 + [TUNE_2] * 14) + "\n")
+    cap.finish()
+    assert [l for l in out.lines if l.startswith("GPUCHECK_NCCL_INFO ")] == ["GPUCHECK_NCCL_INFO " + x for x in (INFO_2, TUNE_1, TUNE_2)]
+    assert record(out) == {"rank": 3, "backend": "nccl", "source": "capture", "lines": 3, "emitted": 3, "capped": False, "tuningRepeats": 26}
 
 
 def test_warn_reaches_the_console_while_the_run_goes_on(monkeypatch):

@@ -24,7 +24,7 @@ afterEach(async () => {
 /**
  * A floor far from both sides: gloo between two lab hosts moved 0.13–0.43 GB/s over the veths at
  * 2 MiB (measured at load 10 on the 2-core dev machine), a pair with a host behind a 20 Mbit/s token
- * bucket 0.0025 at most. The relative rule (0.93 × the best pair) is for real fabrics; on shared
+ * bucket 0.0025 at most. The relative rule (0.93 × the upper quartile of the pairs) is for real fabrics; on shared
  * CPUs a floor keeps the machine's noise out of the verdict.
  */
 const FLOOR = "0.04 GB/s";
