@@ -55,7 +55,8 @@ export function asGroup(group: Group, u: UnitResult, h: Headline): GroupResult {
 /** A bad node or a bad pair is a finding; a node never judged (no launch, Ctrl-C) leaves the test unjudged. */
 export function isolatedOutcome(v: IsolationVerdict, units: UnitResult[]): TestResult["outcome"] {
   if (v.bad.length || v.badPairs.length) return "failed";
-  return v.nodes.some((n) => n.verdict === "untested") || !units.length || !v.complete ? "error" : "passed";
+  // a node seen failing that no second pass cleared or confirmed is undecided, never green
+  return v.nodes.some((n) => n.verdict === "untested" || n.verdict === "suspect-unconfirmed") || !units.length || !v.complete ? "error" : "passed";
 }
 
 /** The name of the group a unit ran: "all" for a whole-cluster run, else after its round ("2.gpu01+gpu07"). */

@@ -182,7 +182,7 @@ function unitTest(u: UnitResult, name: string, suite: string[], labels: Record<s
 }
 
 /** A node an isolation only suspected is no finding (as in junit.xml); one it never tested is an error. */
-const NODE_OUTCOME: Record<NodeVerdict["verdict"], AnyOutcome> = { good: "passed", bad: "failed", "suspect-unconfirmed": "passed", untested: "error" };
+const NODE_OUTCOME: Record<NodeVerdict["verdict"], AnyOutcome> = { good: "passed", bad: "failed", "suspect-unconfirmed": "error", untested: "error" };
 
 function nodeTest(t: TestResult, n: NodeVerdict, suite: string[], labels: Record<string, string>): CtrfTest {
   const o = NODE_OUTCOME[n.verdict];

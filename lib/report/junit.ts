@@ -112,7 +112,7 @@ function casesOf(test: TestResult, fleet: boolean): Case[] {
 }
 
 /** A node an isolation only suspected is not a finding: its testcase passes and says so in its output. */
-const NODE_OUTCOME: Record<NodeVerdict["verdict"], Outcome> = { good: "passed", bad: "failed", "suspect-unconfirmed": "passed", untested: "error" };
+const NODE_OUTCOME: Record<NodeVerdict["verdict"], Outcome> = { good: "passed", bad: "failed", "suspect-unconfirmed": "error", untested: "error" };
 
 function renderNodeCase(c: Case, n: NodeVerdict, classname: string): string[] {
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(0) })}>`;
