@@ -77,6 +77,7 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     return undefined;
   },
   telemetry: true,
+  processGroup: true,
   args: (c) =>
     c
       ? [

@@ -57,6 +57,7 @@ export const pcie: TestKind<"pcie", PcieParams, KindBlocks["pcie"]> = {
   componentMetrics,
   headline: "pcie_h2d_gbps_min",
   telemetry: true,
+  processGroup: true,
   args: (p) => copyArgs("pcie", p),
   measure: (output) => pcieMeasurement(output),
   plots: (test, ctx) => {

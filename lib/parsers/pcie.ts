@@ -6,7 +6,7 @@ import { ParseError } from "../core/errors.ts";
 import { PCIE_OPS, PCIE_PHASES } from "../kinds/pcie/params.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { gbps, setLowest } from "./lowest.ts";
-import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";
+import { componentPart, gpuPart, num, obj, rankDevice, rankDevices } from "./part.ts";
 import { type LinkRank, linkMetrics } from "./pcie-link.ts";
 import { taggedLines } from "./protocol.ts";
 
@@ -23,7 +23,7 @@ export function pcieMeasurement(output: string): Measurement {
     return { ...r, raw, link: obj(raw.link), nics: raw.nics, component, phases: { solo: obj(raw.solo), all: obj(raw.all) } };
   });
   const cpu = ranks.some((r) => r.device.type !== "cuda");
-  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: ranks.map((r) => r.component) };
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: ranks.map((r) => r.component), devices: rankDevices(ranks) };
   const prefix = cpu ? "device: cpu — host memory copy, no PCIe link crossed; " : "";
   for (const phase of PCIE_PHASES) {
     for (const op of PCIE_OPS) {
