@@ -13,7 +13,8 @@ import { taggedLines } from "./protocol.ts";
 /** the metric of an operation in a phase: pcie_h2d_gbps (solo), pcie_h2d_all_gbps; `_min` for the test's */
 export const pcieMetric = (op: string, phase: string) => `pcie_${op}${phase === "all" ? "_all" : ""}_gbps`;
 
-export function pcieMeasurement(output: string): Measurement {
+/** `hcas`: the compute HCAs whose links are judged (pcie.hcas); the others are recorded only. */
+export function pcieMeasurement(output: string, hcas?: string[]): Measurement {
   const result = taggedLines(output, "RESULT").pop();
   if (!result) throw new ParseError("no GPUCHECK_RESULT line in rank 0's output: the pcie run did not finish");
   if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the pcie result lists no ranks");
@@ -40,6 +41,6 @@ export function pcieMeasurement(output: string): Measurement {
       setLowest(m, `${own}_min`, rows, prefix);
     }
   }
-  linkMetrics(m, ranks);
+  linkMetrics(m, ranks, hcas);
   return m;
 }

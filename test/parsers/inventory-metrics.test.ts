@@ -123,9 +123,7 @@ describe("configuration sanity", () => {
     expect(healthy.metrics.config_mismatches).toBe(0);
     // a slot that allows only Gen4 (Host Max 4 makes Max 4) is named, against the pin and against the node's other GPUs
     inv.gpus[6]!.pcie_gen_max = 4;
-    expect(count(inv, { config: { pcie_gen: 5 } }).details.config_mismatches).toBe(
-      "gpu01 GPU 6 (00000000:BA:00.0, serial 1654423003872): pcie_gen 4 ≠ 5 (pinned by the suite)",
-    );
+    expect(count(inv, { config: { pcie_gen: 5 } }).details.config_mismatches).toBe("gpu01 GPU 6 (00000000:BA:00.0, serial 1654423003872): pcie_gen 4 ≠ 5 (pinned by the suite)");
     expect(count(inv).details.config_mismatches).toBe("gpu01 GPU 6 (00000000:BA:00.0, serial 1654423003872): pcie_gen 4 ≠ 5 (7 of 8 GPUs on the node)");
   });
 });
