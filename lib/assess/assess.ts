@@ -18,10 +18,12 @@ export interface AssessedTest {
   expect: Expectation[];
   /** the test's resolved kind block (an inventory's hcas, link count and pins), as the kind reads it */
   params: unknown;
+  /** the suite's GPUs per node: above 0, a rank on a CPU or sharing a GPU is an error (lib/assess/devices.ts) */
+  gpusPerNode?: number;
 }
 
 export function assessTest(test: PlannedTest, records: RunRecord[], baseline?: ResultsFile): TestResult {
-  const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, params: paramsOf(test.spec) }, records, baseline);
+  const units = assessUnits({ name: test.name, kind: test.kind, expect: test.expect, params: paramsOf(test.spec), gpusPerNode: test.gpusPerNode }, records, baseline);
   const missing = missingUnits(test, records);
   if (!missing.length) return testResult(test, units, judgeTest(units));
   // unmeasured is never passed: a node that never reported makes the test an error whatever the others said
@@ -43,7 +45,7 @@ export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?:
   const fleet = measured.map((x) => x.measurement);
   return measured.map(({ r, telemetry, measurement, parseProblem }) => {
     const message = [r.message, r.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
-    const verdict = judgeUnit(test.expect, { status: r.status, message, measurement }, baselineMeasurement(baseline, test.name, r.unit), fleet);
+    const verdict = judgeUnit(test.expect, { status: r.status, message, measurement, gpusPerNode: test.gpusPerNode }, baselineMeasurement(baseline, test.name, r.unit), fleet);
     return {
       unit: r.unit,
       hosts: r.hosts,

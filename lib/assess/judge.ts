@@ -15,6 +15,7 @@ import { checkExpectation, implicitChecks, isUnjudged } from "./checks.ts";
 import { KINDS } from "../kinds/mod.ts";
 import { componentChecks, componentTransportChecks } from "./components.ts";
 import { fleetCheck } from "./fleet-check.ts";
+import { deviceProblems } from "./devices.ts";
 
 export { lookupMetric } from "./checks.ts";
 
@@ -24,6 +25,8 @@ export interface UnitRunForJudge {
   measurement: Measurement | null;
   /** false when the parser saw the output end early (also read from measurement.metrics.complete === 0) */
   complete?: boolean;
+  /** the suite's GPUs per node: above 0, every rank's device must be its own named GPU (lib/assess/devices.ts) */
+  gpusPerNode?: number;
 }
 
 /**
@@ -60,8 +63,11 @@ export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?
     }
     checks.push(...implicitChecks(expect, m));
   }
+  // a GPU suite's figure from a CPU, or from one GPU twice, is never judged as the node's GPUs; said
+  // first: it explains every threshold that could not be judged after it
+  const devices = m?.devices ? deviceProblems(m.devices, run.gpusPerNode ?? 0) : [];
   const missed = checks.filter((c) => !c.ok && !isUnjudged(c));
-  const unjudged = [...checks.filter(isUnjudged).map((c) => c.message), ...problems];
+  const unjudged = [...devices, ...checks.filter(isUnjudged).map((c) => c.message), ...problems];
 
   const stopped = stoppedReason(run);
   if (stopped) return { outcome: "error", reason: stopped, checks };

@@ -41,7 +41,7 @@ export function rejudgeResults(
     const run = opts.runs?.get(t.name);
     if (run?.note) reparse.push(run.note);
     if (run?.records) {
-      const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, params: paramsOf(spec) }, run.records, opts.baseline);
+      const units = assessUnits({ name: t.name, kind: spec.kind, expect: spec.expect, params: paramsOf(spec), gpusPerNode: t.gpusPerNode }, run.records, opts.baseline);
       inventory = mergeInventory(inventory, run.records);
       return withIsolation({ ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) }, t, spec, notes);
     }
@@ -55,7 +55,12 @@ export function rejudgeResults(
     const units = t.units.map((u, i) => ({
       ...u,
       measurement: measured[i]!,
-      verdict: judgeUnit(spec.expect, { status: u.status, message: u.message, measurement: measured[i]! }, baselineMeasurement(opts.baseline, t.name, u.unit), measured),
+      verdict: judgeUnit(
+        spec.expect,
+        { status: u.status, message: u.message, measurement: measured[i]!, gpusPerNode: t.gpusPerNode },
+        baselineMeasurement(opts.baseline, t.name, u.unit),
+        measured,
+      ),
     }));
     return withIsolation({ ...t, expect: spec.expect, headline: headlineOf(t.kind, spec.expect, paramsOf(spec)), units, outcome: judgeTest(units) }, t, spec, notes);
   });

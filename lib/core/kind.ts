@@ -88,6 +88,11 @@ export interface TestKind<K extends string, P, Block extends object> {
   args(params: P | undefined): string[];
   /** the workload wants the global --inventory / --telemetry-interval flags (it is not itself the inventory) */
   telemetry: boolean;
+  /**
+   * Its workload joins a torch process group on "auto": the plan fixes the backend from the suite
+   * (the global `--backend`: nccl when gpusPerNode > 0), so a rank that finds no GPU is an error, never gloo on a CPU.
+   */
+  processGroup?: boolean;
   /** rank 0's output (and every rank's log) → Measurement; ParseError when unusable */
   measure(output: string, ctx: { logs?: string[]; params: P | undefined }): Measurement;
   /** the kind's own plots (telemetry plots are added for every kind) */

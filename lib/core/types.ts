@@ -311,6 +311,22 @@ export interface Measurement {
   transport?: TransportSummary;
   /** kinds that measure each part on its own (gemm: every GPU): each part's values, judged part by part */
   components?: ComponentValues[];
+  /** the device each rank ran on, as the per-GPU kinds report it: a GPU suite judges these before any threshold (lib/assess/devices.ts) */
+  devices?: RankDeviceId[];
+}
+
+/** Who a rank was and what it ran on: a GPU by nvidia-smi's index, UUID and PCI bus, or a CPU. */
+export interface RankDeviceId {
+  rank: number;
+  host: string;
+  type: "cuda" | "cpu";
+  /** the GPU's or CPU's model */
+  name: string | null;
+  index: number | null;
+  uuid: string | null;
+  pciBusId: string | null;
+  /** on a GPU: why index, UUID or bus could not be read */
+  unnamed?: string;
 }
 
 /** "unfinished": a planned test a run written ahead lists until it ends; a killed run leaves it so. */

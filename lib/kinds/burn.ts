@@ -79,6 +79,7 @@ export const burn: TestKind<"burn", BurnParams, KindBlocks["burn"]> = {
   componentMetrics,
   headline: "burn_iter_cv_max",
   telemetry: true,
+  processGroup: true,
   args: (p) =>
     p
       ? [

@@ -1,6 +1,7 @@
 // kind: collective: an nccl-tests style sweep of one collective over message sizes, by gpucheck's
 // own benchmark or the official binaries, judged on bus bandwidth and #wrong; with `rails:` once per
 // HCA, each rail a nic part judged by name.
+import { ncclRankDevices } from "../parsers/nccl-devices.ts";
 import * as z from "../core/schema.ts";
 import { ParseError } from "../core/errors.ts";
 import { higher, lower } from "../core/metrics.ts";
@@ -82,6 +83,7 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     return undefined;
   },
   telemetry: true,
+  processGroup: true,
   args: (c) =>
     c
       ? [
@@ -121,6 +123,8 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     const t = transportFromLogs(logs?.some((l) => l !== "") ? logs : [output]);
     if (t.transport) m.transport = t.transport;
     if (t.unmeasured) m.unmeasured = { ...m.unmeasured, transport: t.unmeasured };
+    const devices = ncclRankDevices(output);
+    if (devices) m.devices = devices;
     return m;
   },
   plots: (test, ctx) => {

@@ -85,6 +85,7 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
     return { message: `metric "${metric}" needs dtype "${d}" in "dtypes"`, key: "dtypes" };
   },
   telemetry: true,
+  processGroup: true,
   args: (g) =>
     g
       ? [

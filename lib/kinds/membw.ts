@@ -54,6 +54,7 @@ export const membw: TestKind<"membw", MembwParams, KindBlocks["membw"]> = {
   componentMetrics,
   headline: "membw_copy_gbps_min",
   telemetry: true,
+  processGroup: true,
   args: (p) => copyArgs("membw", p),
   measure: (output) => membwMeasurement(output),
   plots: (test, ctx) => {

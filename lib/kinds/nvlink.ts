@@ -54,6 +54,7 @@ export const nvlink: TestKind<"nvlink", NvlinkParams, KindBlocks["nvlink"]> = {
   componentMetrics,
   headline: "nvlink_pair_gbps_min",
   telemetry: true,
+  processGroup: true,
   args: (p) => copyArgs("nvlink", p),
   measure: (output) => nvlinkMeasurement(output),
   plots: (test, ctx) => (["pairs", "all"] as const).flatMap((phase) => matrixPlots(test, ctx, phase)),

@@ -6,9 +6,9 @@ import { higher, lower, type MetricInfo } from "../core/metrics.ts";
 import { pcieMeasurement, pcieMetric } from "../parsers/pcie.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../core/types.ts";
-import { copyArgs, copyBlock, copyKeys } from "./copy-params.ts";
+import { copyArgs, copyKeys } from "./copy-params.ts";
 import type { TestKind } from "../core/kind.ts";
-import { PCIE_OPS, PCIE_PHASES, type PcieParams, resolvePcie } from "./pcie/params.ts";
+import { PCIE_OPS, PCIE_PHASES, type PcieParams, pcieBlock, resolvePcie } from "./pcie/params.ts";
 
 export type { PcieParams } from "./pcie/params.ts";
 
@@ -29,7 +29,7 @@ const metrics: Record<string, MetricInfo> = {
   ),
   pcie_link_degraded: lower(
     "count",
-    "GPUs (nvidia-smi -q GPU Link Info, read while their copies ran) and InfiniBand HCAs (sysfs current_link_speed/width) whose PCIe link trained below its maximum generation or width, named in the details",
+    "GPUs (nvidia-smi -q GPU Link Info, read while their copies ran, against its Max: the lower of the GPU's and the host's) and the compute HCAs named in `hcas` (sysfs current_link_speed/width, against the lower of the HCA's and its upstream port's max_link_speed/width) whose PCIe link trained below what the slot allows, named in the details",
   ),
   pcie_replays: lower("count", "PCIe replays the GPUs counted during the test (nvidia-smi -q Replays Since Reset, after − before, summed), each GPU with any named"),
 };
@@ -48,8 +48,14 @@ declare module "../core/types.ts" {
 export const pcie: TestKind<"pcie", PcieParams, KindBlocks["pcie"]> = {
   name: "pcie",
   summary: "host↔GPU GB/s of every GPU with pinned memory (H2D, D2H, both), alone and all at once; PCIe link width/generation of GPUs and HCAs; replays",
-  block: z.lazy(copyBlock),
-  keys: copyKeys("256MiB (64MiB when gpusPerNode is 0)", "bytes per copy (bidir copies one buffer each way at once)", "copies per operation and phase"),
+  block: z.lazy(pcieBlock),
+  keys: [
+    ...copyKeys("256MiB (64MiB when gpusPerNode is 0)", "bytes per copy (bidir copies one buffer each way at once)", "copies per operation and phase"),
+    {
+      key: "hcas",
+      doc: 'the compute HCAs whose PCIe link pcie_link_degraded judges (NCCL_IB_HCA names, or "mlx5_0,mlx5_3"), each against the lower of its own and its upstream port\'s capability; absent: no HCA link is judged (all are recorded)',
+    },
+  ],
   perNode: false,
   resolve: (block, ctx) => ({ pcie: resolvePcie(block, ctx) }),
   params: (spec: TestSpec) => spec.pcie,
@@ -57,8 +63,9 @@ export const pcie: TestKind<"pcie", PcieParams, KindBlocks["pcie"]> = {
   componentMetrics,
   headline: "pcie_h2d_gbps_min",
   telemetry: true,
+  processGroup: true,
   args: (p) => copyArgs("pcie", p),
-  measure: (output) => pcieMeasurement(output),
+  measure: (output, { params }) => pcieMeasurement(output, params?.hcas),
   plots: (test, ctx) => {
     const plots: PlotSpec[] = [];
     for (const phase of PCIE_PHASES) {

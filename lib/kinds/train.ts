@@ -65,6 +65,7 @@ export const train: TestKind<"train", TrainParams, KindBlocks["train"]> = {
     return undefined;
   },
   telemetry: true,
+  processGroup: true,
   args: (t) =>
     t
       ? [

@@ -7,6 +7,7 @@ import { position, locate, nodeAt } from "./yaml-positions.ts";
 import type { PathKey } from "../core/issues.ts";
 import { originOf, type Tracked } from "./merge.ts";
 import type { SourceFile } from "./read.ts";
+import { builtinSuiteOf, floorAnchor, THRESHOLDS_DOC } from "./floor-anchor.ts";
 
 const NOT_WRITTEN = new Set(["extends", "remove"]);
 
@@ -23,7 +24,7 @@ export function renderResolved(merged: Tracked, files: SourceFile[], opts: { sou
     const line = position(file.text, file.lines, locate(file.doc, at, "value").offset).line;
     return `${file.display}:${line}`;
   };
-  const source = opts.sources ? (path: PathKey[]) => sourceComment(origin(path).file, origin(path).path) : undefined;
+  const source = opts.sources ? (path: PathKey[]) => withFloorRow(sourceComment(origin(path).file, origin(path).path), path, data, origin) : undefined;
   annotate(doc.contents as Node, [], where, source);
   const chain = files.map((f) => `${f.display} (sha256 ${f.sha256})`).join("\n#   extends ");
   const head = opts.sources
@@ -52,6 +53,27 @@ function annotate(node: Node | null, path: PathKey[], where: (p: PathKey[]) => s
       else annotate(item as Node, [...path, i], where, source);
     });
   }
+}
+
+/**
+ * A built-in floor (a `min:` a built-in suite file wrote) points to its row in docs/thresholds.md:
+ * the method, healthy figure, margin and the single-part faults it catches.
+ */
+function withFloorRow(
+  text: string | undefined,
+  path: PathKey[],
+  data: Record<string, unknown>,
+  origin: (p: PathKey[]) => { file: SourceFile; path: PathKey[] },
+): string | undefined {
+  const [, i, , metric] = path;
+  const test = Array.isArray(data.tests) ? (data.tests[i as number] as Record<string, unknown> | undefined) : undefined;
+  const expect = test?.expect as Record<string, unknown> | undefined;
+  const threshold = expect?.[metric as string];
+  if (!threshold || typeof threshold !== "object" || !("min" in threshold) || typeof test?.name !== "string") return text;
+  const suite = builtinSuiteOf(origin([...path, "min"]).file.display);
+  if (!suite) return text;
+  const row = ` floor explained (method, margin, faults it catches): ${THRESHOLDS_DOC}#${floorAnchor(suite, test.name, String(metric))}`;
+  return text ? `${text}\n${row}` : row;
 }
 
 /** The comment lines directly above `path`'s key in its file, and a comment after its value on the same line. */

@@ -6,7 +6,7 @@ import { ParseError } from "../core/errors.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { clockEventRate } from "./burn-clock.ts";
 import { gpuLoad, rankChecksum, telemetrySamples } from "./burn-gpu.ts";
-import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";
+import { componentPart, gpuPart, num, obj, rankDevice, rankDevices } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
 
 // A rank is a straggler when its iteration times vary by more than 5 % (coefficient of variation) or
@@ -65,7 +65,7 @@ export function burnMeasurement(output: string, logs?: string[]): Measurement {
   if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the burn result lists no ranks");
   const ranks = (result.ranks as unknown[]).map((x, i) => rankDevice(x, i));
   const stats = ranks.map(rankStats);
-  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: [] };
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: [], devices: rankDevices(ranks) };
   const set = (metric: string, value: number | null, detail: string | undefined, why: string | undefined) => {
     m.metrics[metric] = value;
     if (value === null) m.unmeasured![metric] = why ?? "not reported";

@@ -7,7 +7,7 @@
 import { ParseError } from "../core/errors.ts";
 import { GEMM_DTYPES, type GemmParams } from "../kinds/gemm/params.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
-import { componentPart, gpuPart as gemmPart, num, obj, type RankDevice, rankDevice } from "./part.ts";
+import { componentPart, gpuPart as gemmPart, num, obj, type RankDevice, rankDevice, rankDevices } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
 
 interface Rank extends RankDevice {
@@ -57,7 +57,7 @@ export function gemmMeasurement(output: string, params?: GemmParams): Measuremen
   });
   const warm = warmupNote(ranks, num(result.warmup_seconds));
   const cpu = ranks.some((r) => r.device.type !== "cuda");
-  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, series: {}, raw: result };
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, series: {}, raw: result, devices: rankDevices(ranks) };
   const set = (metric: string, value: number | null, detail?: string, reason?: string) => {
     m.metrics[metric] = value;
     if (value === null) m.unmeasured![metric] = reason ?? "not reported";

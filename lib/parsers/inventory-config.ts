@@ -6,8 +6,18 @@ import type { NodeInventory } from "../core/types.ts";
 
 type Obj = Record<string, unknown>;
 
-/** Fields a suite may pin (`inventory: { config: … }`), and where each is read. */
-export const CONFIG_FIELDS: Record<string, { on: "gpu" | "node" | "nic"; what: string }> = {
+/**
+ * Fields a suite may pin (`inventory: { config: … }`), and where each is read (`from`: the inventory's
+ * key when it is not the field's name).
+ *
+ * A GPU's PCIe generation and width are its link's capability, nvidia-smi -q's `Max` (the lower of
+ * `Device Max` and `Host Max`: what the slot allows), never `Current`: the inventory is read while the
+ * GPU idles, and an idle GPU drops its link to Gen1 to save power, so a Current reading would fail a
+ * healthy GPU. A link trained below its capability shows only under load: the pcie kind reads it
+ * while its copies run (pcie_link_degraded). A NIC keeps its trained link when idle, so its current
+ * speed and width are what it runs at.
+ */
+export const CONFIG_FIELDS: Record<string, { on: "gpu" | "node" | "nic"; what: string; from?: string }> = {
   power_limit_w: { on: "gpu", what: "enforced power limit (W)" },
   app_clock_graphics_mhz: { on: "gpu", what: "application graphics clock (MHz)" },
   app_clock_memory_mhz: { on: "gpu", what: "application memory clock (MHz)" },
@@ -18,8 +28,8 @@ export const CONFIG_FIELDS: Record<string, { on: "gpu" | "node" | "nic"; what: s
   ecc_mode: { on: "gpu", what: "ECC mode" },
   vbios: { on: "gpu", what: "VBIOS version" },
   name: { on: "gpu", what: "GPU model" },
-  pcie_gen: { on: "gpu", what: "PCIe generation the GPU trained to" },
-  pcie_width: { on: "gpu", what: "PCIe width the GPU trained to" },
+  pcie_gen: { on: "gpu", what: "PCIe generation the GPU's slot allows (nvidia-smi -q Max; the idle Current is never judged)", from: "pcie_gen_max" },
+  pcie_width: { on: "gpu", what: "PCIe width the GPU's slot allows (nvidia-smi -q Max; the idle Current is never judged)", from: "pcie_width_max" },
   driver: { on: "node", what: "NVIDIA driver version" },
   cuda: { on: "node", what: "CUDA version the driver supports" },
   nccl: { on: "node", what: "NCCL version torch was built with" },
@@ -57,7 +67,7 @@ function gpuPart(g: Obj): string {
 /** Each part of a node with its value of one field: its GPUs, its compute NICs, or the node itself. */
 function partsOf(inv: NodeInventory, field: string, nics: Obj[]): Array<{ part: string; value: string | null }> {
   const on = CONFIG_FIELDS[field]!.on;
-  if (on === "gpu") return (inv.gpus as Obj[]).map((g) => ({ part: gpuPart(g), value: text(g[field]) }));
+  if (on === "gpu") return (inv.gpus as Obj[]).map((g) => ({ part: gpuPart(g), value: text(g[CONFIG_FIELDS[field]!.from ?? field]) }));
   if (on === "nic") {
     const key = field === "nic_rate_gbps" ? "rate_gbps" : field === "nic_pcie_speed" ? "pcie_speed" : "pcie_width";
     return nics.map((p) => ({ part: `${p.device} port ${p.port}`, value: text(p[key]) }));

@@ -4,7 +4,7 @@ import { ParseError } from "../core/errors.ts";
 import { MEMBW_OPS } from "../kinds/membw/params.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { gbps, setLowest } from "./lowest.ts";
-import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";
+import { componentPart, gpuPart, num, obj, rankDevice, rankDevices } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
 
 /** per-GPU statistic → [the test's metric, the component's metric] */
@@ -19,7 +19,7 @@ export function membwMeasurement(output: string): Measurement {
     return { ...r, ops: obj(raw.ops) };
   });
   const cpu = ranks.some((r) => r.device.type !== "cuda");
-  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: [] };
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: [], devices: rankDevices(ranks) };
   const components: ComponentValues[] = ranks.map((r) => ({ part: componentPart(r), metrics: {}, unmeasured: {} }));
   for (const op of MEMBW_OPS) {
     const rows = ranks.map((r, i) => {

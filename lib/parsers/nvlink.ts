@@ -6,7 +6,7 @@
 import { ParseError } from "../core/errors.ts";
 import type { ComponentValues, Measurement, PartId } from "../core/types.ts";
 import { gbps, type PartValue, setLowest } from "./lowest.ts";
-import { gpuPart, num, obj, type RankDevice, rankDevice } from "./part.ts";
+import { gpuPart, num, obj, type RankDevice, rankDevice, rankDevices } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
 
 /** the result's phase → the component metric of each link in it */
@@ -41,7 +41,7 @@ export function nvlinkMeasurement(output: string): Measurement {
   if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the nvlink result lists no ranks");
   const ranks = (result.ranks as unknown[]).map((x, i) => rankDevice(x, i));
   const links = expectedLinks(ranks);
-  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: links.map((l) => l.component) };
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: links.map((l) => l.component), devices: rankDevices(ranks) };
   if (links.length === 0) {
     const why = `no two ranks share a host (${ranks.map((r) => `rank ${r.rank} on ${r.host}`).join(", ")}): a link joins two GPUs of one node`;
     for (const metric of ["nvlink_pair_gbps_min", "nvlink_pair_gbps_median", "nvlink_all_gbps_min", "nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"]) {

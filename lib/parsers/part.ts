@@ -1,7 +1,7 @@
 // The part a per-rank value belongs to, as the per-GPU kinds (gemm, membw, pcie) report their ranks:
 // each rank's `device` from workload/gpucheck_workload/device_id.py. One place, so a verdict names a
 // GPU the same way whichever kind measured it.
-import type { PartId } from "../core/types.ts";
+import type { PartId, RankDeviceId } from "../core/types.ts";
 
 type Obj = Record<string, unknown>;
 export const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -40,4 +40,23 @@ export function componentPart(r: RankDevice): PartId {
   if (typeof d.pci_bus_id === "string") part.pciBusId = d.pci_bus_id;
   if (typeof d.name === "string") part.name = d.name;
   return part;
+}
+
+/** The devices the ranks ran on, for the GPU-suite checks of lib/assess/devices.ts. */
+export function rankDevices(ranks: RankDevice[]): RankDeviceId[] {
+  return ranks.map((r) => {
+    const d = r.device;
+    const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+    const id: RankDeviceId = {
+      rank: r.rank,
+      host: r.host,
+      type: d.type === "cuda" ? "cuda" : "cpu",
+      name: str(d.name),
+      index: num(d.index),
+      uuid: str(d.uuid),
+      pciBusId: str(d.pci_bus_id),
+    };
+    if (str(d.unnamed)) id.unnamed = str(d.unnamed)!;
+    return id;
+  });
 }

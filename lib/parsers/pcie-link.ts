@@ -1,5 +1,5 @@
-// The pcie result's links → pcie_link_degraded (GPUs and InfiniBand HCAs below their maximum
-// generation/speed or width, each named) and pcie_replays (Replays Since Reset gained during the
+// The pcie result's links → pcie_link_degraded (GPUs below their Max read under load, and the
+// compute HCAs the test names below what their slot allows, each named) and pcie_replays (Replays Since Reset gained during the
 // copies, summed over the GPUs). A link that could not be read makes the metric null with the
 // reason: an unread link is never a link at its maximum.
 import type { ComponentValues, Measurement } from "../core/types.ts";
@@ -24,7 +24,7 @@ interface Judged {
   text: string;
 }
 
-export function linkMetrics(m: Measurement, ranks: LinkRank[]): void {
+export function linkMetrics(m: Measurement, ranks: LinkRank[], hcas?: string[]): void {
   const judged: Judged[] = [];
   const gaps: string[] = [];
   for (const r of ranks) {
@@ -44,7 +44,7 @@ export function linkMetrics(m: Measurement, ranks: LinkRank[]): void {
       text: `Gen${v.gen} x${v.width} (max Gen${v.gen_max} x${v.width_max}, read while its copies ran)`,
     });
   }
-  const nics = nicLinks(ranks, gaps);
+  const nics = nicLinks(ranks, gaps, hcas);
   judged.push(...nics.judged);
   m.components!.push(...nics.components);
   const metric = "pcie_link_degraded";
@@ -69,7 +69,12 @@ export function linkMetrics(m: Measurement, ranks: LinkRank[]): void {
   replays(m, ranks);
 }
 
-function nicLinks(ranks: LinkRank[], gaps: string[]): { judged: Judged[]; components: ComponentValues[]; notes: string[] } {
+/**
+ * The compute HCAs' links (`hcas`, the names the suite gives; none judged when it gives none), each
+ * against what its slot allows: the lower of its own and its upstream port's max_link_speed/width.
+ * The other HCAs (storage, Ethernet, DPU ports) are recorded as components, never judged.
+ */
+function nicLinks(ranks: LinkRank[], gaps: string[], hcas: string[] | undefined): { judged: Judged[]; components: ComponentValues[]; notes: string[] } {
   const judged: Judged[] = [];
   const components: ComponentValues[] = [];
   const notes: string[] = [];
@@ -78,14 +83,21 @@ function nicLinks(ranks: LinkRank[], gaps: string[]): { judged: Judged[]; compon
       gaps.push(`${r.host}: local rank 0 did not report the InfiniBand HCAs' links`);
       continue;
     }
-    if (r.nics.length === 0) notes.push(`${r.host}: no InfiniBand HCA (/sys/class/infiniband is empty or absent)`);
-    for (const x of r.nics) {
-      const n = obj(x);
+    const found = r.nics.map((x) => obj(x));
+    if (found.length === 0 && !hcas) notes.push(`${r.host}: no InfiniBand HCA (/sys/class/infiniband is empty or absent)`);
+    const names = new Set(found.map((n) => String(n.device)));
+    for (const h of hcas ?? []) if (!names.has(h)) gaps.push(`${r.host} ${h}: named in pcie.hcas but not under /sys/class/infiniband (found: ${[...names].join(", ") || "none"})`);
+    const skipped: string[] = [];
+    for (const n of found) {
       const part = `${r.host} ${String(n.device)} (${String(n.pci_bus_id)})`;
       const v = Object.fromEntries(Object.keys(NIC_FIELDS).map((k) => [k, num(n[k])])) as Record<keyof typeof NIC_FIELDS, number | null>;
       const c: ComponentValues = { part: { type: "nic", host: r.host, name: String(n.device), pciBusId: String(n.pci_bus_id) }, metrics: {}, unmeasured: {} };
       for (const [k, value] of Object.entries(v)) c.metrics[`pcie_${k}`] = value;
       components.push(c);
+      if (!hcas?.includes(String(n.device))) {
+        skipped.push(String(n.device));
+        continue;
+      }
       const missing = (Object.keys(NIC_FIELDS) as Array<keyof typeof NIC_FIELDS>).filter((k) => v[k] === null);
       if (missing.length) {
         const why = typeof n.unread === "string" ? n.unread : `sysfs gave no number for ${missing.map((k) => NIC_FIELDS[k]).join(", ")}`;
@@ -93,14 +105,47 @@ function nicLinks(ranks: LinkRank[], gaps: string[]): { judged: Judged[]; compon
         for (const k of missing) c.unmeasured![`pcie_${k}`] = why;
         continue;
       }
+      const slot = slotLimit(n, v.speed_max_gts!, v.width_max!);
+      if (slot.gap) {
+        gaps.push(`${part}: ${slot.gap}`);
+        continue;
+      }
       judged.push({
         part,
-        degraded: v.speed_gts! < v.speed_max_gts! || v.width! < v.width_max!,
-        text: `${v.speed_gts} GT/s x${v.width} (max ${v.speed_max_gts} GT/s x${v.width_max})`,
+        degraded: v.speed_gts! < slot.speed || v.width! < slot.width,
+        text: `${v.speed_gts} GT/s x${v.width} (${slot.text})`,
       });
     }
+    if (skipped.length)
+      notes.push(
+        hcas
+          ? `${r.host}: not compute HCAs of this test (pcie.hcas), recorded, not judged: ${skipped.join(", ")}`
+          : `${r.host}: HCA links recorded, not judged (name the compute HCAs in pcie.hcas to judge them): ${skipped.join(", ")}`,
+      );
   }
   return { judged, components, notes };
+}
+
+/** What the HCA's slot allows: the lower of its own maximum and its upstream port's, said in words. */
+function slotLimit(n: Obj, speedMax: number, widthMax: number): { speed: number; width: number; text: string; gap?: string } {
+  const own = `max ${speedMax} GT/s x${widthMax}`;
+  const up = n.upstream === undefined ? undefined : obj(n.upstream);
+  // a workload that does not read the port above: its own maximum, the stricter bound
+  if (!up) return { speed: speedMax, width: widthMax, text: `${own}; upstream port not reported` };
+  if (typeof up.pci_bus_id !== "string") return { speed: speedMax, width: widthMax, text: `${own}; ${typeof up.note === "string" ? up.note : "no upstream port"}` };
+  const speed = num(up.speed_max_gts);
+  const width = num(up.width_max);
+  if (speed === null || width === null) {
+    return {
+      speed: speedMax,
+      width: widthMax,
+      text: own,
+      gap: `its upstream port ${up.pci_bus_id}'s capability could not be read: ${typeof up.unread === "string" ? up.unread : "not reported"}`,
+    };
+  }
+  const s = Math.min(speedMax, speed);
+  const w = Math.min(widthMax, width);
+  return { speed: s, width: w, text: `slot allows ${s} GT/s x${w}: device max ${speedMax} GT/s x${widthMax}, upstream port ${up.pci_bus_id} max ${speed} GT/s x${width}` };
 }
 
 function replays(m: Measurement, ranks: LinkRank[]): void {

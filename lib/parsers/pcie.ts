@@ -6,14 +6,15 @@ import { ParseError } from "../core/errors.ts";
 import { PCIE_OPS, PCIE_PHASES } from "../kinds/pcie/params.ts";
 import type { ComponentValues, Measurement } from "../core/types.ts";
 import { gbps, setLowest } from "./lowest.ts";
-import { componentPart, gpuPart, num, obj, rankDevice } from "./part.ts";
+import { componentPart, gpuPart, num, obj, rankDevice, rankDevices } from "./part.ts";
 import { type LinkRank, linkMetrics } from "./pcie-link.ts";
 import { taggedLines } from "./protocol.ts";
 
 /** the metric of an operation in a phase: pcie_h2d_gbps (solo), pcie_h2d_all_gbps; `_min` for the test's */
 export const pcieMetric = (op: string, phase: string) => `pcie_${op}${phase === "all" ? "_all" : ""}_gbps`;
 
-export function pcieMeasurement(output: string): Measurement {
+/** `hcas`: the compute HCAs whose links are judged (pcie.hcas); the others are recorded only. */
+export function pcieMeasurement(output: string, hcas?: string[]): Measurement {
   const result = taggedLines(output, "RESULT").pop();
   if (!result) throw new ParseError("no GPUCHECK_RESULT line in rank 0's output: the pcie run did not finish");
   if (!Array.isArray(result.ranks) || result.ranks.length === 0) throw new ParseError("the pcie result lists no ranks");
@@ -23,7 +24,7 @@ export function pcieMeasurement(output: string): Measurement {
     return { ...r, raw, link: obj(raw.link), nics: raw.nics, component, phases: { solo: obj(raw.solo), all: obj(raw.all) } };
   });
   const cpu = ranks.some((r) => r.device.type !== "cuda");
-  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: ranks.map((r) => r.component) };
+  const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: ranks.map((r) => r.component), devices: rankDevices(ranks) };
   const prefix = cpu ? "device: cpu — host memory copy, no PCIe link crossed; " : "";
   for (const phase of PCIE_PHASES) {
     for (const op of PCIE_OPS) {
@@ -40,6 +41,6 @@ export function pcieMeasurement(output: string): Measurement {
       setLowest(m, `${own}_min`, rows, prefix);
     }
   }
-  linkMetrics(m, ranks);
+  linkMetrics(m, ranks, hcas);
   return m;
 }

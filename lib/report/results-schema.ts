@@ -171,6 +171,25 @@ const Measurement = z
       )
       .optional()
       .describe("kinds that measure each part on its own (gemm, membw, pcie: every GPU or CPU rank)"),
+    devices: z
+      .array(
+        z
+          .object({
+            rank: z.number().int().nonnegative(),
+            host: z.string(),
+            type: z.enum(["cuda", "cpu"]),
+            name: z.string().nullable().describe("the GPU's or CPU's model"),
+            index: z.number().int().nonnegative().nullable().describe("nvidia-smi's index of the GPU"),
+            uuid: z.string().nullable(),
+            pciBusId: z.string().nullable(),
+            unnamed: z.string().optional().describe("on a GPU: why its index, UUID or bus could not be read"),
+          })
+          .meta({ id: "RankDevice" }),
+      )
+      .optional()
+      .describe(
+        "the device each rank ran on (gemm, membw, nvlink, pcie, burn); in a suite with gpusPerNode > 0 a rank on a CPU, two ranks of a node on one GPU, or fewer GPUs than gpusPerNode is an error",
+      ),
   })
   .meta({ id: "Measurement" });
 

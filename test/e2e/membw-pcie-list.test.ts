@@ -13,6 +13,8 @@ test("list: the membw and pcie kinds with their metrics", () => {
   expect(r.stdout).toContain(
     "\n  pcie_bidir_all_gbps_min  GB/s       higher is better  both directions at once (two streams) with pinned host memory, every GPU of the node at once",
   );
-  expect(r.stdout).toContain("\n  pcie_link_degraded       count      lower is better   GPUs (nvidia-smi -q GPU Link Info, read while their copies ran) and InfiniBand HCAs");
+  expect(r.stdout).toContain(
+    "\n  pcie_link_degraded       count      lower is better   GPUs (nvidia-smi -q GPU Link Info, read while their copies ran, against its Max: the lower of the GPU's and the host's) and the compute HCAs named in `hcas`",
+  );
   expect(r.stdout).toContain("\n  pcie_replays             count      lower is better   PCIe replays the GPUs counted during the test");
 }, 60_000);

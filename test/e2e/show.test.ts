@@ -23,6 +23,7 @@ test(
       # Azure ND H100 v5, 482.12 in #309, 483.05 on AWS p5; performance.md 5.2). 460 is Azure's health
       # check floor for the same node (Azure/azurehpc-health-checks conf/nd96isr_h100_v5.conf:
       # \`check_nccl_allreduce 460.0 1 16G\`), 4 % under the lowest healthy figure.
+      # floor explained (method, margin, faults it catches): docs/thresholds.md#floor-h100-8x-nvlink-allreduce-busbw
       busbw:
         min: 460 GB/s # builtin:h100-8x.yaml:45
       # nccl-tests data check: a wrong value is silent corruption

@@ -36,10 +36,10 @@ describe("h100-8x", () => {
     expect(t).toMatchObject({ kind: "collective", nodes: 1, gpusPerNode: 8, ranksPerNode: 8 });
     expect(t.env).toEqual({ NCCL_DEBUG: "WARN", NCCL_ALGO: "Ring", NCCL_NVLS_ENABLE: "0" });
     expect(t.collective).toMatchObject({ op: "all_reduce", minBytes: 8, maxBytes: 8 * 1024 ** 3, factor: 2 });
-    // 95 % of the published 368.76 GB/s Ring figure
-    expect(threshold("h100-8x", "nvlink-ring-allreduce", "busbw")?.min).toBe(350);
+    // midway between the published 368.76 GB/s Ring figure and one link in 18 down (348.3)
+    expect(threshold("h100-8x", "nvlink-ring-allreduce", "busbw")?.min).toBe(358);
     expect(threshold("h100-8x", "nvlink-ring-allreduce", "transport")?.transport).toEqual({ require: [], forbid: ["NVLS", "NET", "SHM"] });
-    expect(threshold("h200-8x", "nvlink-ring-allreduce", "busbw")?.min).toBe(350);
+    expect(threshold("h200-8x", "nvlink-ring-allreduce", "busbw")?.min).toBe(358);
     expect(test_("h200-8x", "nvlink-ring-allreduce").env).toEqual(t.env);
   });
 
@@ -107,7 +107,7 @@ test("h100-multinode: 2 nodes by default, Ring forced, per-GPU training floor", 
     collective: { minBytes: 1024 ** 3, maxBytes: 4 * 1024 ** 3, rails: ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"] },
   });
   expect(test_("h100-multinode", "rails-allreduce").env.NCCL_IB_HCA).toBeUndefined();
-  expect(threshold("h100-multinode", "rails-allreduce", "rail_busbw")).toMatchObject({ min: 46, perComponent: true, outlier: { side: "below", ratio: 0.93, over: "unit" } });
+  expect(threshold("h100-multinode", "rails-allreduce", "rail_busbw")).toMatchObject({ min: 44, perComponent: true, outlier: { side: "below", ratio: 0.93, over: "unit" } });
   expect(threshold("h100-multinode", "rails-allreduce", "transport")?.transport).toEqual({ require: ["NET/IB", "GDRDMA"], forbid: ["NET/Socket"] });
   for (const m of ["wrong", "ib_link_downed"]) expect(threshold("h100-multinode", "rails-allreduce", m)?.max).toBe(0);
 });

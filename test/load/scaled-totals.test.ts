@@ -18,13 +18,13 @@ async function warnings(files: Record<string, string>): Promise<string[]> {
 
 test("raising nodes to 2 names every inherited job total, where it was written and where nodes changed", async () => {
   expect(await warnings({ "two.yaml": TWO_NODES })).toEqual([
-    `two.yaml:4:10: warning: test "resnet18-fashionmnist" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:141) was written for 1 node × 8 GPUs and is an absolute total: override it for 16 GPUs, or make it relative with "baseline"
+    `two.yaml:4:10: warning: test "resnet18-fashionmnist" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:143) was written for 1 node × 8 GPUs and is an absolute total: override it for 16 GPUs, or make it relative with "baseline"
     nodes: 2
            ^`,
-    `two.yaml:4:10: warning: test "resnet50-synthetic" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:154) was written for 1 node × 8 GPUs and is an absolute total: override it for 16 GPUs, or make it relative with "baseline"
+    `two.yaml:4:10: warning: test "resnet50-synthetic" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:156) was written for 1 node × 8 GPUs and is an absolute total: override it for 16 GPUs, or make it relative with "baseline"
     nodes: 2
            ^`,
-    `two.yaml:4:10: warning: test "transformer-bandwidth" now runs on 2 nodes × 8 GPUs, but its tflops threshold { min: 1180 TFLOP/s } (builtin:h100-8x.yaml:170) was written for 1 node × 8 GPUs and is an absolute total: override it for 16 GPUs, or make it relative with "baseline"
+    `two.yaml:4:10: warning: test "transformer-bandwidth" now runs on 2 nodes × 8 GPUs, but its tflops threshold { min: 1180 TFLOP/s } (builtin:h100-8x.yaml:172) was written for 1 node × 8 GPUs and is an absolute total: override it for 16 GPUs, or make it relative with "baseline"
     nodes: 2
            ^`,
   ]);
@@ -37,7 +37,7 @@ test("fewer GPUs per node: job totals and a node's gpu_count; per-node tests ign
     `four.yaml:8:18: warning: test "inventory" now runs on 4 GPUs per node, but its gpu_count threshold { min: 8 } (builtin:h100-8x.yaml:28) was written for 8 GPUs per node and is an absolute total: override it for 4 GPUs per node, or make it relative with "baseline"
       gpusPerNode: 4
                    ^`,
-    `four.yaml:6:18: warning: test "resnet50-synthetic" now runs on 1 node × 4 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:154) was written for 1 node × 8 GPUs and is an absolute total: override it for 4 GPUs, or make it relative with "baseline"
+    `four.yaml:6:18: warning: test "resnet50-synthetic" now runs on 1 node × 4 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:156) was written for 1 node × 8 GPUs and is an absolute total: override it for 4 GPUs, or make it relative with "baseline"
       gpusPerNode: 4
                    ^`,
   ]);
@@ -64,7 +64,7 @@ test(
   () => {
     const cwd = workdir({ "two.yaml": TWO_NODES });
     const first =
-      'two.yaml:4:10: warning: test "resnet18-fashionmnist" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:141)';
+      'two.yaml:4:10: warning: test "resnet18-fashionmnist" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:143)';
     const v = gpucheck(["validate", "two.yaml"], { cwd });
     expect(v.status).toBe(0);
     expect(v.stdout).toBe(

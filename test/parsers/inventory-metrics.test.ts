@@ -111,6 +111,21 @@ describe("configuration sanity", () => {
     const e: Expectation = { metric: "config_mismatches", unit: "count", max: 0, text: "{ max: 0 }" };
     expect(checkExpectation(e, ms[1]!, undefined).checks[0]!.message).toBe("config_mismatches 1 > 0 expected (+1): gpu02: driver 535.161.08 ≠ 565.57.01 (2 of 3 nodes)");
   });
+
+  // An idle GPU drops its link to Gen1 to save power. A public capture shows it (an `nvidia-smi -q |
+  // grep -A 5 PCI` of a workstation GPU pinned to Gen3, in a benchmark reproduction guide on GitHub,
+  // code-search id 3802812743): "PCIe Generation / Max : 3 / Current : 1 / Device Current : 1 /
+  // Device Max : 4 / Host Max : 3". The inventory is read while the GPUs idle: its Current is never judged.
+  test("pcie_gen and pcie_width judge the slot's capability (Max), never the idle Current", () => {
+    const inv = node({ q: H100, nvlink: NVLINK, ibstat: IB });
+    inv.gpus[3]!.pcie_gen = 1; // idle, as in the capture above; its Max stays 5
+    const healthy = count(inv, { config: { pcie_gen: 5, pcie_width: 16 } });
+    expect(healthy.metrics.config_mismatches).toBe(0);
+    // a slot that allows only Gen4 (Host Max 4 makes Max 4) is named, against the pin and against the node's other GPUs
+    inv.gpus[6]!.pcie_gen_max = 4;
+    expect(count(inv, { config: { pcie_gen: 5 } }).details.config_mismatches).toBe("gpu01 GPU 6 (00000000:BA:00.0, serial 1654423003872): pcie_gen 4 ≠ 5 (pinned by the suite)");
+    expect(count(inv).details.config_mismatches).toBe("gpu01 GPU 6 (00000000:BA:00.0, serial 1654423003872): pcie_gen 4 ≠ 5 (7 of 8 GPUs on the node)");
+  });
 });
 
 // GB200 Fabric blocks as quoted in public threads (workload/tests/fixtures/fabric-gb200-*.txt, read by the

@@ -29,10 +29,13 @@ const gpu = (rank: number, ids: readonly [string, string], l: object, nics: obje
 const result = (ranks: object[]) => ({ world_size: ranks.length, backend: "nccl", torch: "2.5.1", size: SIZE, iters: 20, warmup: 3, ranks });
 const line = (o: unknown) => `[gpu01 rank 0] GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
 const NICS = [nic("mlx5_0", "0000:1a:00.0"), nic("mlx5_1", "0000:2b:00.0")];
+const HCAS = ["mlx5_0", "mlx5_1"];
+// the port above an HCA as workload/gpucheck_workload/pcie_link.py upstream_port reports it
+const port = (bdf: string, speed: number | null, width: number | null, unread?: string) => ({ pci_bus_id: bdf, speed_max_gts: speed, width_max: width, ...(unread && { unread }) });
 
 describe("pcieMeasurement", () => {
   test("per operation and phase the slowest GPU's best GB/s, every GPU named worst first", () => {
-    const m = pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16), NICS), gpu(1, GPU1, link(5, 16), null, phase(27.5, 26), phase(26))])));
+    const m = pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16), NICS), gpu(1, GPU1, link(5, 16), null, phase(27.5, 26), phase(26))])), HCAS);
     expect(m.metrics).toEqual({
       pcie_h2d_gbps_min: 27.5,
       pcie_d2h_gbps_min: 26,
@@ -47,7 +50,7 @@ describe("pcieMeasurement", () => {
     expect(m.details!.pcie_h2d_gbps_min).toBe(`${P1}: best 27.5 GB/s, median 27.0 GB/s; ${P0}: best 55.5 GB/s, median 55.0 GB/s`);
     expect(m.details!.pcie_link_degraded).toBe(
       `at their maximum (4 of 4 links): ${P0}: Gen5 x16 (max Gen5 x16, read while its copies ran); ${P1}: Gen5 x16 (max Gen5 x16, read while its copies ran); ` +
-        "gpu01 mlx5_0 (0000:1a:00.0): 32 GT/s x16 (max 32 GT/s x16); gpu01 mlx5_1 (0000:2b:00.0): 32 GT/s x16 (max 32 GT/s x16)",
+        "gpu01 mlx5_0 (0000:1a:00.0): 32 GT/s x16 (max 32 GT/s x16; upstream port not reported); gpu01 mlx5_1 (0000:2b:00.0): 32 GT/s x16 (max 32 GT/s x16; upstream port not reported)",
     );
     expect(m.details!.pcie_replays).toBe("no PCIe replay on any of the 2 GPUs during the copies (nvidia-smi -q Replays Since Reset before and after)");
     expect(m.components!.map((c) => c.part)).toEqual([
@@ -74,11 +77,11 @@ describe("pcieMeasurement", () => {
 
   test("a GPU trained down to Gen4 and an HCA at x8 are counted and named; replays are the counters' growth, each GPU named", () => {
     const nics = [nic("mlx5_0", "0000:1a:00.0"), nic("mlx5_1", "0000:2b:00.0", 8)];
-    const m = pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16, 67, 67), nics), gpu(1, GPU1, link(4, 16, 63, 75), null)])));
+    const m = pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16, 67, 67), nics), gpu(1, GPU1, link(4, 16, 63, 75), null)])), HCAS);
     expect(m.metrics.pcie_link_degraded).toBe(2);
     expect(m.details!.pcie_link_degraded).toBe(
-      `below their maximum: ${P1}: Gen4 x16 (max Gen5 x16, read while its copies ran); gpu01 mlx5_1 (0000:2b:00.0): 32 GT/s x8 (max 32 GT/s x16); ` +
-        `at their maximum (2 of 4 links): ${P0}: Gen5 x16 (max Gen5 x16, read while its copies ran); gpu01 mlx5_0 (0000:1a:00.0): 32 GT/s x16 (max 32 GT/s x16)`,
+      `below their maximum: ${P1}: Gen4 x16 (max Gen5 x16, read while its copies ran); gpu01 mlx5_1 (0000:2b:00.0): 32 GT/s x8 (max 32 GT/s x16; upstream port not reported); ` +
+        `at their maximum (2 of 4 links): ${P0}: Gen5 x16 (max Gen5 x16, read while its copies ran); gpu01 mlx5_0 (0000:1a:00.0): 32 GT/s x16 (max 32 GT/s x16; upstream port not reported)`,
     );
     expect(m.metrics.pcie_replays).toBe(12);
     expect(m.details!.pcie_replays).toBe(`${P1}: 12 replays (Replays Since Reset 63 → 75)`);
@@ -104,7 +107,7 @@ describe("pcieMeasurement", () => {
       unread: "/sys/class/infiniband/mlx5_1/device/current_link_speed says 'Unknown'",
     };
     const gen = { gen: null, gen_max: 5, width: 16, width_max: 16, replays_before: 1, replays_after: 1 };
-    const m = pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16), [nic("mlx5_0", "0000:1a:00.0"), unreadNic]), gpu(1, GPU1, gen, null)])));
+    const m = pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16), [nic("mlx5_0", "0000:1a:00.0"), unreadNic]), gpu(1, GPU1, gen, null)])), HCAS);
     expect(m.metrics.pcie_link_degraded).toBeNull();
     expect(m.unmeasured!.pcie_link_degraded).toBe(
       `${P1}: nvidia-smi -q gave no number for PCIe Generation Current; gpu01 mlx5_1 (0000:2b:00.0): /sys/class/infiniband/mlx5_1/device/current_link_speed says 'Unknown'`,
@@ -160,5 +163,66 @@ describe("pcieMeasurement", () => {
   test("no result line, or one without ranks, is a parse error that says so", () => {
     expect(() => pcieMeasurement("[gpu01 rank 0] Traceback (most recent call last):\n")).toThrow("no GPUCHECK_RESULT line in rank 0's output: the pcie run did not finish");
     expect(() => pcieMeasurement(line(result([])))).toThrow("the pcie result lists no ranks");
+  });
+});
+
+describe("HCA links: only the compute HCAs the test names, each against what its slot allows", () => {
+  const links = (nics: object[], hcas?: string[]) => pcieMeasurement(line(result([gpu(0, GPU0, link(5, 16), nics)])), hcas);
+
+  test("without pcie.hcas no HCA is judged: every link is recorded and the details say how to judge them", () => {
+    const m = links([nic("mlx5_0", "0000:1a:00.0", 8)]);
+    expect(m.metrics.pcie_link_degraded).toBe(0);
+    expect(m.details!.pcie_link_degraded).toBe(
+      `at their maximum (1 of 1 links): ${P0}: Gen5 x16 (max Gen5 x16, read while its copies ran); gpu01: HCA links recorded, not judged (name the compute HCAs in pcie.hcas to judge them): mlx5_0`,
+    );
+    expect(m.components![1]!.metrics).toEqual({ pcie_speed_gts: 32, pcie_speed_max_gts: 32, pcie_width: 8, pcie_width_max: 16 });
+  });
+
+  test("a storage or Ethernet HCA at x8 beside the named compute HCA is recorded, not judged", () => {
+    const m = links([nic("mlx5_0", "0000:1a:00.0"), nic("mlx5_2", "0000:3c:00.0", 8)], ["mlx5_0"]);
+    expect(m.metrics.pcie_link_degraded).toBe(0);
+    expect(m.details!.pcie_link_degraded).toEndWith("gpu01: not compute HCAs of this test (pcie.hcas), recorded, not judged: mlx5_2");
+  });
+
+  test("a Gen5 HCA at 16 GT/s in a slot whose port allows 16 GT/s is healthy; behind a 32 GT/s port it is named", () => {
+    const gen4Slot = { ...nic("mlx5_0", "0000:1a:00.0", 16, 16), upstream: port("0000:19:00.0", 16, 16) };
+    const gen5Slot = { ...nic("mlx5_1", "0000:2b:00.0", 16, 16), upstream: port("0000:2a:00.0", 32, 16) };
+    const m = links([gen4Slot, gen5Slot], HCAS);
+    expect(m.metrics.pcie_link_degraded).toBe(1);
+    expect(m.details!.pcie_link_degraded).toBe(
+      "below their maximum: gpu01 mlx5_1 (0000:2b:00.0): 16 GT/s x16 (slot allows 32 GT/s x16: device max 32 GT/s x16, upstream port 0000:2a:00.0 max 32 GT/s x16); " +
+        `at their maximum (2 of 3 links): ${P0}: Gen5 x16 (max Gen5 x16, read while its copies ran); ` +
+        "gpu01 mlx5_0 (0000:1a:00.0): 16 GT/s x16 (slot allows 16 GT/s x16: device max 32 GT/s x16, upstream port 0000:19:00.0 max 16 GT/s x16)",
+    );
+  });
+
+  test("an x16 HCA in an x8 port is healthy at x8, and named at x4", () => {
+    const x8 = { ...nic("mlx5_0", "0000:1a:00.0", 8), upstream: port("0000:19:00.0", 32, 8) };
+    const x4 = { ...nic("mlx5_1", "0000:2b:00.0", 4), upstream: port("0000:2a:00.0", 32, 8) };
+    const m = links([x8, x4], HCAS);
+    expect(m.metrics.pcie_link_degraded).toBe(1);
+    expect(m.details!.pcie_link_degraded).toStartWith(
+      "below their maximum: gpu01 mlx5_1 (0000:2b:00.0): 32 GT/s x4 (slot allows 32 GT/s x8: device max 32 GT/s x16, upstream port 0000:2a:00.0 max 32 GT/s x8); ",
+    );
+  });
+
+  test("an HCA right under the host bridge is judged against its own maximum, said so", () => {
+    const m = links(
+      [{ ...nic("mlx5_0", "0000:1a:00.0"), upstream: { pci_bus_id: null, note: "no PCIe port above 0000:1a:00.0 (its parent pci0000:17 is the host bridge)" } }],
+      ["mlx5_0"],
+    );
+    expect(m.details!.pcie_link_degraded).toEndWith(
+      "gpu01 mlx5_0 (0000:1a:00.0): 32 GT/s x16 (max 32 GT/s x16; no PCIe port above 0000:1a:00.0 (its parent pci0000:17 is the host bridge))",
+    );
+  });
+
+  test("a named HCA the node does not have, or whose port could not be read, leaves the count unmeasured, named", () => {
+    const unread = { ...nic("mlx5_0", "0000:1a:00.0"), upstream: port("0000:19:00.0", null, null, "/sys/devices/pci0000:17/0000:19:00.0/max_link_speed: Permission denied") };
+    const m = links([unread], ["mlx5_0", "mlx5_3"]);
+    expect(m.metrics.pcie_link_degraded).toBeNull();
+    expect(m.unmeasured!.pcie_link_degraded).toBe(
+      "gpu01 mlx5_3: named in pcie.hcas but not under /sys/class/infiniband (found: mlx5_0); " +
+        "gpu01 mlx5_0 (0000:1a:00.0): its upstream port 0000:19:00.0's capability could not be read: /sys/devices/pci0000:17/0000:19:00.0/max_link_speed: Permission denied",
+    );
   });
 });

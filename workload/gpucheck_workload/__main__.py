@@ -23,6 +23,9 @@ def parser():
     top = Parser(prog="gpucheck-workload", description="gpucheck's workload: runs on the nodes")
     top.add_argument("--inventory", action="store_true", help="print GPUCHECK_INVENTORY first (local rank 0)")
     top.add_argument("--telemetry-interval", type=float, metavar="S", help="sample GPUCHECK_TELEMETRY every S seconds meanwhile (local rank 0)")
+    top.add_argument("--backend", dest="planned_backend", choices=("nccl", "gloo"),
+                     help="the process-group backend planned from the suite (nccl when it asks for GPUs): replaces each command's "
+                          "\"auto\", so a rank that sees no GPU is an error, never a CPU run over gloo")
     sub = top.add_subparsers(dest="command", metavar="<command>")
     sub.required = True
     for name, kind in KINDS.items():
@@ -70,6 +73,9 @@ def main(argv=None):
         args = parser().parse_args(argv)
         if args.telemetry_interval is not None and args.telemetry_interval <= 0:
             raise WorkloadError("--telemetry-interval must be positive, got %s" % args.telemetry_interval)
+        if args.planned_backend:  # not args.backend: collective's own --backend would overwrite it
+            from . import dist
+            dist.PLANNED = args.planned_backend
         leader = (args.inventory or args.telemetry_interval) and _is_local_leader()
         if leader and args.inventory:
             from . import inventory, emit

@@ -191,7 +191,7 @@ def run(args, ranks):
     import torch.distributed as dist
 
     # NCCL reads its debug variables once, at its first call: the capture starts before the group
-    nccl = args.backend == "nccl" or (args.backend == "auto" and torch.cuda.is_available())
+    nccl = pg.resolved(torch, args.backend) == "nccl"
     capture = nccl_debug.Capture(rank=ranks.rank).start() if nccl else None
     ctx = None
     try:

@@ -5,6 +5,7 @@ already tells each process its rank, so init_process_group is called with explic
 """
 import ipaddress
 import os
+import socket
 from collections import namedtuple
 from datetime import timedelta
 
@@ -26,12 +27,25 @@ def is_loopback(addr):
         return False
 
 
-def _pick_backend(torch, backend):
+# The backend the harness chose from the suite when it made the plan (`--backend` before the
+# command: nccl when the suite's gpusPerNode > 0, gloo otherwise). Set, it replaces "auto": a GPU
+# suite whose ranks see no GPU stops here with an error instead of measuring the CPU over gloo.
+PLANNED = None
+
+
+def _pick_backend(torch, backend, planned=None, where="this rank"):
     if backend == "auto":
-        return "nccl" if torch.cuda.is_available() else "gloo"
+        backend = planned or ("nccl" if torch.cuda.is_available() else "gloo")
     if backend == "nccl" and not torch.cuda.is_available():
-        raise WorkloadError("--backend nccl needs a GPU but torch %s sees none (torch.cuda.is_available() is False)" % torch.__version__)
+        why = "the suite asks for GPUs (gpusPerNode > 0, backend nccl planned)" if planned == "nccl" else "--backend nccl needs a GPU"
+        raise WorkloadError("%s: %s but torch %s sees none (torch.cuda.is_available() is False): no GPU work runs on a CPU; "
+                            "check the NVIDIA driver and CUDA_VISIBLE_DEVICES on this node" % (where, why, torch.__version__))
     return backend
+
+
+def resolved(torch, backend):
+    """The backend init() will use for `backend` ("auto" → the planned one), without checking it."""
+    return (PLANNED or ("nccl" if torch.cuda.is_available() else "gloo")) if backend == "auto" else backend
 
 
 def _cuda_device(torch, ranks):
@@ -58,7 +72,7 @@ def init(ranks, backend="auto"):
     torch = require_torch()
     import torch.distributed as dist
 
-    backend = _pick_backend(torch, backend)
+    backend = _pick_backend(torch, backend, PLANNED, "rank %d on %s" % (ranks.rank, socket.gethostname()))
     if backend == "nccl":
         device = _cuda_device(torch, ranks)
     else:

@@ -79,7 +79,8 @@ def _read(path):
 
 def nic_links(root=SYSFS_IB):
     """Every InfiniBand HCA's PCIe link: [{device, pci_bus_id, speed_gts, speed_max_gts, width,
-    width_max}] with `unread` where sysfs did not say. NICs keep their trained link when idle (only
+    width_max, upstream}] with `unread` where sysfs did not say; `upstream` is the port above it
+    (upstream_port). All are reported: the harness judges only the compute HCAs its suite names. NICs keep their trained link when idle (only
     GPUs drop the generation to save power), so reading them outside the copies is valid."""
     if not os.path.isdir(root):
         return []
@@ -98,8 +99,35 @@ def nic_links(root=SYSFS_IB):
                 problems.append("%s says %r" % (os.path.join(pci, name), text))
         if problems:
             nic["unread"] = "; ".join(problems)
+        nic["upstream"] = upstream_port(os.path.realpath(pci))
         nics.append(nic)
     return nics
+
+
+_BDF = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+
+
+def upstream_port(function_dir):
+    """The link capability of the port above a PCI function (its parent in sysfs: a switch's
+    downstream port or a root port): {pci_bus_id, speed_max_gts, width_max}, or {note} where there
+    is none to read. A Gen5 HCA in a Gen4 slot trains to Gen4 and is healthy: it is judged against
+    the lower of the two capabilities, never its own alone."""
+    parent = os.path.dirname(function_dir)
+    bdf = os.path.basename(parent)
+    if not _BDF.match(bdf):
+        return {"pci_bus_id": None, "note": "no PCIe port above %s (its parent %s is the host bridge)" % (os.path.basename(function_dir), bdf)}
+    port = {"pci_bus_id": bdf}
+    problems = []
+    for key, name, parse in (("speed_max_gts", "max_link_speed", gts), ("width_max", "max_link_width", _int)):
+        text, why = _read(os.path.join(parent, name))
+        port[key] = parse(text) if text is not None else None
+        if why:
+            problems.append(why)
+        elif port[key] is None:
+            problems.append("%s says %r" % (os.path.join(parent, name), text))
+    if problems:
+        port["unread"] = "; ".join(problems)
+    return port
 
 
 def _int(text):

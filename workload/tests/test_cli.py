@@ -184,5 +184,8 @@ def test_nccl_backend_without_a_gpu():
     import torch
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
+    import socket
     one_error_line(run_cli(["collective", "--backend", "nccl"]), 2,
-                   "--backend nccl needs a GPU but torch %s sees none (torch.cuda.is_available() is False)" % torch.__version__)
+                   "rank 0 on %s: --backend nccl needs a GPU but torch %s sees none (torch.cuda.is_available() is False): "
+                   "no GPU work runs on a CPU; check the NVIDIA driver and CUDA_VISIBLE_DEVICES on this node"
+                   % (socket.gethostname(), torch.__version__))

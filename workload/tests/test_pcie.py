@@ -78,14 +78,37 @@ def test_hca_links_from_sysfs(tmp_path):
     _hca(root, pci_root, "mlx5_1", "0000:2b:00.0", dict(full, current_link_speed="16.0 GT/s PCIe", current_link_width="8"))
     _hca(root, pci_root, "mlx5_2", "0000:3c:00.0", {"current_link_speed": "Unknown", "max_link_speed": "32.0 GT/s PCIe", "max_link_width": "16"})
     nics = pcie_link.nic_links(str(root))
+    host_bridge = lambda bdf: {"pci_bus_id": None, "note": "no PCIe port above %s (its parent pci is the host bridge)" % bdf}
     assert nics[:2] == [
-        {"device": "mlx5_0", "pci_bus_id": "0000:1a:00.0", "speed_gts": 32.0, "speed_max_gts": 32.0, "width": 16, "width_max": 16},
-        {"device": "mlx5_1", "pci_bus_id": "0000:2b:00.0", "speed_gts": 16.0, "speed_max_gts": 32.0, "width": 8, "width_max": 16},
+        {"device": "mlx5_0", "pci_bus_id": "0000:1a:00.0", "speed_gts": 32.0, "speed_max_gts": 32.0, "width": 16, "width_max": 16,
+         "upstream": host_bridge("0000:1a:00.0")},
+        {"device": "mlx5_1", "pci_bus_id": "0000:2b:00.0", "speed_gts": 16.0, "speed_max_gts": 32.0, "width": 8, "width_max": 16,
+         "upstream": host_bridge("0000:2b:00.0")},
     ]
     unread = nics[2]
     assert (unread["speed_gts"], unread["width"]) == (None, None)
     pci = str(root / "mlx5_2" / "device")
     assert unread["unread"] == "%s/current_link_speed says 'Unknown'; %s/current_link_width: No such file or directory" % (pci, pci)
+
+
+def test_an_hca_behind_a_switch_port_reports_the_port_s_capability(tmp_path):
+    # the sysfs shape of an HGX HCA: root port → switch upstream → switch downstream port → the HCA;
+    # a Gen5 x16 HCA in a slot whose port allows Gen4 x16 (the lower one is what it can train to)
+    root = tmp_path / "infiniband"
+    port = tmp_path / "devices" / "pci0000:17" / "0000:17:01.0" / "0000:18:00.0" / "0000:19:00.0"
+    port.mkdir(parents=True)
+    (port / "max_link_speed").write_text("16.0 GT/s PCIe\n")
+    (port / "max_link_width").write_text("16\n")
+    full = {"current_link_speed": "16.0 GT/s PCIe", "max_link_speed": "32.0 GT/s PCIe", "current_link_width": "16", "max_link_width": "16"}
+    _hca(root, port, "mlx5_0", "0000:1a:00.0", full)
+    # one whose port's files cannot be read names the file
+    bare = tmp_path / "devices" / "pci0000:a0" / "0000:a0:03.0"
+    bare.mkdir(parents=True)
+    _hca(root, bare, "mlx5_1", "0000:a1:00.0", full)
+    nics = pcie_link.nic_links(str(root))
+    assert nics[0]["upstream"] == {"pci_bus_id": "0000:19:00.0", "speed_max_gts": 16.0, "width_max": 16}
+    assert nics[1]["upstream"] == {"pci_bus_id": "0000:a0:03.0", "speed_max_gts": None, "width_max": None,
+                                   "unread": "%s/max_link_speed: No such file or directory; %s/max_link_width: No such file or directory" % (bare, bare)}
 
 
 def test_no_infiniband_directory_is_no_hca(tmp_path):
