@@ -1,4 +1,5 @@
 import { EXIT, PlatformError, SuiteError } from "../../lib/core/errors.ts";
+import { FileError, isErrnoError, uncaughtFsLine } from "../../lib/core/fs-error.ts";
 import { err as printErr, OutputError } from "../output.ts";
 
 /** Prints an error the way a user needs it and returns the exit code. */
@@ -15,6 +16,15 @@ export function reportFatal(err: unknown): number {
   }
   if (err instanceof PlatformError || err instanceof OutputError) {
     printErr(`gpucheck: ${err.message}\n`);
+    return EXIT.infra;
+  }
+  if (err instanceof FileError) {
+    printErr(`gpucheck: ${err.message}\n`);
+    return err.exitCode;
+  }
+  // a file-system error no call site put in words still gets its line, never a stack trace
+  if (isErrnoError(err)) {
+    printErr(`gpucheck: ${uncaughtFsLine(err)}\n`);
     return EXIT.infra;
   }
   const e = err as Error;

@@ -3,6 +3,7 @@ import { err, out, syncStderr } from "../output.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SuiteError } from "../../lib/core/errors.ts";
+import { asFileError, isErrnoError } from "../../lib/core/fs-error.ts";
 import { executePlan } from "../../lib/pipeline/run-suite.ts";
 import { exitCodeFor } from "../../lib/assess/judge.ts";
 import { loadSuite, resolvedSuiteYaml } from "../../lib/load/mod.ts";
@@ -161,6 +162,7 @@ function readBaseline(path: string): { path: string; results: ResultsFile } {
   try {
     return { path: file, results: JSON.parse(readFileSync(file, "utf8")) as ResultsFile };
   } catch (e) {
+    if (isErrnoError(e)) throw asFileError(e, { doing: "read the baseline", path: file, option: "--baseline", mode: "read" });
     throw new SuiteError(`gpucheck: --baseline ${path}: cannot read results: ${(e as Error).message}`);
   }
 }

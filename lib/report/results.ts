@@ -51,7 +51,17 @@ const WRITE_WHY: Record<string, string> = {
   EROFS: "the file system is read-only",
   EACCES: "permission denied",
   EIO: "input/output error",
+  EISDIR: "a directory is in the way of the file",
 };
+
+/** What to do, with the directory named: the run's other files are there, so "choose another path" would lose them. */
+function writeFix(code: string, dir: string): string {
+  if (code === "ENOSPC" || code === "EDQUOT") return `free space there (df "${dir}") and run gpucheck again`;
+  if (code === "EROFS") return `copy "${dir}" to a writable file system (cp -a) and run gpucheck again there`;
+  if (code === "EACCES" || code === "EPERM") return `get write permission on "${dir}" (ls -ld "${dir}") and run gpucheck again`;
+  if (code === "EISDIR") return "move that directory away and run gpucheck again";
+  return "run gpucheck again once the disk is fixed";
+}
 
 /** A results file could not be written: an infrastructure error of one line, never a stack trace. */
 export class ResultsWriteError extends PlatformError {
@@ -59,7 +69,7 @@ export class ResultsWriteError extends PlatformError {
     const code = (err as NodeJS.ErrnoException).code ?? "";
     const why = WRITE_WHY[code] ? `${WRITE_WHY[code]} (${code})` : (err as Error).message;
     const kept = existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
-    super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}`);
+    super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}: ${writeFix(code, dirname(path))}`);
     this.name = "ResultsWriteError";
   }
 }

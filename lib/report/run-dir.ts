@@ -2,9 +2,10 @@
 // (stale logs, a certificate that no longer verifies), and two runs at once would lose one's results:
 // so `--out` refuses a directory that holds a run, `--force` moves that run aside whole, and a lock
 // file turns a concurrent second run away at once.
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmdirSync, rmSync, type Stats, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
+import { type FsContext, withFs } from "../core/fs-error.ts";
 import { RESULT_FILES } from "./results.ts";
 
 export const LOCK_FILE = ".gpucheck.lock";
@@ -18,7 +19,13 @@ export interface ClaimedRunDir {
   release(): void;
 }
 
+/** --out's file-system errors (read-only, full, not a directory, …) as one line naming it. */
 export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } = {}): ClaimedRunDir {
+  const ctx: FsContext = { doing: "create the results directory", path: dir, option: "--out", mode: "write" };
+  return withFs(ctx, () => claim(dir, opts));
+}
+
+function claim(dir: string, opts: { force?: boolean; now?: Date }): ClaimedRunDir {
   const holder = lockHolder(dir);
   if (holder) throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${holder}): wait for it, or choose another --out`);
   let movedTo: string | undefined;
@@ -29,7 +36,25 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
     movedTo = `${dir}.replaced-${utcStamp(opts.now ?? new Date())}`;
     renameSync(dir, movedTo);
   }
-  makePrivate(dir);
+  const created = makePrivate(dir);
+  try {
+    return { ...(movedTo && { movedTo }), ...lockRunDir(dir) };
+  } catch (e) {
+    // nothing left behind: the directory made a moment ago goes again (rmdir: only while empty)
+    if (created) rmdirQuietly(dir);
+    throw e;
+  }
+}
+
+function rmdirQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty or already gone: left as it is
+  }
+}
+
+function lockRunDir(dir: string): { release(): void } {
   const lock = join(dir, LOCK_FILE);
   let fd: number;
   try {
@@ -38,11 +63,18 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
     // another run took it between the check and now; any other error is the directory's, said as such
     if ((e as NodeJS.ErrnoException).code === "EEXIST")
       throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${lockHolder(dir) ?? "it just started"}): wait for it, or choose another --out`);
-    throw new SuiteError(`--out "${dir}": cannot write in it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): choose a directory you can write to`);
+    throw e;
   }
-  writeSync(fd, `${process.pid} ${new Date().toISOString()}\n`);
-  closeSync(fd);
-  return { ...(movedTo && { movedTo }), release: () => rmSync(lock, { force: true }) };
+  try {
+    writeSync(fd, `${process.pid} ${new Date().toISOString()}\n`);
+  } catch (e) {
+    // a full disk: no empty lock file left behind to turn the next run away
+    rmSync(lock, { force: true });
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+  return { release: () => rmSync(lock, { force: true }) };
 }
 
 /**
@@ -51,11 +83,11 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } =
  * as the operator. gpucheck makes the last component itself, 0700; an existing one must be the
  * user's own, not a symlink, and writable by nobody else.
  */
-function makePrivate(dir: string): void {
+function makePrivate(dir: string): boolean {
   mkdirSync(dirname(dir), { recursive: true });
   try {
     mkdirSync(dir, { mode: 0o700 });
-    return;
+    return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
@@ -64,10 +96,12 @@ function makePrivate(dir: string): void {
   const what = `${describeOwner(st)}, mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}`;
   if (st.isSymbolicLink())
     throw new SuiteError(`--out "${dir}" is a symbolic link (${what}): gpucheck writes and runs code only in a directory it can trust; give the real path, or a new one`);
-  if (!st.isDirectory()) throw new SuiteError(`--out "${dir}" exists and is not a directory: choose another --out`);
+  // a regular file there: mkdir's own EEXIST, said as the path's problem by claimRunDir
+  if (!st.isDirectory()) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), { code: "EEXIST", syscall: "mkdir", path: dir });
   if (st.uid !== uid) throw new SuiteError(`--out "${dir}" belongs to another user (${what}): its contents could run as you; choose a new --out, which gpucheck creates itself`);
   if (st.mode & 0o022)
     throw new SuiteError(`--out "${dir}" is writable by group or others (${what}): its contents could be replaced while gpucheck runs them; chmod go-w it, or choose a new --out`);
+  return false;
 }
 
 function describeOwner(st: Stats): string {

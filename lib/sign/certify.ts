@@ -2,10 +2,11 @@
 // certificate.md beside results.json, junit.xml and suite.yaml. Called by `gpucheck certify` and,
 // at the end of a run, by `gpucheck suite --sign-key`.
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError, SuiteError } from "../core/errors.ts";
+import { withFs } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { BUILD, VERSION } from "../core/version.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
@@ -121,11 +122,26 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
     htmlPath: join(dir, "certificate.html"),
     mdPath: join(dir, "certificate.md"),
   };
-  // the test result first: a directory with certificate.intoto.json has both
-  writeAtomically(out.testResultPath, testResult);
-  writeAtomically(out.envelopePath, envelope);
-  writeAtomically(out.htmlPath, renderCertificateHtml(view));
-  writeAtomically(out.mdPath, renderCertificateMd(view));
+  // the test result first: a directory with certificate.intoto.json has both; a write that fails
+  // (a read-only or full disk) takes the ones before it away again: signed whole, or not at all
+  const written: string[] = [];
+  const ctx = { doing: "write the certificate into", path: dir, mode: "write", choose: "a new directory with --out <dir> (the run linked there and signed)" } as const;
+  withFs(ctx, () => {
+    try {
+      for (const [path, text] of [
+        [out.testResultPath, testResult],
+        [out.envelopePath, envelope],
+        [out.htmlPath, renderCertificateHtml(view)],
+        [out.mdPath, renderCertificateMd(view)],
+      ] as const) {
+        writeAtomically(path, text);
+        written.push(path);
+      }
+    } catch (e) {
+      for (const p of written) rmSync(p, { force: true });
+      throw e;
+    }
+  });
   return { ...out, ...signer, statement };
 }
 
@@ -188,6 +204,11 @@ function parseResults(bytes: Buffer, path: string): ResultsFile {
 /** A reader never sees half a certificate, and a crash leaves the old one whole. */
 function writeAtomically(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
 }

@@ -1,6 +1,6 @@
 // Running a local test: the rendered manifest bound to this run (a free port, the results
 // directory), the workload staged, each rank a subprocess, one UnitLog per unit.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
@@ -8,15 +8,31 @@ import { exitHow } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { ended, stopReason, unitResult } from "../_shared/unit-result.ts";
 import { runProc } from "../_shared/proc.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
+import { fsErrorLine, isErrnoError } from "../../lib/core/fs-error.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import type { LocalManifest, LocalSettings as Settings, RankLaunch } from "./manifest.ts";
 
+/**
+ * Each file whole or not at all (a temporary name, then rename): a full disk must not leave a
+ * zero-byte or truncated module that a later run in the same directory would import.
+ */
 function stage(files: ReadonlyMap<string, string>, dir: string): void {
+  const staged: string[] = [];
   for (const [rel, text] of files) {
     const p = join(dir, rel);
-    mkdirSync(dirname(p), { recursive: true });
-    writeFileSync(p, text);
+    const tmp = `${p}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(p), { recursive: true });
+      writeFileSync(tmp, text);
+      renameSync(tmp, p);
+      staged.push(p);
+    } catch (e) {
+      // half a workload is no workload: what this call staged goes too, and the space with it
+      for (const f of [tmp, ...staged]) rmSync(f, { force: true });
+      throw isErrnoError(e) ? new PlatformError(fsErrorLine(e, { doing: "stage the workload into", path: p, option: "--out", mode: "write" })) : e;
+    }
   }
 }
 
