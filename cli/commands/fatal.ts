@@ -10,6 +10,10 @@ export function reportFatal(err: unknown): number {
     // commander already printed its message; --help and --version end here too
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
+  if (err instanceof FileError) {
+    printErr(`gpucheck: ${err.message}\n`);
+    return err.exitCode;
+  }
   if (err instanceof SuiteError) {
     printErr(`${err.render()}\n`);
     return EXIT.usage;
@@ -17,10 +21,6 @@ export function reportFatal(err: unknown): number {
   if (err instanceof PlatformError || err instanceof OutputError) {
     printErr(`gpucheck: ${err.message}\n`);
     return EXIT.infra;
-  }
-  if (err instanceof FileError) {
-    printErr(`gpucheck: ${err.message}\n`);
-    return err.exitCode;
   }
   // a file-system error no call site put in words still gets its line, never a stack trace
   if (isErrnoError(err)) {

@@ -2,6 +2,7 @@
 // signed by that key (and, with --results, every file still matches it), 1 with the reason when not.
 import { err, out } from "../output.ts";
 import { readFileSync } from "node:fs";
+import { asFileError } from "../../lib/core/fs-error.ts";
 import { dirname, join } from "node:path";
 import { EXIT, SuiteError } from "../../lib/core/errors.ts";
 import { withUnit } from "../../lib/core/quantity.ts";
@@ -31,7 +32,8 @@ export async function main(cert: string, flags: VerifyFlags): Promise<number> {
   try {
     envelopeText = readFileSync(cert, "utf8");
   } catch (err) {
-    throw new SuiteError(`Cannot read certificate "${cert}": ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new SuiteError(`Cannot read certificate "${cert}": no such file`);
+    throw asFileError(err, { doing: "read the certificate", path: cert, mode: "read", choose: "another certificate file" });
   }
   const dir = flags.results;
   const result = await verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
@@ -154,6 +156,6 @@ function readOrNull(path: string): Buffer | null {
     return readFileSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new SuiteError(`Cannot read "${path}": ${(err as Error).message}`);
+    throw asFileError(err, { doing: "read a signed file", path, option: "--results", mode: "read" });
   }
 }

@@ -57,10 +57,9 @@ function explain(code: string, path: string, ctx: FsContext, what: string): [str
       return ["the file system is read-only", `choose ${what} on a writable file system`];
     case "EACCES":
     case "EPERM": {
+      if (ctx.mode === "read") return ["permission denied", `make it readable by uid ${process.getuid?.() ?? "?"} (ls -ld "${path}"), or choose ${what}`];
       const where = nearestExisting(path);
-      return ctx.mode === "read"
-        ? ["permission denied", `make it readable by uid ${process.getuid?.() ?? "?"} (ls -ld "${where}"), or choose ${what}`]
-        : ["permission denied", `choose ${what} you can write to, or get write permission on "${where}" (ls -ld "${where}")`];
+      return ["permission denied", `choose ${what} you can write to, or get write permission on "${where}" (ls -ld "${where}")`];
     }
     case "EEXIST":
       return ["something that is not a directory is already there", `choose ${what}, or move that file away`];

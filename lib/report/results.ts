@@ -3,6 +3,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PlatformError, SuiteError } from "../core/errors.ts";
+import { asFileError, isErrnoError } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
 import { FLEET_UNITS } from "./fleet.ts";
@@ -152,16 +153,20 @@ export function parseResults(text: string, source: string): ResultsFile {
 export function readResults(dir: string): { dir: string; path: string; results: ResultsFile } {
   let path = dir;
   let stat;
+  // a path under a file, a directory nobody may enter: said as such, not as "no such directory"
+  const ctx = { doing: "read the results", path: dir, mode: "read", choose: "another results directory" } as const;
   try {
     stat = statSync(dir);
-  } catch {
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && isErrnoError(e)) throw asFileError(e, ctx);
     throw new SuiteError(`"${dir}": no such results directory`);
   }
   if (stat.isDirectory()) path = join(dir, RESULT_FILES.results);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
-  } catch {
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && isErrnoError(e)) throw asFileError(e, { ...ctx, path });
     throw new SuiteError(`"${dir}": no ${RESULT_FILES.results} in it (is it a gpucheck results directory?)`);
   }
   return { dir: dirname(path), path, results: parseResults(text, path) };
