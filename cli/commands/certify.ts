@@ -1,14 +1,17 @@
 // `gpucheck certify <results-dir> --key <pem>`: sign a finished run after the fact, once: a signed run is never signed again.
 import { out } from "../output.ts";
 import { EXIT } from "../../lib/core/errors.ts";
-import { certify } from "../../lib/sign/certify.ts";
+import { type Certified, certify } from "../../lib/sign/certify.ts";
 import { UNNAMED_CLUSTER } from "../../lib/sign/certificate-view.ts";
 import { readPrivateKey } from "../../lib/sign/keys.ts";
+import { type CertifiedCopy, certifyCopy } from "../../lib/sign/certify-copy.ts";
 
 export { certifyResults } from "../../lib/sign/certify.ts";
 
-export async function main(dir: string, flags: { key: string; json?: boolean; allowIncomplete?: boolean; cluster?: string }): Promise<number> {
-  const c = await certify(dir, readPrivateKey(flags.key), { allowIncomplete: flags.allowIncomplete, cluster: flags.cluster });
+export async function main(dir: string, flags: { key: string; out?: string; json?: boolean; allowIncomplete?: boolean; cluster?: string }): Promise<number> {
+  const opts = { allowIncomplete: flags.allowIncomplete, cluster: flags.cluster };
+  // --out: a new directory linking the run's files, signed there (a run already signed stays as it is)
+  const c: Certified & Partial<CertifiedCopy> = flags.out ? await certifyCopy(dir, flags.out, readPrivateKey(flags.key), opts) : await certify(dir, readPrivateKey(flags.key), opts);
   const p = c.statement.predicate;
   // a run that never ended is INCOMPLETE, whatever its finished tests say
   const verdict = p.incomplete || !p.complete ? `INCOMPLETE (the tests that finished: ${p.outcome.toUpperCase()})` : p.outcome.toUpperCase();
@@ -33,6 +36,7 @@ export async function main(dir: string, flags: { key: string; json?: boolean; al
     [
       `signed ${p.suite.name} on ${p.cluster ?? `(${UNNAMED_CLUSTER})`}: ${verdict}`,
       `key:         ${c.fingerprint} (${c.algorithm === "ed25519" ? "Ed25519" : "ECDSA P-256"})`,
+      ...(c.dir ? [`linked:      ${c.files} files of ${dir} into ${c.dir}${c.copied ? ` (${c.copied} copied, sha256 checked)` : ""}; ${dir} is unchanged`] : []),
       `certificate: ${c.envelopePath}`,
       `in-toto:     ${c.testResultPath} (Test Result statement, same subjects)`,
       `for people:  ${c.htmlPath}  ${c.mdPath}`,

@@ -13,7 +13,7 @@ import { addTransportFromLogs } from "../../lib/parsers/nccl-transport.ts";
 import { loadSuite } from "../../lib/load/mod.ts";
 import { err, out } from "../output.ts";
 import { readResults, RESULT_FILES } from "../../lib/report/results.ts";
-import { claimRunDir, utcStamp } from "../../lib/report/run-dir.ts";
+import { claimRunDir, fillRunDir, utcStamp } from "../../lib/report/run-dir.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { writeFinalFiles } from "../../lib/report/write.ts";
 import { JUDGED_WITH_FILE } from "../../lib/sign/predicate.ts";
@@ -49,7 +49,7 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
   results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
   const claim = claimRunDir(outDir, { force: flags.force });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);
-  try {
+  fillRunDir(outDir, claim, "write the judged run into", () => {
     // the logs come along (hard links where the file system allows) so the report's links work
     linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
     // and a big run's telemetry series, which its results.json names by file
@@ -60,9 +60,7 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
     if (results.judgedWith) results.judgedWith.sha256 = createHash("sha256").update(judgedText).digest("hex");
     writeFileSync(join(outDir, JUDGED_WITH_FILE), judgedText);
     writeFinalFiles(outDir, results);
-  } finally {
-    claim.release();
-  }
+  });
   if (flags.json) {
     const doc = {
       judged: sourceDir,

@@ -16,7 +16,27 @@ const RUN_FILES = [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.logs, 
 export interface ClaimedRunDir {
   /** where the old run went, with --force */
   movedTo?: string;
+  /** gpucheck made the directory now (not an empty one the user had): it may take it away again */
+  created: boolean;
   release(): void;
+}
+
+/**
+ * Fills a claimed directory with a derived run (judge, certify --out) and releases it. A failure
+ * half-way (a full disk, a read-only mount) leaves nothing behind: a directory gpucheck made goes
+ * whole, one the user had is emptied of what was written; the error is said as one line for `doing`.
+ */
+export function fillRunDir<T>(dir: string, claim: ClaimedRunDir, doing: string, fill: () => T): T {
+  const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+  try {
+    return withFs({ doing, path: dir, option: "--out", mode: "write" }, fill);
+  } catch (e) {
+    if (claim.created) rmSync(dir, { recursive: true, force: true });
+    else for (const f of readdirSync(dir)) if (!before.has(f)) rmSync(join(dir, f), { recursive: true, force: true });
+    throw e;
+  } finally {
+    claim.release();
+  }
 }
 
 /** --out's file-system errors (read-only, full, not a directory, …) as one line naming it. */
@@ -38,7 +58,7 @@ function claim(dir: string, opts: { force?: boolean; now?: Date }): ClaimedRunDi
   }
   const created = makePrivate(dir);
   try {
-    return { ...(movedTo && { movedTo }), ...lockRunDir(dir) };
+    return { ...(movedTo && { movedTo }), created, ...lockRunDir(dir) };
   } catch (e) {
     // nothing left behind: the directory made a moment ago goes again (rmdir: only while empty)
     if (created) rmdirQuietly(dir);

@@ -59,7 +59,7 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
   // a signed run stays signed: a second certify would replace the certificate a reader already holds
   if (existsSync(join(dir, CERTIFICATE_FILE))) {
     throw new SuiteError(
-      `Cannot certify "${dir}": it is already signed (${CERTIFICATE_FILE}); nothing was changed; verify it with gpucheck verify ${join(dir, CERTIFICATE_FILE)} --key <pub.pem> --results ${dir}`,
+      `Cannot certify "${dir}": it is already signed (${CERTIFICATE_FILE}); nothing was changed; verify it with gpucheck verify ${join(dir, CERTIFICATE_FILE)} --key <pub.pem> --results ${dir}, or sign it again into a new directory with --out <dir>`,
     );
   }
   const files = new Map<string, Buffer>(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
