@@ -49,7 +49,7 @@ export async function main(dir: string, flags: { suite: string; baseline?: strin
   results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
   const claim = claimRunDir(outDir, { force: flags.force });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);
-  fillRunDir(outDir, claim, "write the judged run into", () => {
+  fillRunDir(outDir, claim, "write the judged run at", () => {
     // the logs come along (hard links where the file system allows) so the report's links work
     linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
     // and a big run's telemetry series, which its results.json names by file

@@ -23,6 +23,7 @@ export interface ErrnoError extends Error {
   code: string;
   syscall?: string;
   path?: string;
+  dest?: string;
 }
 
 /** An error thrown by node:fs (or Bun's): a code like ENOSPC, usually a syscall and a path. */
@@ -44,8 +45,8 @@ export class FileError extends SuiteError {
 
 /** The one line for err at ctx, without "gpucheck: ". */
 export function fsErrorLine(err: ErrnoError, ctx: FsContext): string {
-  // a write(2) error carries no path: the call site's is the file
-  const path = err.path ?? ctx.path;
+  // a write(2) error carries no path: the call site's is the file; a rename's target is the file meant
+  const path = (err.syscall === "rename" ? err.dest : undefined) ?? err.path ?? ctx.path;
   const what = ctx.choose ?? (ctx.option ? `another ${ctx.option}` : "another path");
   const [why, fix] = explain(err.code, path, ctx, what);
   return `cannot ${ctx.doing} "${path}": ${why} (${err.code}): ${fix}`;

@@ -69,7 +69,7 @@ export class ResultsWriteError extends PlatformError {
   constructor(path: string, err: unknown, written: number, total: number) {
     const code = (err as NodeJS.ErrnoException).code ?? "";
     const why = WRITE_WHY[code] ? `${WRITE_WHY[code]} (${code})` : (err as Error).message;
-    const kept = existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
+    const kept = code === "EISDIR" ? `no ${basename(path)} was written` : existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
     super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}: ${writeFix(code, dirname(path))}`);
     this.name = "ResultsWriteError";
   }

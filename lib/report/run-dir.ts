@@ -41,7 +41,7 @@ export function fillRunDir<T>(dir: string, claim: ClaimedRunDir, doing: string, 
 
 /** --out's file-system errors (read-only, full, not a directory, …) as one line naming it. */
 export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date } = {}): ClaimedRunDir {
-  const ctx: FsContext = { doing: "create the results directory", path: dir, option: "--out", mode: "write" };
+  const ctx: FsContext = { doing: "set up the results directory at", path: dir, option: "--out", mode: "write" };
   return withFs(ctx, () => claim(dir, opts));
 }
 
@@ -104,7 +104,13 @@ function lockRunDir(dir: string): { release(): void } {
  * user's own, not a symlink, and writable by nobody else.
  */
 function makePrivate(dir: string): boolean {
-  mkdirSync(dirname(dir), { recursive: true });
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+  } catch (e) {
+    // mkdir -p says EEXIST of a parent that is a file: for --out that is a path under a file
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", syscall: "mkdir", path: dir });
+    throw e;
+  }
   try {
     mkdirSync(dir, { mode: 0o700 });
     return true;

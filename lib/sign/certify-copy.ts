@@ -37,7 +37,7 @@ export async function certifyCopy(src: string, out: string, privateKey: KeyObjec
   // certify has no --force: a run there is never moved aside for a copy
   if (lstatOrNull(join(out, RESULT_FILES.results))) throw new SuiteError(`--out "${out}" already holds a run: nothing was touched; choose a new --out`);
   const claim = claimRunDir(out);
-  const counts = fillRunDir(out, claim, "link the run into", () => linkRun(src, out));
+  const counts = fillRunDir(out, claim, "link the run at", () => linkRun(src, out));
   try {
     return { ...(await certify(out, privateKey, opts)), dir: out, ...counts };
   } catch (e) {

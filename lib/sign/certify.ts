@@ -6,7 +6,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError, SuiteError } from "../core/errors.ts";
-import { withFs } from "../core/fs-error.ts";
+import { asFileError, withFs } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { BUILD, VERSION } from "../core/version.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
@@ -125,7 +125,7 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
   // the test result first: a directory with certificate.intoto.json has both; a write that fails
   // (a read-only or full disk) takes the ones before it away again: signed whole, or not at all
   const written: string[] = [];
-  const ctx = { doing: "write the certificate into", path: dir, mode: "write", choose: "a new directory with --out <dir> (the run linked there and signed)" } as const;
+  const ctx = { doing: "write the certificate at", path: dir, mode: "write", choose: "a new directory with --out <dir> (the run linked there and signed)" } as const;
   withFs(ctx, () => {
     try {
       for (const [path, text] of [
@@ -173,7 +173,8 @@ function readSubject(dir: string, name: string): Buffer {
           : name === JUDGED_WITH_FILE
             ? " (gpucheck judge writes the judging suite there)"
             : " (gpucheck suite saves a copy of the suite there)";
-    throw new SuiteError(`Cannot certify "${dir}": ${name} ${code === "ENOENT" ? `is missing${hint}` : `cannot be read: ${(err as Error).message}`}`);
+    if (code !== "ENOENT") throw asFileError(err, { doing: "read the run to sign", path: join(dir, name), mode: "read", choose: "another results directory" });
+    throw new SuiteError(`Cannot certify "${dir}": ${name} is missing${hint}`);
   }
 }
 

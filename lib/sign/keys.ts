@@ -17,7 +17,7 @@ export interface KeyPairFiles {
 
 /** Writes gpucheck.key (0600) and gpucheck.pub into dir; never replaces an existing key. A file-system error is one line naming --out. */
 export function writeKeyPair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
-  return withFs({ doing: "write the key pair into", path: dir, option: "--out", mode: "write" }, () => writePair(dir, algorithm));
+  return withFs({ doing: "write the key pair at", path: dir, option: "--out", mode: "write" }, () => writePair(dir, algorithm));
 }
 
 function writePair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {

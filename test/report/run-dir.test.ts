@@ -51,7 +51,7 @@ describe("claimRunDir: a private run directory", () => {
     const parent = tempDir("gpucheck-rundir-");
     writeFileSync(join(parent, "f"), "x");
     expect(() => claimRunDir(join(parent, "f"))).toThrow(
-      `cannot create the results directory "${join(parent, "f")}": something that is not a directory is already there (EEXIST): choose another --out, or move that file away`,
+      `cannot set up the results directory at "${join(parent, "f")}": something that is not a directory is already there (EEXIST): choose another --out, or move that file away`,
     );
   });
 
