@@ -41,7 +41,11 @@ export function writeFileAtomic(path: string, text: string): void {
     }
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // a read-only file system has no temporary file to remove
+    }
     throw new ResultsWriteError(path, err, written, data.length);
   }
 }

@@ -209,7 +209,13 @@ function writeAtomically(path: string, text: string): void {
     writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // a read-only file system has no temporary file to remove
+    }
+    // named by the file meant, not by its temporary name (a write(2) error names none)
+    const { code, syscall } = e as NodeJS.ErrnoException;
+    throw code ? Object.assign(new Error((e as Error).message), { code, syscall, path }) : e;
   }
 }

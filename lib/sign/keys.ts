@@ -2,7 +2,7 @@
 // openssl, cosign and ssh-keygen read the same files. The private key never leaves this file's
 // functions as text: callers get a KeyObject, which prints as "[object KeyObject]".
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, type Stats, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, type Stats, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { withFs } from "../core/fs-error.ts";
@@ -28,7 +28,8 @@ function writePair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
   for (const p of [privatePath, publicPath]) {
     if (lstatOrNull(p)) throw new SuiteError(`Key file "${p}" already exists: refusing to overwrite it; choose another --out or move the old key away first`);
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // the first directory this keygen made, if any: taken away again when the pair cannot be written
+  const madeDir = mkdirSync(dir, { recursive: true, mode: 0o700 });
   const d = lstatSync(dir);
   const mode = (d.mode & 0o7777).toString(8).padStart(4, "0");
   if (d.isSymbolicLink()) throw new SuiteError(`Key directory "${dir}" is a symbolic link (mode ${mode}): give the real path, or a new directory`);
@@ -46,6 +47,7 @@ function writePair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
   } catch (e) {
     // never half a pair (or an empty key file) left behind: a full disk must not look like a key
     for (const p of made) unlinkSync(p);
+    if (madeDir) rmSync(madeDir, { recursive: true, force: true });
     throw e;
   }
   return { privatePath, publicPath, fingerprint: fingerprint(pair.publicKey) };
