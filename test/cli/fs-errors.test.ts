@@ -46,8 +46,7 @@ const KEY = "keys/gpucheck.key";
 // the line for each errno; what and path come from the row, `under` is the regular file a path runs through
 const notDir = (doing: string, path: string, choose: string) =>
   `gpucheck: cannot ${doing} "${path}": "${join(dir, "f")}" is a file, not a directory (ENOTDIR): choose ${choose} whose parents are directories`;
-const isDirRead = (doing: string, path: string, choose: string) =>
-  `gpucheck: cannot ${doing} "${path}": it is a directory (EISDIR): give the path of a file, or choose ${choose}`;
+const isDirRead = (doing: string, path: string, choose: string) => `gpucheck: cannot ${doing} "${path}": it is a directory (EISDIR): give the path of a file, or choose ${choose}`;
 const exists = (doing: string, path: string) =>
   `gpucheck: cannot ${doing} "${path}": something that is not a directory is already there (EEXIST): choose another --out, or move that file away`;
 

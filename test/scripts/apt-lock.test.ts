@@ -61,7 +61,9 @@ test("a lock held past the bound: one line naming the holder, exit 1, nothing in
   expect(lines).toHaveLength(2);
   expect(lines[0]).toMatch(/^\[apt-install\] waiting for the package lock \(\d s of at most 2 s\), held by pid \d+ /);
   expect(lines[1]).toMatch(
-    new RegExp(`^\\[apt-install\\] gave up after 2 s waiting for the package lock, still held by pid ${holder.pid} \\(flock ${lock} sleep 6\\) on ${lock}.*: wait for it to finish \\(or stop it\\) and run again$`),
+    new RegExp(
+      `^\\[apt-install\\] gave up after 2 s waiting for the package lock, still held by pid ${holder.pid} \\(flock ${lock} sleep 6\\) on ${lock}.*: wait for it to finish \\(or stop it\\) and run again$`,
+    ),
   );
   holder.kill();
   await holder.exited;
