@@ -11,7 +11,9 @@ export { certifyResults } from "../../lib/sign/certify.ts";
 export async function main(dir: string, flags: { key: string; out?: string; json?: boolean; allowIncomplete?: boolean; cluster?: string }): Promise<number> {
   const opts = { allowIncomplete: flags.allowIncomplete, cluster: flags.cluster };
   // --out: a new directory linking the run's files, signed there (a run already signed stays as it is)
-  const c: Certified & Partial<CertifiedCopy> = flags.out ? await certifyCopy(dir, flags.out, readPrivateKey(flags.key), opts) : await certify(dir, readPrivateKey(flags.key), opts);
+  const c: Certified & Partial<CertifiedCopy> = flags.out
+    ? await certifyCopy(dir, flags.out, readPrivateKey(flags.key), opts)
+    : await certify(dir, readPrivateKey(flags.key), opts);
   const p = c.statement.predicate;
   // a run that never ended is INCOMPLETE, whatever its finished tests say
   const verdict = p.incomplete || !p.complete ? `INCOMPLETE (the tests that finished: ${p.outcome.toUpperCase()})` : p.outcome.toUpperCase();

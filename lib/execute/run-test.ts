@@ -98,8 +98,7 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   } catch (err) {
     // a platform that cannot even start the test still yields a verdict: error, with the reason
     // a full or read-only disk is the machine's state, said in one line; only a bug gets a stack
-    const message =
-      err instanceof PlatformError ? err.message : isErrnoError(err) ? uncaughtFsLine(err) : `internal error: ${(err as Error)?.stack ?? String(err)}`;
+    const message = err instanceof PlatformError ? err.message : isErrnoError(err) ? uncaughtFsLine(err) : `internal error: ${(err as Error)?.stack ?? String(err)}`;
     units = [
       { unit: "all", hosts: [], status: signal.aborted ? stopReason(signal) : "infra", message, startedAt, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "" },
     ];

@@ -108,7 +108,8 @@ function makePrivate(dir: string): boolean {
     mkdirSync(dirname(dir), { recursive: true });
   } catch (e) {
     // mkdir -p says EEXIST of a parent that is a file: for --out that is a path under a file
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", syscall: "mkdir", path: dir });
+    if ((e as NodeJS.ErrnoException).code === "EEXIST")
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", syscall: "mkdir", path: dir });
     throw e;
   }
   try {

@@ -31,7 +31,9 @@ test("builtin: prefix with an unknown name", async () => {
 });
 
 test("a directory", async () => {
-  expect(await message("sub", { "sub/x.yaml": "name: s\n" })).toBe(`gpucheck: cannot read the suite file "./sub": it is a directory (EISDIR): give the path of a file, or choose another suite file`);
+  expect(await message("sub", { "sub/x.yaml": "name: s\n" })).toBe(
+    `gpucheck: cannot read the suite file "./sub": it is a directory (EISDIR): give the path of a file, or choose another suite file`,
+  );
   expect(await message(".")).toBe(`gpucheck: cannot read the suite file ".": it is a directory (EISDIR): give the path of a file, or choose another suite file`);
 });
 

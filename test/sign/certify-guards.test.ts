@@ -91,7 +91,15 @@ describe("certify refuses what it must not sign", () => {
     const b = keys();
     const dir = resultsCopy("h100-2node");
     expect(gpucheck("certify", dir, "--key", a.key).code).toBe(0);
-    const hashes = (d: string) => Object.fromEntries(readdirSync(d).map((n) => [n, createHash("sha256").update(readFileSync(join(d, n))).digest("hex")]));
+    const hashes = (d: string) =>
+      Object.fromEntries(
+        readdirSync(d).map((n) => [
+          n,
+          createHash("sha256")
+            .update(readFileSync(join(d, n)))
+            .digest("hex"),
+        ]),
+      );
     const before = hashes(dir);
     const out = join(tmp(), "countersigned");
     const r = gpucheck("certify", dir, "--key", b.key, "--out", out);
