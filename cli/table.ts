@@ -216,6 +216,10 @@ export const COMMANDS: CommandSpec[] = [
     args: [{ name: "<results-dir>" }],
     options: [
       { flags: "--key <pem>", description: "the private key, PKCS#8 PEM (required)", required: true },
+      {
+        flags: "-o, --out <dir>",
+        description: "sign a new directory that links the run's files (hard links, else copies checked by sha256): a run already signed stays untouched",
+      },
       { flags: "--cluster <name>", description: "the cluster's name, signed in the statement, when the suite names none (else the certificate says unnamed cluster)" },
       { flags: "--allow-incomplete", description: "sign a run that never ended (killed, a test unfinished) as INCOMPLETE instead of refusing it" },
       { flags: "--json", description: "print JSON: the files written, the key and the signed verdict" },

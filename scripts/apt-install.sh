@@ -8,6 +8,9 @@ for p in "$@"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "[apt-install] installing: ${missing[*]}" >&2
+# another apt (unattended-upgrades on a fresh machine) may hold the lock: wait for it, bounded
+. "$(dirname "$0")/apt-lock.sh"
+wait_for_apt_lock
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
   apt-get update -q >/dev/null

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
+import { isErrnoError, uncaughtFsLine } from "../core/fs-error.ts";
 import { PlatformError } from "../core/errors.ts";
 import type { Progress } from "../core/progress.ts";
 import type { PlannedTest, Suite, UnitRun } from "../core/types.ts";
@@ -97,7 +98,8 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
     units = await env.platformRun(ctx);
   } catch (err) {
     // a platform that cannot even start the test still yields a verdict: error, with the reason
-    const message = err instanceof PlatformError ? err.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
+    // a full or read-only disk is the machine's state, said in one line; only a bug gets a stack
+    const message = err instanceof PlatformError ? err.message : isErrnoError(err) ? uncaughtFsLine(err) : `internal error: ${(err as Error)?.stack ?? String(err)}`;
     units = [
       { unit: "all", hosts: [], status: signal.aborted ? stopReason(signal) : "infra", message, startedAt, endedAt: new Date().toISOString(), ranks: [], output: "", tail: "" },
     ];

@@ -8,6 +8,7 @@ import { builtinSuites } from "../core/assets.ts";
 import { sha256 } from "../core/sha256.ts";
 import { closest } from "../core/did-you-mean.ts";
 import { isPlainYaml } from "./yaml-plain.ts";
+import { type ErrnoError, fsErrorLine, isErrnoError } from "../core/fs-error.ts";
 import { BUILTIN_DATA } from "./builtin-data.gen.ts";
 
 export class SourceFile {
@@ -86,20 +87,22 @@ export function openSuite(ref: string, cwd: string, from?: SourceFile): Opened {
   const display = from && !isAbsolute(ref) ? join(dirname(from.display), ref) : ref;
   const shown = isAbsolute(display) || display.startsWith(".") ? display : `./${display}`;
   const fail = (reason: string, notFound = false): Opened => ({ ok: false, reason, notFound });
+  // a path that cannot be read (a directory, under a file, no permission) in the words lib/core/fs-error.ts gives every path
+  const unreadable = (err: ErrnoError) => fsErrorLine({ ...err, path: shown }, { doing: "read the suite file", path: shown, mode: "read", choose: "another suite file" });
   let bytes: Buffer;
   try {
     if (statSync(abs).isDirectory()) {
       // a results directory stands for the suite it ran (suite.resolved.yaml), extends and all
       if (!from && existsSync(join(abs, RESOLVED_SUITE))) return openSuite(join(ref, RESOLVED_SUITE), cwd);
-      return fail(`suite path is a directory, not a file: ${shown}`);
+      return fail(unreadable(Object.assign(new Error("EISDIR"), { code: "EISDIR" })));
     }
     bytes = readFileSync(abs);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
+    if (code === "ENOENT") {
       return fail(builtinName ? `no built-in suite "${builtinName}" and no file ${shown}${hint}` : `${from ? "no file" : "suite file not found:"} ${shown}`, true);
     }
-    if (code === "EACCES") return fail(`cannot read suite file ${shown}: permission denied`);
+    if (isErrnoError(err)) return fail(unreadable(err), code === "ENOTDIR");
     return fail(`cannot read suite file ${shown}: ${(err as Error).message}`);
   }
   const nul = bytes.indexOf(0);

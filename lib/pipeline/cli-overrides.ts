@@ -1,5 +1,6 @@
 // Command-line flags shared by `suite` and `plan` → CliOverrides for the platforms.
 import { readFileSync } from "node:fs";
+import { asFileError, isErrnoError } from "../core/fs-error.ts";
 import { SuiteError } from "../core/errors.ts";
 import { nodesFlag } from "../plan/placement.ts";
 import type { CliOverrides } from "../core/platform.ts";
@@ -47,6 +48,7 @@ export function readHostfile(path: string): string[] {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && isErrnoError(e)) throw asFileError(e, { doing: "read the hostfile", path, option: "--hostfile", mode: "read" });
     throw new SuiteError(`gpucheck: cannot read hostfile ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   const hosts = text

@@ -11,7 +11,7 @@ import { readSavedRuns } from "../execute/saved-runs.ts";
 import { addTransportFromLogs } from "../parsers/nccl-transport.ts";
 import { loadSuite } from "../load/mod.ts";
 import { readResults, RESULT_FILES } from "../report/results.ts";
-import { claimRunDir, utcStamp } from "../report/run-dir.ts";
+import { claimRunDir, fillRunDir, utcStamp } from "../report/run-dir.ts";
 import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
 import { renderSummary } from "../report/summary.ts";
 import { writeFinalFiles } from "../report/write.ts";
@@ -61,7 +61,7 @@ export async function judgeRun(request: JudgeRequest): Promise<number> {
   results.judgedFrom = { path: sourceDir, sha256: createHash("sha256").update(readFileSync(sourceResults)).digest("hex") };
   const claim = claimRunDir(outDir, { force: flags.force, groupReadable: flags.groupReadable });
   for (const n of notes) err(`gpucheck: note: ${n}\n`);
-  try {
+  fillRunDir(outDir, claim, "write the judged run at", () => {
     // the logs come along (hard links where the file system allows) so the report's links work
     linkTree(join(sourceDir, RESULT_FILES.logs), join(outDir, RESULT_FILES.logs));
     // and a big run's telemetry series, which its results.json names by file
@@ -72,9 +72,7 @@ export async function judgeRun(request: JudgeRequest): Promise<number> {
     if (results.judgedWith) results.judgedWith.sha256 = createHash("sha256").update(judgedText).digest("hex");
     writePrivateFile(join(outDir, JUDGED_WITH_FILE), judgedText);
     writeFinalFiles(outDir, results);
-  } finally {
-    claim.release();
-  }
+  });
   if (flags.json) {
     const doc = {
       judged: sourceDir,

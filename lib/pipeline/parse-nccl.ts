@@ -6,6 +6,7 @@
 import type { Printer } from "./printer.ts";
 import { open } from "node:fs/promises";
 import { EXIT, ParseError, SuiteError } from "../core/errors.ts";
+import { asFileError } from "../core/fs-error.ts";
 import { createNcclParser, type NcclParser } from "../parsers/nccl.ts";
 import { renderNcclTable } from "./parse-nccl-table.ts";
 
@@ -43,7 +44,9 @@ async function readFile(path: string, parser: NcclParser): Promise<void> {
     if ((await file.stat()).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
   } catch (err) {
     await file?.close();
-    throw new SuiteError(`Cannot read nccl-tests log "${path}": ${why(err)}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new SuiteError(`Cannot read nccl-tests log "${path}": no such file`);
+    throw asFileError(err, { doing: "read the nccl-tests log", path, mode: "read", choose: "another log" });
   }
   try {
     const decoder = new TextDecoder();
@@ -63,12 +66,4 @@ async function readStdin(parser: NcclParser): Promise<void> {
   const decoder = new TextDecoder();
   for await (const chunk of process.stdin) parser.push(decoder.decode(chunk as Buffer, { stream: true }));
   parser.push(decoder.decode());
-}
-
-function why(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || code === "ENOTDIR") return "no such file";
-  if (code === "EACCES") return "permission denied";
-  if (code === "EISDIR") return "it is a directory";
-  return (err as Error).message;
 }

@@ -3,6 +3,7 @@
 // flags into a SuiteRequest, handles the signals and says where to print.
 import { join, resolve } from "node:path";
 import { SuiteError } from "../core/errors.ts";
+import { FileError } from "../core/fs-error.ts";
 import { executePlan } from "./run-suite.ts";
 import { exitCodeFor } from "../assess/judge.ts";
 import { loadSuite, resolvedSuiteYaml } from "../load/mod.ts";
@@ -171,9 +172,11 @@ function durationFlag(text: string): number {
 /** The results.json of an earlier run (a directory or the file itself), read by the one reader of results.json. */
 function readBaseline(path: string): { path: string; results: ResultsFile } {
   try {
-    const read = readResults(path);
+    const read = readResults(path, { doing: "read the baseline", option: "--baseline" });
     return { path: read.path, results: read.results };
   } catch (e) {
+    // a path gpucheck cannot read is already one line naming --baseline
+    if (e instanceof FileError) throw e;
     throw new SuiteError(`gpucheck: --baseline ${path}: cannot read results: ${(e as Error).message}`);
   }
 }

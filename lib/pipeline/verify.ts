@@ -4,6 +4,7 @@ import type { Printer } from "./printer.ts";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EXIT, SuiteError } from "../core/errors.ts";
+import { asFileError } from "../core/fs-error.ts";
 import { withUnit } from "../core/quantity.ts";
 import { readPublicKeyText } from "../sign/key-file.ts";
 import type { Statement } from "../sign/predicate.ts";
@@ -32,7 +33,8 @@ export async function verifyCertificateFile({ cert, flags, print }: { cert: stri
   try {
     envelopeText = readFileSync(cert, "utf8");
   } catch (err) {
-    throw new SuiteError(`Cannot read certificate "${cert}": ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new SuiteError(`Cannot read certificate "${cert}": no such file`);
+    throw asFileError(err, { doing: "read the certificate", path: cert, mode: "read", choose: "another certificate file" });
   }
   const dir = flags.results;
   const result = await verifyCertificate({ envelopeText, publicKey, readSubject: dir === undefined ? undefined : (name) => readOrNull(join(dir, name)) });
@@ -155,6 +157,6 @@ function readOrNull(path: string): Buffer | null {
     return readFileSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new SuiteError(`Cannot read "${path}": ${(err as Error).message}`);
+    throw asFileError(err, { doing: "read a signed file", path, option: "--results", mode: "read" });
   }
 }

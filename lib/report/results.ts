@@ -3,6 +3,7 @@
 import { closeSync, existsSync, fsyncSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PlatformError, SuiteError } from "../core/errors.ts";
+import { asFileError, type FsContext, isErrnoError } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
 import { FLEET_UNITS } from "./fleet.ts";
@@ -44,7 +45,11 @@ export function writeFileAtomic(path: string, text: string): void {
     }
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // a read-only file system has no temporary file to remove
+    }
     throw new ResultsWriteError(path, err, written, data.length);
   }
 }
@@ -55,15 +60,25 @@ const WRITE_WHY: Record<string, string> = {
   EROFS: "the file system is read-only",
   EACCES: "permission denied",
   EIO: "input/output error",
+  EISDIR: "a directory is in the way of the file",
 };
+
+/** What to do, with the directory named: the run's other files are there, so "choose another path" would lose them. */
+function writeFix(code: string, dir: string): string {
+  if (code === "ENOSPC" || code === "EDQUOT") return `free space there (df "${dir}") and run gpucheck again`;
+  if (code === "EROFS") return `copy "${dir}" to a writable file system (cp -a) and run gpucheck again there`;
+  if (code === "EACCES" || code === "EPERM") return `get write permission on "${dir}" (ls -ld "${dir}") and run gpucheck again`;
+  if (code === "EISDIR") return "move that directory away and run gpucheck again";
+  return "run gpucheck again once the disk is fixed";
+}
 
 /** A results file could not be written: an infrastructure error of one line, never a stack trace. */
 export class ResultsWriteError extends PlatformError {
   constructor(path: string, err: unknown, written: number, total: number) {
     const code = (err as NodeJS.ErrnoException).code ?? "";
     const why = WRITE_WHY[code] ? `${WRITE_WHY[code]} (${code})` : (err as Error).message;
-    const kept = existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
-    super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}`);
+    const kept = code === "EISDIR" ? `no ${basename(path)} was written` : existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
+    super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}: ${writeFix(code, dirname(path))}`);
     this.name = "ResultsWriteError";
   }
 }
@@ -143,19 +158,23 @@ export function parseResults(text: string, source: string): ResultsFile {
 }
 
 /** `dir` may be the results directory or its results.json. */
-export function readResults(dir: string): { dir: string; path: string; results: ResultsFile } {
+export function readResults(dir: string, as?: Pick<FsContext, "doing" | "option">): { dir: string; path: string; results: ResultsFile } {
   let path = dir;
   let stat;
+  // a path under a file, a directory nobody may enter: said as such, not as "no such directory"
+  const ctx: FsContext = as ? { ...as, path: dir, mode: "read" } : { doing: "read the results", path: dir, mode: "read", choose: "another results directory" };
   try {
     stat = statSync(dir);
-  } catch {
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && isErrnoError(e)) throw asFileError(e, ctx);
     throw new SuiteError(`"${dir}": no such results directory`);
   }
   if (stat.isDirectory()) path = join(dir, RESULT_FILES.results);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
-  } catch {
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && isErrnoError(e)) throw asFileError(e, { ...ctx, path });
     throw new SuiteError(`"${dir}": no ${RESULT_FILES.results} in it (is it a gpucheck results directory?)`);
   }
   return { dir: dirname(path), path, results: parseResults(text, path) };

@@ -2,9 +2,10 @@
 // (stale logs, a certificate that no longer verifies), and two runs at once would lose one's results:
 // so `--out` refuses a directory that holds a run, `--force` moves that run aside whole, and a lock
 // file turns a concurrent second run away at once.
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, type Stats, writeSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmdirSync, rmSync, type Stats, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
+import { type FsContext, withFs } from "../core/fs-error.ts";
 import { readResults, RESULT_FILES } from "./results.ts";
 import { mkdirPrivate, setGroupReadable, setRunRoot } from "../core/private-fs.ts";
 
@@ -16,11 +17,37 @@ const RUN_FILES = [RESULT_FILES.results, RESULT_FILES.junit, RESULT_FILES.logs, 
 export interface ClaimedRunDir {
   /** where the old run went, with --force */
   movedTo?: string;
+  /** gpucheck made the directory now (not an empty one the user had): it may take it away again */
+  created: boolean;
   release(): void;
 }
 
+/**
+ * Fills a claimed directory with a derived run (judge, certify --out) and releases it. A failure
+ * half-way (a full disk, a read-only mount) leaves nothing behind: a directory gpucheck made goes
+ * whole, one the user had is emptied of what was written; the error is said as one line for `doing`.
+ */
+export function fillRunDir<T>(dir: string, claim: ClaimedRunDir, doing: string, fill: () => T): T {
+  const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+  try {
+    return withFs({ doing, path: dir, option: "--out", mode: "write" }, fill);
+  } catch (e) {
+    if (claim.created) rmSync(dir, { recursive: true, force: true });
+    else for (const f of readdirSync(dir)) if (!before.has(f)) rmSync(join(dir, f), { recursive: true, force: true });
+    throw e;
+  } finally {
+    claim.release();
+  }
+}
+
+/** --out's file-system errors (read-only, full, not a directory, …) as one line naming it. */
 export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date; groupReadable?: boolean } = {}): ClaimedRunDir {
   setGroupReadable(opts.groupReadable ?? false);
+  const ctx: FsContext = { doing: "set up the results directory at", path: dir, option: "--out", mode: "write" };
+  return withFs(ctx, () => claim(dir, opts));
+}
+
+function claim(dir: string, opts: { force?: boolean; now?: Date }): ClaimedRunDir {
   const holder = lockHolder(dir);
   if (holder) throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${holder}): wait for it, or choose another --out`);
   let movedTo: string | undefined;
@@ -31,9 +58,35 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date; gr
     movedTo = `${dir}.replaced-${utcStamp(opts.now ?? new Date())}`;
     renameSync(dir, movedTo);
   }
-  makePrivate(dir);
-  // from here on every file of the run is written through private-fs.ts, never through a symlink
-  setRunRoot(dir);
+  const created = makePrivate(dir);
+  try {
+    const locked = lockRunDir(dir);
+    // from here on every file of the run is written through private-fs.ts, never through a symlink
+    setRunRoot(dir);
+    return {
+      ...(movedTo && { movedTo }),
+      created,
+      release: () => {
+        locked.release();
+        setRunRoot(undefined);
+      },
+    };
+  } catch (e) {
+    // nothing left behind: the directory made a moment ago goes again (rmdir: only while empty)
+    if (created) rmdirQuietly(dir);
+    throw e;
+  }
+}
+
+function rmdirQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty or already gone: left as it is
+  }
+}
+
+function lockRunDir(dir: string): { release(): void } {
   const lock = join(dir, LOCK_FILE);
   let fd: number;
   try {
@@ -42,17 +95,18 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date; gr
     // another run took it between the check and now; any other error is the directory's, said as such
     if ((e as NodeJS.ErrnoException).code === "EEXIST")
       throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${lockHolder(dir) ?? "it just started"}): wait for it, or choose another --out`);
-    throw new SuiteError(`--out "${dir}": cannot write in it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): choose a directory you can write to`);
+    throw e;
   }
-  writeSync(fd, `${process.pid} ${new Date().toISOString()}\n`);
-  closeSync(fd);
-  return {
-    ...(movedTo && { movedTo }),
-    release: () => {
-      rmSync(lock, { force: true });
-      setRunRoot(undefined);
-    },
-  };
+  try {
+    writeSync(fd, `${process.pid} ${new Date().toISOString()}\n`);
+  } catch (e) {
+    // a full disk: no empty lock file left behind to turn the next run away
+    rmSync(lock, { force: true });
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+  return { release: () => rmSync(lock, { force: true }) };
 }
 
 /**
@@ -61,18 +115,27 @@ export function claimRunDir(dir: string, opts: { force?: boolean; now?: Date; gr
  * as the operator. gpucheck makes the last component itself, 0700; an existing one must be the
  * user's own, not a symlink, and writable by nobody else.
  */
-function makePrivate(dir: string): void {
-  mkdirSync(dirname(dir), { recursive: true });
-  if (mkdirPrivate(dir)) return;
+function makePrivate(dir: string): boolean {
+  try {
+    mkdirSync(dirname(dir), { recursive: true });
+  } catch (e) {
+    // mkdir -p says EEXIST of a parent that is a file: for --out that is a path under a file
+    if ((e as NodeJS.ErrnoException).code === "EEXIST")
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", syscall: "mkdir", path: dir });
+    throw e;
+  }
+  if (mkdirPrivate(dir)) return true;
   const st = lstatSync(dir);
   const uid = process.getuid?.() ?? st.uid;
   const what = `${describeOwner(st)}, mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}`;
   if (st.isSymbolicLink())
     throw new SuiteError(`--out "${dir}" is a symbolic link (${what}): gpucheck writes and runs code only in a directory it can trust; give the real path, or a new one`);
-  if (!st.isDirectory()) throw new SuiteError(`--out "${dir}" exists and is not a directory: choose another --out`);
+  // a regular file there: mkdir's own EEXIST, said as the path's problem by claimRunDir
+  if (!st.isDirectory()) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), { code: "EEXIST", syscall: "mkdir", path: dir });
   if (st.uid !== uid) throw new SuiteError(`--out "${dir}" belongs to another user (${what}): its contents could run as you; choose a new --out, which gpucheck creates itself`);
   if (st.mode & 0o022)
     throw new SuiteError(`--out "${dir}" is writable by group or others (${what}): its contents could be replaced while gpucheck runs them; chmod go-w it, or choose a new --out`);
+  return false;
 }
 
 function describeOwner(st: Stats): string {

@@ -127,6 +127,7 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
     verify: verifyCommands(
       signer.algorithm,
       st.subject.map((s) => s.name),
+      st.predicate.testResult !== undefined,
     ),
   };
 }

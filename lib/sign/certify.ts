@@ -2,10 +2,11 @@
 // certificate.md beside results.json, junit.xml and suite.yaml. Called by `gpucheck certify` and,
 // at the end of a run, by `gpucheck suite --sign-key`.
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError, SuiteError } from "../core/errors.ts";
+import { asFileError, withFs } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { BUILD, VERSION } from "../core/version.ts";
 import { parseResults } from "../report/results.ts";
@@ -60,7 +61,7 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
   // a signed run stays signed: a second certify would replace the certificate a reader already holds
   if (existsSync(join(dir, CERTIFICATE_FILE))) {
     throw new SuiteError(
-      `Cannot certify "${dir}": it is already signed (${CERTIFICATE_FILE}); nothing was changed; verify it with gpucheck verify ${join(dir, CERTIFICATE_FILE)} --key <pub.pem> --results ${dir}`,
+      `Cannot certify "${dir}": it is already signed (${CERTIFICATE_FILE}); nothing was changed; verify it with gpucheck verify ${join(dir, CERTIFICATE_FILE)} --key <pub.pem> --results ${dir}, or sign it again into a new directory with --out <dir>`,
     );
   }
   const files = new Map<string, Buffer>(SUBJECT_FILES.map((name) => [name, readSubject(dir, name)]));
@@ -124,11 +125,26 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
     htmlPath: join(dir, "certificate.html"),
     mdPath: join(dir, "certificate.md"),
   };
-  // the test result first: a directory with certificate.intoto.json has both
-  writeAtomically(out.testResultPath, testResult);
-  writeAtomically(out.envelopePath, envelope);
-  writeAtomically(out.htmlPath, renderCertificateHtml(view));
-  writeAtomically(out.mdPath, renderCertificateMd(view));
+  // the test result first: a directory with certificate.intoto.json has both; a write that fails
+  // (a read-only or full disk) takes the ones before it away again: signed whole, or not at all
+  const written: string[] = [];
+  const ctx = { doing: "write the certificate at", path: dir, mode: "write", choose: "a new directory with --out <dir> (the run linked there and signed)" } as const;
+  withFs(ctx, () => {
+    try {
+      for (const [path, text] of [
+        [out.testResultPath, testResult],
+        [out.envelopePath, envelope],
+        [out.htmlPath, renderCertificateHtml(view)],
+        [out.mdPath, renderCertificateMd(view)],
+      ] as const) {
+        writeAtomically(path, text);
+        written.push(path);
+      }
+    } catch (e) {
+      for (const p of written) rmSync(p, { force: true });
+      throw e;
+    }
+  });
   return { ...out, ...signer, statement };
 }
 
@@ -160,11 +176,18 @@ function readSubject(dir: string, name: string): Buffer {
           : name === JUDGED_WITH_FILE
             ? " (gpucheck judge writes the judging suite there)"
             : " (gpucheck suite saves a copy of the suite there)";
-    throw new SuiteError(`Cannot certify "${dir}": ${name} ${code === "ENOENT" ? `is missing${hint}` : `cannot be read: ${(err as Error).message}`}`);
+    if (code !== "ENOENT") throw asFileError(err, { doing: "read the run to sign", path: join(dir, name), mode: "read", choose: "another results directory" });
+    throw new SuiteError(`Cannot certify "${dir}": ${name} is missing${hint}`);
   }
 }
 
 /** A reader never sees half a certificate, and a crash leaves the old one whole. */
 function writeAtomically(path: string, text: string): void {
-  writePrivateFileAtomic(path, text);
+  try {
+    writePrivateFileAtomic(path, text);
+  } catch (e) {
+    // named by the file meant, not by its temporary name (a write(2) error names none)
+    const { code, syscall } = e as NodeJS.ErrnoException;
+    throw code ? Object.assign(new Error((e as Error).message), { code, syscall, path }) : e;
+  }
 }

@@ -2,6 +2,7 @@
 // `gpucheck verify` reads --key without loading node:crypto (web-key.ts).
 import { readFileSync } from "node:fs";
 import { SuiteError } from "../core/errors.ts";
+import { FileError, fsErrorLine, isErrnoError } from "../core/fs-error.ts";
 
 export const PRIVATE_KEY_FILE = "gpucheck.key";
 export const PUBLIC_KEY_FILE = "gpucheck.pub";
@@ -10,9 +11,9 @@ export function readKeyFile(path: string, what: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
-    throw new SuiteError(`Cannot read ${what} "${path}": ${why}`);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new SuiteError(`Cannot read ${what} "${path}": no such file`);
+    if (isErrnoError(err)) throw new FileError(fsErrorLine(err, { doing: `read the ${what}`, path, option: "--key", mode: "read" }));
+    throw err;
   }
 }
 

@@ -2,9 +2,10 @@
 // openssl, cosign and ssh-keygen read the same files. The private key never leaves this file's
 // functions as text: callers get a KeyObject, which prints as "[object KeyObject]".
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, type Stats, statSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, type Stats, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
+import { withFs } from "../core/fs-error.ts";
 import { PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, readKeyFile, readPublicKeyText } from "./key-file.ts";
 import { type KeyAlgorithm, rawFingerprint } from "./public-key.ts";
 
@@ -14,8 +15,12 @@ export interface KeyPairFiles {
   fingerprint: string;
 }
 
-/** Writes gpucheck.key (0600) and gpucheck.pub into dir; never replaces an existing key. */
+/** Writes gpucheck.key (0600) and gpucheck.pub into dir; never replaces an existing key. A file-system error is one line naming --out. */
 export function writeKeyPair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
+  return withFs({ doing: "write the key pair at", path: dir, option: "--out", mode: "write" }, () => writePair(dir, algorithm));
+}
+
+function writePair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles {
   const privatePath = join(dir, PRIVATE_KEY_FILE);
   const publicPath = join(dir, PUBLIC_KEY_FILE);
   // lstat, not exists: a dangling symlink in place of a key file is there too (writing through it
@@ -23,7 +28,8 @@ export function writeKeyPair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles
   for (const p of [privatePath, publicPath]) {
     if (lstatOrNull(p)) throw new SuiteError(`Key file "${p}" already exists: refusing to overwrite it; choose another --out or move the old key away first`);
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // the first directory this keygen made, if any: taken away again when the pair cannot be written
+  const madeDir = mkdirSync(dir, { recursive: true, mode: 0o700 });
   const d = lstatSync(dir);
   const mode = (d.mode & 0o7777).toString(8).padStart(4, "0");
   if (d.isSymbolicLink()) throw new SuiteError(`Key directory "${dir}" is a symbolic link (mode ${mode}): give the real path, or a new directory`);
@@ -34,13 +40,23 @@ export function writeKeyPair(dir: string, algorithm: KeyAlgorithm): KeyPairFiles
     );
   const pair = algorithm === "ed25519" ? generateKeyPairSync("ed25519") : generateKeyPairSync("ec", { namedCurve: "P-256" });
   // "wx": fail rather than follow a file or link that appeared since the check above
-  writeNew(privatePath, pair.privateKey.export({ type: "pkcs8", format: "pem" }) as string, 0o600);
-  writeNew(publicPath, pair.publicKey.export({ type: "spki", format: "pem" }) as string, 0o644);
+  const made: string[] = [];
+  try {
+    writeNew(privatePath, pair.privateKey.export({ type: "pkcs8", format: "pem" }) as string, 0o600, made);
+    writeNew(publicPath, pair.publicKey.export({ type: "spki", format: "pem" }) as string, 0o644, made);
+  } catch (e) {
+    // never half a pair (or an empty key file) left behind: a full disk must not look like a key
+    for (const p of made) unlinkSync(p);
+    if (madeDir) rmSync(madeDir, { recursive: true, force: true });
+    throw e;
+  }
   return { privatePath, publicPath, fingerprint: fingerprint(pair.publicKey) };
 }
 
-function writeNew(path: string, text: string, mode: number): void {
+/** `made`: the files this keygen created, the only ones it may remove again. */
+function writeNew(path: string, text: string, mode: number, made: string[]): void {
   const fd = openSync(path, "wx", mode);
+  made.push(path);
   try {
     fchmodSync(fd, mode); // the umask may have taken bits away; never adds any
     writeSync(fd, text);

@@ -1,25 +1,40 @@
 // Running a local test: the rendered manifest bound to this run (a free port, the results
 // directory), the workload staged, each rank a subprocess, one UnitLog per unit.
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureOwnDir, writePrivateFile } from "../../lib/core/private-fs.ts";
+import { ensureOwnDir, writePrivateFileAtomic } from "../../lib/core/private-fs.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { freePort } from "../_shared/free-port.ts";
 import { exitHow } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { ended, stopReason, unitResult } from "../_shared/unit-result.ts";
 import { runProc } from "../_shared/proc.ts";
+import { PlatformError } from "../../lib/core/errors.ts";
+import { fsErrorLine, isErrnoError } from "../../lib/core/fs-error.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import type { LocalManifest, LocalSettings as Settings, RankLaunch } from "./manifest.ts";
 
 /**
  * The workload into <out>/workload (or platform.local.stageDir): a directory gpucheck makes itself,
- * private, or an existing one of this user's that nobody else can write; each file written without
- * following a symlink (private-fs.ts). Python runs from here as the operator.
+ * private, or an existing one of this user's that nobody else can write; each file written whole
+ * (a fresh temporary name, then rename) and never through a symlink (private-fs.ts), so a full disk
+ * leaves no zero-byte or truncated module a later run would import. Python runs from here as the operator.
  */
 function stage(files: ReadonlyMap<string, string>, dir: string): void {
   ensureOwnDir(dir, "the workload stage (platform.local.stageDir)");
-  for (const [rel, text] of files) writePrivateFile(join(dir, rel), text);
+  const staged: string[] = [];
+  for (const [rel, text] of files) {
+    const p = join(dir, rel);
+    try {
+      writePrivateFileAtomic(p, text);
+      staged.push(p);
+    } catch (e) {
+      // half a workload is no workload: what this call staged goes too, and the space with it
+      for (const f of staged) rmSync(f, { force: true });
+      throw isErrnoError(e) ? new PlatformError(fsErrorLine(e, { doing: "stage the workload into", path: p, option: "--out", mode: "write" })) : e;
+    }
+  }
 }
 
 /** The rendered manifest with this run's values bound: exactly what run() launches. */

@@ -132,7 +132,7 @@ describe("errors", () => {
   test("a parent that is a directory", async () => {
     expect(
       await problems({ "child.yaml": "name: c\nextends: sub\n", "sub/x.yaml": "" }),
-    ).toBe(`child.yaml:2:10: extends "sub" does not resolve: suite path is a directory, not a file: ./sub
+    ).toBe(`child.yaml:2:10: extends "sub" does not resolve: cannot read the suite file "./sub": it is a directory (EISDIR): give the path of a file, or choose another suite file
   extends: sub
            ^`);
   });

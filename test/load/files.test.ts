@@ -31,8 +31,10 @@ test("builtin: prefix with an unknown name", async () => {
 });
 
 test("a directory", async () => {
-  expect(await message("sub", { "sub/x.yaml": "name: s\n" })).toBe("gpucheck: suite path is a directory, not a file: ./sub");
-  expect(await message(".")).toBe("gpucheck: suite path is a directory, not a file: .");
+  expect(await message("sub", { "sub/x.yaml": "name: s\n" })).toBe(
+    `gpucheck: cannot read the suite file "./sub": it is a directory (EISDIR): give the path of a file, or choose another suite file`,
+  );
+  expect(await message(".")).toBe(`gpucheck: cannot read the suite file ".": it is a directory (EISDIR): give the path of a file, or choose another suite file`);
 });
 
 test("an empty file, a blank one, and one with only comments", async () => {
@@ -55,7 +57,9 @@ test.skipIf(process.getuid?.() === 0)("an unreadable file", async () => {
   const dir = workdir({ "secret.yaml": "name: s\n" });
   chmodSync(join(dir, "secret.yaml"), 0o000);
   const err = (await loadSuite("secret.yaml", { cwd: dir }).catch((e: unknown) => e)) as SuiteError;
-  expect(err.render()).toBe("gpucheck: cannot read suite file ./secret.yaml: permission denied");
+  expect(err.render()).toBe(
+    `gpucheck: cannot read the suite file "./secret.yaml": permission denied (EACCES): make it readable by uid ${process.getuid?.()} (ls -ld "./secret.yaml"), or choose another suite file`,
+  );
 });
 
 test("an absolute path is shown as given", async () => {

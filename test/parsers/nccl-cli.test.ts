@@ -43,7 +43,11 @@ test("a missing log: one line, exit 2", () => {
 
 test("a directory: one line, exit 2", () => {
   const r = gpucheck([FIXTURE_DIR]);
-  expect([r.status, r.stdout, r.stderr]).toEqual([2, "", `Cannot read nccl-tests log "${FIXTURE_DIR}": it is a directory\n`]);
+  expect([r.status, r.stdout, r.stderr]).toEqual([
+    2,
+    "",
+    `gpucheck: cannot read the nccl-tests log "${FIXTURE_DIR}": it is a directory (EISDIR): give the path of a file, or choose another log\n`,
+  ]);
 });
 
 test.each([

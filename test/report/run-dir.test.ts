@@ -50,7 +50,9 @@ describe("claimRunDir: a private run directory", () => {
   test("a regular file is refused in one line", () => {
     const parent = tempDir("gpucheck-rundir-");
     writeFileSync(join(parent, "f"), "x");
-    expect(() => claimRunDir(join(parent, "f"))).toThrow(`--out "${join(parent, "f")}" exists and is not a directory: choose another --out`);
+    expect(() => claimRunDir(join(parent, "f"))).toThrow(
+      `cannot set up the results directory at "${join(parent, "f")}": something that is not a directory is already there (EEXIST): choose another --out, or move that file away`,
+    );
   });
 
   test.skipIf(!root)("(as root) a directory another user owns is refused with its owner and mode", () => {

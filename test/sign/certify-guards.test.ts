@@ -1,7 +1,8 @@
 // certify and verify as a user meets their refusals: a run that never ended, a run already signed,
 // a certificate pinned to another key or cluster. Each message is asserted whole.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gpucheck as run } from "../e2e/cli.ts";
 import { resultsCopy, tmp } from "./keys-fixture.ts";
@@ -79,10 +80,70 @@ describe("certify refuses what it must not sign", () => {
     expect(again).toEqual({
       code: 2,
       out: "",
-      err: `Cannot certify "${dir}": it is already signed (certificate.intoto.json); nothing was changed; verify it with gpucheck verify ${cert} --key <pub.pem> --results ${dir}\n`,
+      err: `Cannot certify "${dir}": it is already signed (certificate.intoto.json); nothing was changed; verify it with gpucheck verify ${cert} --key <pub.pem> --results ${dir}, or sign it again into a new directory with --out <dir>\n`,
     });
     expect(names.map((n) => readFileSync(join(dir, n), "utf8"))).toEqual(before);
     expect(gpucheck("verify", cert, "--key", a.pub, "--results", dir).code).toBe(0);
+  }, 60_000);
+
+  test("certify --out signs a new directory linking the same evidence: every file of the signed run keeps its bytes, both certificates verify", () => {
+    const a = keys();
+    const b = keys();
+    const dir = resultsCopy("h100-2node");
+    expect(gpucheck("certify", dir, "--key", a.key).code).toBe(0);
+    const hashes = (d: string) =>
+      Object.fromEntries(
+        readdirSync(d).map((n) => [
+          n,
+          createHash("sha256")
+            .update(readFileSync(join(d, n)))
+            .digest("hex"),
+        ]),
+      );
+    const before = hashes(dir);
+    const out = join(tmp(), "countersigned");
+    const r = gpucheck("certify", dir, "--key", b.key, "--out", out);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[2]).toBe(`linked:      3 files of ${dir} into ${out}; ${dir} is unchanged`);
+    expect(hashes(dir)).toEqual(before);
+    // the evidence is the same files (hard links on one file system), the signature files its own
+    for (const f of ["results.json", "junit.xml", "suite.yaml"]) {
+      expect(statSync(join(out, f)).ino).toBe(statSync(join(dir, f)).ino);
+    }
+    expect(hashes(out)["certificate.intoto.json"]).not.toBe(before["certificate.intoto.json"]);
+    expect(gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", a.pub, "--results", dir).code).toBe(0);
+    const v = gpucheck("verify", join(out, "certificate.intoto.json"), "--key", b.pub, "--results", out);
+    expect(v.code).toBe(0);
+    expect(v.out.split("\n")[0]).toBe(`certificate valid: signed by ${b.fingerprint} (Ed25519)`);
+    // the old key does not verify the new certificate: it is b's alone
+    expect(gpucheck("verify", join(out, "certificate.intoto.json"), "--key", a.pub, "--results", out).code).not.toBe(0);
+  }, 60_000);
+
+  test("certify --out on the run itself, or on a directory holding a run, is refused and nothing is written", () => {
+    const k = keys();
+    const dir = resultsCopy("h100-2node");
+    const before = readdirSync(dir).sort();
+    expect(gpucheck("certify", dir, "--key", k.key, "--out", dir)).toEqual({
+      code: 2,
+      out: "",
+      err: `--out "${dir}" is the run being certified: --out names a new directory, where the run is linked and signed; the run itself is never changed\n`,
+    });
+    const other = resultsCopy("h100-2node");
+    const r = gpucheck("certify", dir, "--key", k.key, "--out", other);
+    expect(r).toEqual({ code: 2, out: "", err: `--out "${other}" already holds a run: nothing was touched; choose a new --out\n` });
+    expect(readdirSync(dir).sort()).toEqual(before);
+    expect(readdirSync(other).some((f) => f.startsWith("certificate"))).toBe(false);
+  }, 60_000);
+
+  test("certify --out of a run that cannot be signed (never ended) leaves no directory behind", () => {
+    const k = keys();
+    const dir = killedRun();
+    const out = join(tmp(), "never");
+    const r = gpucheck("certify", dir, "--key", k.key, "--out", out);
+    expect(r.code).toBe(3);
+    expect(r.err).toStartWith(`gpucheck: cannot certify "${out}": INCOMPLETE run:`);
+    expect(existsSync(out)).toBe(false);
   }, 60_000);
 
   test("report on a signed run writes the pages again and keeps junit.xml byte for byte", () => {

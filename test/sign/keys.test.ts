@@ -105,7 +105,7 @@ describe("readPrivateKey", () => {
     const dir = tmp();
     const missing = join(dir, "nope.key");
     expect(message(() => readPrivateKey(missing))).toBe(`Cannot read private key "${missing}": no such file`);
-    expect(message(() => readPrivateKey(dir))).toBe(`Cannot read private key "${dir}": it is a directory`);
+    expect(message(() => readPrivateKey(dir))).toBe(`cannot read the private key "${dir}": it is a directory (EISDIR): give the path of a file, or choose another --key`);
 
     const pub = join(dir, "pub.key");
     writeFileSync(pub, dsseFixture("derived-ed25519-public.pem"), { mode: 0o644 });

@@ -68,7 +68,13 @@ for (const alg of ["ed25519", "p256"] as const) {
 
       const ok = sh(blocks[1], dir);
       expect(ok.code).toBe(0);
-      expect(ok.out).toBe(`${alg === "ed25519" ? "Signature Verified Successfully" : "Verified OK"}\nresults.json: OK\njunit.xml: OK\nsuite.yaml: OK\n`);
+      // both envelopes: the acceptance certificate, then the in-toto Test Result statement over the same files
+      const verified = `${alg === "ed25519" ? "Signature Verified Successfully" : "Verified OK"}\nresults.json: OK\njunit.xml: OK\nsuite.yaml: OK\n`;
+      expect(ok.out).toBe(`${verified}${verified}`);
+      expect(blocks[2]!.split("\n")).toEqual([
+        "cosign verify-blob-attestation --key gpucheck.pub --signature certificate.intoto.json --type https://gpucheck.dev/acceptance/v1 --insecure-ignore-tlog results.json",
+        "cosign verify-blob-attestation --key gpucheck.pub --signature certificate.test-result.intoto.json --type https://in-toto.io/attestation/test-result/v0.1 --insecure-ignore-tlog results.json",
+      ]);
 
       const junit = readFileSync(join(dir, "junit.xml"));
       junit[100] ^= 0x01;
@@ -76,6 +82,20 @@ for (const alg of ["ed25519", "p256"] as const) {
       const bad = sh(blocks[1], dir);
       expect(bad.code).not.toBe(0);
       expect(bad.out).toContain("junit.xml: FAILED");
+    }, 30_000);
+
+    test("the same steps catch a Test Result envelope whose signature was changed", async () => {
+      const dir = await certified(alg);
+      const script = codeBlocks(readFileSync(join(dir, "certificate.md"), "utf8"))[1]!;
+      const file = join(dir, "certificate.test-result.intoto.json");
+      const env = JSON.parse(readFileSync(file, "utf8"));
+      const sig = Buffer.from(env.signatures[0].sig, "base64");
+      sig[sig.length - 1]! ^= 0x01;
+      env.signatures[0].sig = sig.toString("base64");
+      writeFileSync(file, JSON.stringify(env));
+      const bad = sh(script, dir);
+      expect(bad.code).not.toBe(0);
+      expect(bad.out).toContain("certificate.test-result.intoto.json: FAILED");
     }, 30_000);
   });
 }

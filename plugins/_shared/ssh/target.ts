@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { SuiteError } from "../../../lib/core/errors.ts";
+import { asFileError, isErrnoError } from "../../../lib/core/fs-error.ts";
 import type { PlannedTest, Suite } from "../../../lib/core/types.ts";
 import type { CliOverrides } from "../../../lib/core/platform.ts";
 import type { SshTarget } from "./argv.ts";
@@ -26,6 +27,7 @@ export function resolveHosts(settings: SshSettings, cli: CliOverrides, suite: Su
     try {
       text = readFileSync(path, "utf8");
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT" && isErrnoError(e)) throw asFileError(e, { doing: "read the hostfile", path, option: "hostfile:", mode: "read" });
       throw new SuiteError(`gpucheck: ssh: cannot read hostfile ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     return parseHostList(parseHostfile(text, path));

@@ -69,7 +69,7 @@ describe("a results directory that fills up", () => {
         // which file meets the full disk first depends on their sizes: the line names it
         const file = r.stderr.match(/^gpucheck: cannot write \S+\/([^/\s]+): /)?.[1];
         expect(r.stderr).toBe(
-          `gpucheck: cannot write ${out}/${file}: no space left on the device (ENOSPC), after 0 of ${r.stderr.match(/of (\d+) bytes/)?.[1]} bytes; ${file === "results.json" ? "the previous results.json is intact" : `no ${file} was written`}\n`,
+          `gpucheck: cannot write ${out}/${file}: no space left on the device (ENOSPC), after 0 of ${r.stderr.match(/of (\d+) bytes/)?.[1]} bytes; ${file === "results.json" ? "the previous results.json is intact" : `no ${file} was written`}: free space there (df "${out}") and run gpucheck again\n`,
         );
         expect(r.stderr).not.toContain("    at ");
         // what is on disk is the run written ahead: its test unfinished, the run never ended, no pass
