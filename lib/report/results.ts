@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
+import { testPause } from "../core/test-pause.ts";
 import { FLEET_UNITS } from "./fleet.ts";
 
 export const RESULT_FILES = {
@@ -33,6 +34,10 @@ export function writeFileAtomic(path: string, text: string): void {
   try {
     const fd = openSync(tmp, "w", 0o644);
     try {
+      // in two halves, so that a test can kill gpucheck with half the file written (lib/core/test-pause.ts)
+      const half = Math.ceil(data.length / 2);
+      while (written < half) written += writeSync(fd, data, written, half - written);
+      testPause(`write:${basename(path)}`);
       while (written < data.length) written += writeSync(fd, data, written);
       fsyncSync(fd);
     } finally {

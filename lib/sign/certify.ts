@@ -2,12 +2,13 @@
 // certificate.md beside results.json, junit.xml and suite.yaml. Called by `gpucheck certify` and,
 // at the end of a run, by `gpucheck suite --sign-key`.
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { workloadHash } from "../core/assets.ts";
 import { PlatformError, SuiteError } from "../core/errors.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { BUILD, VERSION } from "../core/version.ts";
+import { writeFileAtomic } from "../report/results.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
 import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";
@@ -122,10 +123,11 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
     mdPath: join(dir, "certificate.md"),
   };
   // the test result first: a directory with certificate.intoto.json has both
-  writeAtomically(out.testResultPath, testResult);
-  writeAtomically(out.envelopePath, envelope);
-  writeAtomically(out.htmlPath, renderCertificateHtml(view));
-  writeAtomically(out.mdPath, renderCertificateMd(view));
+  // each whole or absent (temp file, fsync, rename): a kill or a power cut never leaves half a certificate
+  writeFileAtomic(out.testResultPath, testResult);
+  writeFileAtomic(out.envelopePath, envelope);
+  writeFileAtomic(out.htmlPath, renderCertificateHtml(view));
+  writeFileAtomic(out.mdPath, renderCertificateMd(view));
   return { ...out, ...signer, statement };
 }
 
@@ -183,11 +185,4 @@ function parseResults(bytes: Buffer, path: string): ResultsFile {
               : null;
   if (problem) throw new SuiteError(`"${path}" is not a gpucheck results file: ${problem}`);
   return r as ResultsFile;
-}
-
-/** A reader never sees half a certificate, and a crash leaves the old one whole. */
-function writeAtomically(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
 }
