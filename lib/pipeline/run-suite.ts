@@ -23,6 +23,7 @@ import type { Plan, PlannedTest, PreflightResult, ResultsFile, Suite, TestResult
 import { VERSION } from "../core/version.ts";
 import { redactionOf } from "../core/redact.ts";
 import { sha256 } from "../core/sha256.ts";
+import { testPause } from "../core/test-pause.ts";
 import { redactSuiteText } from "../load/redact-yaml.ts";
 import type { CliOverrides, Platform, PlatformRegistry } from "../core/platform.ts";
 import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
@@ -79,6 +80,7 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   for (const [i, test] of plan.tests.entries()) {
     if (opts.signal.aborted || blocked) break;
     opts.progress.testStarted(test.name, i, test.kind, test.perNode === true, expectedUnits(test));
+    testPause("test-start");
     // an isolating test's finished rounds are on disk before the next starts: a killed run keeps them
     // the test itself is not over until its last round: a run killed between rounds leaves it unfinished
     const sofar = (partial: TestResult) => write({ ...results, tests: [...results.tests, { ...partial, outcome: "unfinished" }] });

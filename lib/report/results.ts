@@ -6,6 +6,7 @@ import { PlatformError, SuiteError } from "../core/errors.ts";
 import { asFileError, type FsContext, isErrnoError } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { ResultsFileSchema } from "./results-schema.ts";
+import { testPause } from "../core/test-pause.ts";
 import { FLEET_UNITS } from "./fleet.ts";
 import { openPrivate } from "../core/private-fs.ts";
 
@@ -38,6 +39,10 @@ export function writeFileAtomic(path: string, text: string): void {
     rmSync(tmp, { force: true });
     const fd = openPrivate(tmp, "exclusive");
     try {
+      // in two halves, so that a test can kill gpucheck with half the file written (lib/core/test-pause.ts)
+      const half = Math.ceil(data.length / 2);
+      while (written < half) written += writeSync(fd, data, written, half - written);
+      testPause(`write:${basename(path)}`);
       while (written < data.length) written += writeSync(fd, data, written);
       fsyncSync(fd);
     } finally {
@@ -80,6 +85,8 @@ export class ResultsWriteError extends PlatformError {
     const kept = code === "EISDIR" ? `no ${basename(path)} was written` : existsSync(path) ? `the previous ${basename(path)} is intact` : `no ${basename(path)} was written`;
     super(`cannot write ${path}: ${why}, after ${written} of ${total} bytes; ${kept}: ${writeFix(code, dirname(path))}`);
     this.name = "ResultsWriteError";
+    // the file-system error itself, for a caller that says it in its own words (certify)
+    this.cause = err;
   }
 }
 

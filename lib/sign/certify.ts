@@ -9,7 +9,7 @@ import { PlatformError, SuiteError } from "../core/errors.ts";
 import { asFileError, withFs } from "../core/fs-error.ts";
 import type { ResultsFile } from "../core/types.ts";
 import { BUILD, VERSION } from "../core/version.ts";
-import { parseResults } from "../report/results.ts";
+import { parseResults, ResultsWriteError, writeFileAtomic } from "../report/results.ts";
 import { renderCertificateHtml } from "./certificate-html.ts";
 import { renderCertificateMd } from "./certificate-md.ts";
 import { certificateView } from "./certificate-view.ts";
@@ -22,7 +22,6 @@ import { buildStatement } from "./statement.ts";
 import { CERTIFICATE_FILE } from "./verify-commands.ts";
 import { TEST_RESULT_FILE, TEST_RESULT_PREDICATE_TYPE, testResultStatement } from "./test-result.ts";
 import { verifyCertificate, verifyTestResult } from "./verify.ts";
-import { writePrivateFileAtomic } from "../core/private-fs.ts";
 
 export interface Certified {
   envelopePath: string;
@@ -125,8 +124,9 @@ export async function certify(dir: string, privateKey: KeyObject, opts: CertifyO
     htmlPath: join(dir, "certificate.html"),
     mdPath: join(dir, "certificate.md"),
   };
-  // the test result first: a directory with certificate.intoto.json has both; a write that fails
-  // (a read-only or full disk) takes the ones before it away again: signed whole, or not at all
+  // the test result first: a directory with certificate.intoto.json has both; each file whole or absent
+  // (temp file, fsync, rename: a kill never leaves half a certificate), and a write that fails (a
+  // read-only or full disk) takes the ones before it away again: signed whole, or not at all
   const written: string[] = [];
   const ctx = { doing: "write the certificate at", path: dir, mode: "write", choose: "a new directory with --out <dir> (the run linked there and signed)" } as const;
   withFs(ctx, () => {
@@ -181,13 +181,13 @@ function readSubject(dir: string, name: string): Buffer {
   }
 }
 
-/** A reader never sees half a certificate, and a crash leaves the old one whole. */
+/** writeFileAtomic's file-system error, named by the file meant (not its temporary name), for withFs's one line. */
 function writeAtomically(path: string, text: string): void {
   try {
-    writePrivateFileAtomic(path, text);
+    writeFileAtomic(path, text);
   } catch (e) {
-    // named by the file meant, not by its temporary name (a write(2) error names none)
-    const { code, syscall } = e as NodeJS.ErrnoException;
-    throw code ? Object.assign(new Error((e as Error).message), { code, syscall, path }) : e;
+    const cause = e instanceof ResultsWriteError ? e.cause : e;
+    const { code, syscall } = cause as NodeJS.ErrnoException;
+    throw code ? Object.assign(new Error((cause as Error).message), { code, syscall, path }) : e;
   }
 }
