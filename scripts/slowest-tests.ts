@@ -14,13 +14,13 @@ export interface TimedCase {
 }
 
 const XML_ENTITIES: Record<string, string> = { "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&amp;": "&" };
-const unescape = (s: string) => s.replace(/&(lt|gt|quot|apos|amp);/g, (m) => XML_ENTITIES[m] ?? m);
+const unescapeXml = (s: string) => s.replace(/&(lt|gt|quot|apos|amp);/g, (m) => XML_ENTITIES[m] ?? m);
 
 /** Every <testcase> of the report with its time attribute, slowest first. */
 export function slowestCases(xml: string): TimedCase[] {
   const cases: TimedCase[] = [];
   for (const [tag] of xml.matchAll(/<testcase\s[^>]*>/g)) {
-    const attr = (name: string) => unescape(tag.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1] ?? "");
+    const attr = (name: string) => unescapeXml(tag.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1] ?? "");
     cases.push({ file: attr("file"), line: attr("line"), name: attr("name"), seconds: Number(attr("time")) || 0 });
   }
   return cases.sort((a, b) => b.seconds - a.seconds);

@@ -23,6 +23,6 @@ test("every testcase, slowest first, its name unescaped and its file:line kept",
 
 test("the list says how many tests are over a unit test's 5 s budget", () => {
   expect(formatSlowest(slowestCases(REPORT), 2)).toBe(
-    ["2 slowest of 3 tests (1 over the 5 s budget of a unit test)", "   7.13 s  test/a.test.ts:9  builds a \"fleet\"", "   1.00 s  test/b.test.ts:3  middle"].join("\n"),
+    ["2 slowest of 3 tests (1 over the 5 s budget of a unit test)", '   7.13 s  test/a.test.ts:9  builds a "fleet"', "   1.00 s  test/b.test.ts:3  middle"].join("\n"),
   );
 });
