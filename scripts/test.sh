@@ -11,7 +11,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bash scripts/ci-deps.sh || { echo "test.sh: installing Debian packages failed" >&2; exit 1; }
-if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# a node_modules that is a link (a git worktree sharing another checkout's) is left alone: npm ci
+# would empty the directory it points to, under every other checkout using it
+if [ ! -L node_modules ] && { [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   npm ci --no-audit --no-fund >/dev/null || { echo "test.sh: npm ci failed" >&2; exit 1; }
 fi
 export PATH="$root/node_modules/.bin:$PATH"
@@ -47,28 +49,39 @@ nothing_left() {
   [ -z "$left" ] || { echo "left in TMPDIR ($tests_tmp) by the tests:"; echo "$left"; return 1; }
 }
 
+# tier NAME: the seconds since the previous call go to NAME, printed at the end beside the counts
+# (CI's budget is per run: this says which tier spends it)
+tiers=("install $SECONDS s")
+tier_start=$SECONDS
+tier() { tiers+=("$1 $((SECONDS - tier_start)) s"); tier_start=$SECONDS; }
+
 rcs=()
 if [ $# -eq 0 ]; then
   check lint "lint: npm run lint (biome, pyflakes)" npm run --silent lint
   check typecheck "typecheck: npm run typecheck (tsc --noEmit)" npm run --silent typecheck
   check fmt "fmt: npm run fmt (biome format; npm run fmt:write fixes it)" npm run --silent fmt
+  tier checks
   TMPDIR=$tests_tmp npm test --silent -- --reporter=junit --reporter-outfile="$reports/unit.xml"
   rcs+=($?)
+  tier unit
   TMPDIR=$tests_tmp bash scripts/test-integration.sh --reporter=junit --reporter-outfile="$reports/integration.xml"
   rcs+=($?)
+  tier integration
   (cd workload && TMPDIR=$tests_tmp /usr/bin/python3 -m pytest -q -p no:cacheprovider --basetemp="$reports/pytest-tmp" --junitxml="$reports/pytest.xml" tests)
   py_rc=$?
   [ $py_rc -eq 5 ] && py_rc=0 # no tests collected is not a failure of the runner
   rcs+=($py_rc)
+  tier pytest
   check tmp-clean "tmp-clean: the tests leave nothing in TMPDIR" nothing_left
 else
   TMPDIR=$tests_tmp bash scripts/test-integration.sh --reporter=junit --reporter-outfile="$reports/bun.xml" "$@"
   rcs+=($?)
+  tier integration
 fi
 rm -rf "$tests_tmp"
 
-/usr/bin/python3 - "$reports" "${rcs[@]}" <<'PY'
-import sys, glob, xml.etree.ElementTree as ET
+TIERS="$(IFS=,; echo "${tiers[*]}" | sed 's/,/, /g'); total $SECONDS s" /usr/bin/python3 - "$reports" "${rcs[@]}" <<'PY'
+import os, sys, glob, xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for f in glob.glob(sys.argv[1] + "/*.xml"):
     try:
@@ -90,6 +103,8 @@ for f in glob.glob(sys.argv[1] + "/*.xml"):
 # a runner that crashed without reporting its failures still fails the run
 for rc in sys.argv[2:]:
     if rc != "0" and failed == 0: failed = 1
+# the wall time of each tier just above the count, so that CI's tail shows where the time went
+print(f"wall time per tier: {os.environ['TIERS']}")
 print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
 sys.exit(1 if failed else 0)
 PY

@@ -4,8 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { certify } from "../../lib/sign/certify.ts";
-import { resultsCopy, tmp } from "./keys-fixture.ts";
+import { certify } from "../../../lib/sign/certify.ts";
+import { resultsCopy, tmp } from "../../sign/keys-fixture.ts";
 
 function sh(script: string, cwd: string) {
   const p = Bun.spawnSync(["bash", "-euo", "pipefail", "-c", script], { cwd });

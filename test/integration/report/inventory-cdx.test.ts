@@ -3,12 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { renderInventoryCdx } from "../../lib/report/inventory-cdx.ts";
-import { FIXTURES } from "../fixtures/results/fixtures.ts";
-import { node } from "../parsers/_inventory.ts";
-import { tempDir } from "../tmp.ts";
-import { assertCdxValid, cdxSchemaErrors } from "./ecosystem-validators.ts";
-import { H100_NODE, killedAhead } from "./ecosystem-fixtures.ts";
+import { renderInventoryCdx } from "../../../lib/report/inventory-cdx.ts";
+import { FIXTURES } from "../../fixtures/results/fixtures.ts";
+import { node } from "../../parsers/_inventory.ts";
+import { tempDir } from "../../tmp.ts";
+import { assertCdxValid, cdxSchemaErrors } from "../../report/ecosystem-validators.ts";
+import { H100_NODE, killedAhead } from "../../report/ecosystem-fixtures.ts";
 
 const written = (name: string, text: string) => {
   const path = join(tempDir("gpucheck-cdx-"), name);
@@ -21,7 +21,7 @@ const prop = (c: Component, name: string) => c.properties?.find((p) => p.name ==
 
 /** The first GPU's identities as the capture prints them: what the BOM must carry, unchanged. */
 function captured(file: string): Record<string, string> {
-  const text = readFileSync(resolve(import.meta.dir, "../../workload/tests/fixtures", file), "utf8");
+  const text = readFileSync(resolve(import.meta.dir, "../../../workload/tests/fixtures", file), "utf8");
   const first = (label: string) => text.match(new RegExp(`^\\s*${label}\\s+: (.+)$`, "m"))![1]!.trim();
   return {
     serial: first("Serial Number"),
