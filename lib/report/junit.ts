@@ -2,8 +2,8 @@
 // Hand-written like vitest's junit reporter: the format is small and an XML library would not know
 // Jenkins' quirks (see test/fixtures/junit/SOURCES.md and the notes beside each choice below).
 import { startedCount, UNFINISHED_MESSAGE } from "../execute/not-started.ts";
-import { preflightLines } from "./preflight-text.ts";
-import type { Check, Outcome, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import { preflightHeadline, preflightLines } from "./preflight-text.ts";
+import type { Check, Outcome, PreflightResult, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partLabel } from "../core/parts.ts";
 import { attrs, cdata, escapeText } from "../core/xml.ts";
@@ -28,17 +28,25 @@ export function renderJunit(results: ResultsFile): string {
   const count = (o: Outcome, of = cases) => of.filter((c) => c.outcome === o).length;
   const time = seconds(suiteSeconds(results));
   // a test the run never ended is an error: a killed run must never read green
-  const counts = { tests: cases.length, failures: count("failed"), errors: count("error") + count("unfinished") };
+  // a failed preflight is its own error case: the tests it kept from running are only skipped, and a
+  // report of skips alone reads as not failed in Jenkins
+  const preflightFailed = results.preflight !== undefined && !results.preflight.passed;
+  const pre = preflightFailed ? 1 : 0;
+  const counts = { tests: cases.length + pre, failures: count("failed"), errors: count("error") + count("unfinished") + pre };
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(`<testsuites${attrs({ name: "gpucheck", ...counts, time })}>`);
   // Jenkins recomputes counts from the testcases, but the xUnit plugin's XSD requires them.
+  let preflightCase = pre; // in the first testsuite only
   const suite = (name: string, of: Case[], secs: string, timestamp: string) => {
+    const extra = preflightCase;
     out.push(
-      `  <testsuite${attrs({ name, tests: of.length, failures: count("failed", of), errors: count("error", of) + count("unfinished", of), skipped: count("skipped", of), time: secs, timestamp: isoSeconds(timestamp) })}>`,
+      `  <testsuite${attrs({ name, tests: of.length + extra, failures: count("failed", of), errors: count("error", of) + count("unfinished", of) + extra, skipped: count("skipped", of), time: secs, timestamp: isoSeconds(timestamp) })}>`,
     );
     out.push("    <properties>");
     for (const [name, value] of properties(results)) out.push(`      <property${attrs({ name, value })}/>`);
     out.push("    </properties>");
+    if (extra && results.preflight) out.push(...renderPreflightCase(results, results.preflight));
+    preflightCase = 0;
     for (const c of of) out.push(...renderCase(results, c, fleet));
   };
   if (!fleet) suite(results.suite.name, cases, time, results.startedAt);
@@ -126,6 +134,18 @@ function renderNodeCase(c: Case, n: NodeVerdict, classname: string): string[] {
   else if (c.outcome === "error") body.push(`      <error${attrs({ message: why, type: "not-judged" })}>${escapeText(evidence.join("\n"))}</error>`);
   body.push(`      <system-out>${cdata(`${[why, ...evidence].join("\n")}\n`)}</system-out>`);
   return [head, ...body, "    </testcase>"];
+}
+
+/** The preflight that failed: one error case with its headline, and each node's problems in its output. */
+function renderPreflightCase(results: ResultsFile, pre: PreflightResult): string[] {
+  const classname = ["gpucheck", results.suite.name, "preflight"].map((p) => p.replace(/\./g, "_")).join(".");
+  const secs = seconds(Math.max(0, (Date.parse(pre.endedAt) - Date.parse(pre.startedAt)) / 1000) || 0);
+  const lines = preflightLines(pre);
+  return [
+    `    <testcase${attrs({ name: "preflight", classname, time: secs })}>`,
+    `      <error${attrs({ message: `preflight failed: ${preflightHeadline(pre)}`, type: "preflight" })}>${escapeText(lines.join("\n"))}</error>`,
+    "    </testcase>",
+  ];
 }
 
 function renderCase(results: ResultsFile, c: Case, fleet: boolean): string[] {
