@@ -3,10 +3,11 @@
 // directory gets the run's files as hard links (a copy, checked by sha256, where the file system
 // cannot link), without the old certificate, and is signed there; the run itself is never written.
 import { createHash } from "node:crypto";
-import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, linkSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { KeyObject } from "node:crypto";
 import { join, resolve } from "node:path";
 import { SuiteError } from "../core/errors.ts";
+import { ensurePrivateDir } from "../core/private-fs.ts";
 import { claimRunDir, fillRunDir, LOCK_FILE } from "../report/run-dir.ts";
 import { RESULT_FILES } from "../report/results.ts";
 import { type Certified, type CertifyOptions, certify } from "./certify.ts";
@@ -50,7 +51,8 @@ export async function certifyCopy(src: string, out: string, privateKey: KeyObjec
 function linkRun(src: string, dst: string, top = true): { files: number; copied: number } {
   let files = 0;
   let copied = 0;
-  mkdirSync(dst, { recursive: true });
+  // inside the claimed directory: private, and never through a symlink (private-fs.ts)
+  ensurePrivateDir(dst);
   for (const name of readdirSync(src)) {
     if (top && SIGNATURE_FILES.has(name)) continue;
     const from = join(src, name);
