@@ -253,6 +253,10 @@ describe.skipIf(!root)("(as root) errno × command × path through the binary", 
     expect(results.tests.map((t: { outcome: string }) => t.outcome)).toEqual(["skipped"]);
     const junit = readFileSync(join(dir, "stage", "run", "junit.xml"), "utf8");
     expect(junit).toContain('<property name="outcome" value="error"/>');
+    // the preflight is an error case of its own: skips alone would read as not failed in Jenkins
+    expect(junit).toMatch(/<testsuite name="[^"]+" tests="2" failures="0" errors="1" skipped="1"/);
+    expect(junit).toContain('<testcase name="preflight" classname="gpucheck.');
+    expect(junit).toContain('<error message="preflight failed: ');
     const files = readdirSync(join(dir, "stage", "run"), { recursive: true }).map(String);
     expect(files.filter((f) => f.endsWith(".tmp") || (statSync(join(dir, "stage", "run", f)).isFile() && statSync(join(dir, "stage", "run", f)).size === 0))).toEqual([]);
     // the half-staged workload went: no module a later run could import half of
