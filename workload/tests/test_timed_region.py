@@ -44,7 +44,7 @@ def test_out_of_place_times_the_collective_alone(op, log):
     ctx = SimpleNamespace(device=torch.device("cpu"), ranks=SimpleNamespace(rank=0, world_size=2))
     coll = Collective(torch, group, op, "float", ctx.device, 0, 2, 4096)
     coll.resize(4096)
-    args = SimpleNamespace(iters=3, warmup=1, check=False)
+    args = SimpleNamespace(iters=3, warmup=1, check=False, check_iters=1)
     bench = collective.Bench(torch, group, ctx, coll, args)
     bench.total = lambda value, dtype: value * 2  # the mean over ranks, without a second rank
     del log[:]
@@ -62,7 +62,7 @@ def test_the_check_still_copies_before_its_call(log):
     ctx = SimpleNamespace(device=torch.device("cpu"), ranks=SimpleNamespace(rank=0, world_size=2))
     coll = Collective(torch, group, "all_reduce", "float", ctx.device, 0, 2, 64)
     coll.resize(64)
-    bench = collective.Bench(torch, group, ctx, coll, SimpleNamespace(iters=2, warmup=0, check=True))
+    bench = collective.Bench(torch, group, ctx, coll, SimpleNamespace(iters=2, warmup=0, check=True, check_iters=1))
     bench.total = lambda value, dtype: value
     del log[:]
     bench.placement(False)

@@ -7,9 +7,10 @@
 // stopped (SIGSTOP) the moment they are seen, so what the test then checks cannot move under it. Points
 // that last milliseconds (a test's start, half-way through writing results.json, report.html or the
 // certificate) are reached with the binary's test-only pause (GPUCHECK_TEST_PAUSE, lib/core/test-pause.ts).
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processesWithEnv } from "../../platforms/leftovers.ts";
 import { assertJunitValid } from "../../report/xsd.ts";
@@ -21,6 +22,14 @@ import { remoteProcesses, SSH_INFRA, sshInfra } from "../platforms/ssh-infra.ts"
  * (workload/gpucheck_workload/hangup.py). ssh: the remote wrapper sees its ssh channel close and
  * kills the rank's group (docs/platform-ssh.md).
  */
+// a gpucheck killed with SIGKILL on ssh cannot remove its ControlPath directory (plugins/_shared/ssh/control.ts):
+// the runs this file killed leave theirs in TMPDIR, and the file takes them away (scripts/test.sh checks TMPDIR is left clean)
+const startedMs = Date.now();
+afterAll(() => {
+  for (const name of readdirSync(tmpdir()))
+    if (name.startsWith("gpucheck-ssh-") && statSync(join(tmpdir(), name)).mtimeMs >= startedMs - 1000) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+});
+
 const KILL_BOUND_MS = 5_000;
 
 /** What a platform runs the suite with, and what of its ranks is alive. */
