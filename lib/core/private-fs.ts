@@ -109,12 +109,17 @@ export function openPrivate(path: string, how: "truncate" | "append" | "exclusiv
 }
 
 /** writeFileSync, private and never through a symlink. */
+/** The whole buffer: write(2) may take less than asked. */
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const buf = typeof data === "string" ? Buffer.from(data) : data;
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off);
+}
+
 export function writePrivateFile(path: string, data: string | Uint8Array): void {
   const fd = openPrivate(path, "truncate");
   try {
-    const buf = typeof data === "string" ? Buffer.from(data) : data;
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off);
+    writeAll(fd, data);
   } finally {
     closeSync(fd);
   }
@@ -130,9 +135,7 @@ export function writePrivateFileAtomic(path: string, data: string | Uint8Array):
   try {
     const fd = openPrivate(tmp, "exclusive");
     try {
-      const buf = typeof data === "string" ? Buffer.from(data) : data;
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off);
+      writeAll(fd, data);
     } finally {
       closeSync(fd);
     }
