@@ -9,6 +9,7 @@ import type { NodeVerdict } from "../core/isolation.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partLabel, partName } from "../core/parts.ts";
 import { isFleet } from "./fleet.ts";
+import { preflightHeadline, preflightLines } from "./preflight-text.ts";
 import { type AnyOutcome, UNFINISHED_MESSAGE, runPassed, unknownOutcome } from "./outcome-kinds.ts";
 
 /** The CTRF version written: the specification is a pre-1.0 working draft whose own examples say 0.0.0. */
@@ -61,7 +62,9 @@ const ms = (iso: string | null | undefined): number | undefined => {
 
 export function renderCtrf(results: ResultsFile): string {
   const fleet = isFleet(results);
-  const tests = results.tests.flatMap((t) => testsOf(results, t, fleet));
+  // a failed preflight is its own failed test, first, as in junit.xml: skips alone read as not failed
+  const pre = results.preflight && !results.preflight.passed ? [preflightTest(results)] : [];
+  const tests = [...pre, ...results.tests.flatMap((t) => testsOf(results, t, fleet))];
   const count = (s: Status) => tests.filter((t) => t.status === s).length;
   const start = ms(results.startedAt) ?? 0;
   // a run still going or killed has no end: the last moment it is known to have been alive
@@ -110,6 +113,24 @@ export function renderCtrf(results: ResultsFile): string {
     },
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function preflightTest(results: ResultsFile): CtrfTest {
+  const pre = results.preflight!;
+  const start = ms(pre.startedAt);
+  const stop = ms(pre.endedAt);
+  return {
+    name: "preflight",
+    status: "failed",
+    message: `preflight failed: ${preflightHeadline(pre)}`,
+    rawStatus: "error",
+    duration: start !== undefined && stop !== undefined ? Math.max(0, stop - start) : 0,
+    ...(start !== undefined ? { start } : {}),
+    ...(stop !== undefined ? { stop } : {}),
+    suite: [results.suite.name, "preflight"],
+    type: "gpucheck-preflight",
+    stdout: preflightLines(pre),
+  };
 }
 
 /** One CTRF test per JUnit testcase (lib/report/junit.ts): in a fleet, parts only when they did not pass. */
