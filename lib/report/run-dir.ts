@@ -86,15 +86,21 @@ function rmdirQuietly(dir: string): void {
   }
 }
 
-function lockRunDir(dir: string): { release(): void } {
-  const lock = join(dir, LOCK_FILE);
+/**
+ * An exclusive lock file in dir (LOCK_FILE for a run; a soak holds its own across its rounds), held
+ * while its pid lives: a second gpucheck is turned away at once, a lock left by a killed one removed.
+ */
+export function lockRunDir(dir: string, file = LOCK_FILE): { release(): void } {
+  const holder = lockHolder(dir, file);
+  if (holder) throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${holder}): wait for it, or choose another --out`);
+  const lock = join(dir, file);
   let fd: number;
   try {
     fd = openSync(lock, "wx", 0o600);
   } catch (e) {
     // another run took it between the check and now; any other error is the directory's, said as such
     if ((e as NodeJS.ErrnoException).code === "EEXIST")
-      throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${lockHolder(dir) ?? "it just started"}): wait for it, or choose another --out`);
+      throw new SuiteError(`--out "${dir}" is in use by another gpucheck run (${lockHolder(dir, file) ?? "it just started"}): wait for it, or choose another --out`);
     throw e;
   }
   try {
@@ -153,8 +159,8 @@ function describeOwner(st: Stats): string {
 }
 
 /** "pid 123, started …" while its process lives; a lock left by a killed run is removed. */
-function lockHolder(dir: string): string | null {
-  const lock = join(dir, LOCK_FILE);
+function lockHolder(dir: string, file = LOCK_FILE): string | null {
+  const lock = join(dir, file);
   let text: string;
   try {
     text = readFileSync(lock, "utf8");

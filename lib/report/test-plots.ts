@@ -23,6 +23,9 @@ export function plotsForTest(test: TestResult, index: number): PlotSpec[] {
   const curves = (points: (u: UnitResult) => Array<[number, number | null]> | undefined) => seriesOf(test.units, name, points);
   // a minimum on the plotted metric becomes a dashed line
   const line = (metric: string) => threshold(test.expect.find((x) => x.metric === metric && x.min !== undefined));
+  // a soak's trend test (lib/soak/index-results.ts): each metric's values round by round, one curve per part
+  const trends = trendPlots(test, id);
+  if (trends.length) return trends;
   // a results.json of a kind this gpucheck does not know still gets its telemetry plots
   plots.push(...(kindOf(test.kind)?.plots(test, { id, series: curves, threshold: line }) ?? []));
   for (const t of TELEMETRY) {
@@ -32,6 +35,22 @@ export function plotsForTest(test: TestResult, index: number): PlotSpec[] {
     }
   }
   return plots;
+}
+
+/** The key prefix of a soak's trend series in a unit's measurement.series: "trend:<metric>:<part>". */
+export const TREND_SERIES_PREFIX = "trend:";
+
+/** The series a soak's index keeps per part ("trend:<metric>:<part>"), as one plot per metric. */
+function trendPlots(test: TestResult, id: (k: string) => string): PlotSpec[] {
+  const byMetric = new Map<string, PlotSeries[]>();
+  for (const u of test.units)
+    for (const [key, points] of Object.entries(u.measurement?.series ?? {})) {
+      if (!key.startsWith(TREND_SERIES_PREFIX)) continue;
+      const [metric, ...who] = key.slice(TREND_SERIES_PREFIX.length).split(":");
+      const name = who.join(":") === u.unit ? u.unit : `${u.unit} ${who.join(":")}`;
+      byMetric.set(metric!, [...(byMetric.get(metric!) ?? []), { name, points: points.map((p) => [p.x, p.y] as [number, number]) }]);
+    }
+  return [...byMetric].map(([metric, series]) => ({ id: id(`trend-${metric}`), kind: "trend", title: `${test.name}: ${metric} round by round`, xLabel: "round", yLabel: metric, xScale: "linear", series }));
 }
 
 function seriesOf(units: UnitResult[], name: (u: UnitResult) => string, points: (u: UnitResult) => Array<[number, number | null]> | undefined): PlotSeries[] {
