@@ -50,7 +50,15 @@ function trendPlots(test: TestResult, id: (k: string) => string): PlotSpec[] {
       const name = who.join(":") === u.unit ? u.unit : `${u.unit} ${who.join(":")}`;
       byMetric.set(metric!, [...(byMetric.get(metric!) ?? []), { name, points: points.map((p) => [p.x, p.y] as [number, number]) }]);
     }
-  return [...byMetric].map(([metric, series]) => ({ id: id(`trend-${metric}`), kind: "trend", title: `${test.name}: ${metric} round by round`, xLabel: "round", yLabel: metric, xScale: "linear", series }));
+  return [...byMetric].map(([metric, series]) => ({
+    id: id(`trend-${metric}`),
+    kind: "trend",
+    title: `${test.name}: ${metric} round by round`,
+    xLabel: "round",
+    yLabel: metric,
+    xScale: "linear",
+    series,
+  }));
 }
 
 function seriesOf(units: UnitResult[], name: (u: UnitResult) => string, points: (u: UnitResult) => Array<[number, number | null]> | undefined): PlotSeries[] {
