@@ -19,7 +19,8 @@ import { parseResults, RESULT_FILES } from "../report/results.ts";
 import { claimRunDir, lockRunDir, utcStamp } from "../report/run-dir.ts";
 import { renderSummary } from "../report/summary.ts";
 import { writePages, writeRunFiles } from "../report/write.ts";
-import { soakIndex, type RoundRead } from "../soak/index-results.ts";
+import { roundSummaries, soakIndex } from "../soak/index-results.ts";
+import { appendRound, readSeries, type SeriesStore, writeSeries } from "../soak/series.ts";
 import { nextRoundNumber, readSoakState, roundDir, type SoakRound, type SoakState, writeSoakState } from "../soak/state.ts";
 import { trendsOf } from "../soak/trend.ts";
 import type { Printer } from "./printer.ts";
@@ -150,6 +151,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 async function soakRounds(dir: string, state: SoakState, request: SoakRequest): Promise<number> {
   const { flags, print, signal } = request;
   const completed = () => state.history.filter((r) => r.complete).length;
+  const series = readSeries(dir);
   while (completed() < state.rounds && !signal.aborted) {
     const last = state.history.at(-1);
     if (last && state.everyS > 0) await sleep(Date.parse(last.startedAt) + state.everyS * 1000 - Date.now(), signal);
@@ -174,11 +176,22 @@ async function soakRounds(dir: string, state: SoakState, request: SoakRequest): 
     round.resultsSha256 = read.sha;
     round.complete = !signal.aborted && read.results !== null && read.results.complete && read.results.endedAt !== null;
     round.outcome = round.complete ? read.results!.outcome : "interrupted";
+    // the round's results are read this once: its summary goes into soak.json, its figures into series.json
+    round.tests = roundSummaries(round, read.results);
+    if (read.results) {
+      state.suiteInfo ??= read.results.suite;
+      state.platform ??= read.results.platform;
+      if (read.results.inventory.length) state.inventory = read.results.inventory;
+    }
+    if (round.complete && read.results) {
+      appendRound(series, round.round, read.results);
+      writeSeries(dir, series);
+    }
     writeSoakState(dir, state);
-    writeIndex(dir, state, false);
+    writeIndex(dir, state, series, false);
   }
   const done = completed() >= state.rounds;
-  const index = writeIndex(dir, state, done);
+  const index = writeIndex(dir, state, series, done);
   print.out(renderSummary(index, { color: print.color }) + "\n");
   if (done && flags.signKey) {
     const { certifyResults } = await import("../sign/certify.ts");
@@ -202,16 +215,13 @@ function readRound(dir: string, round: SoakRound): { results: ResultsFile | null
 
 const metricInfo = (kind: string, metric: string) => (isKindName(kind) ? (findComponentMetric(kind, metric) ?? findMetric(kind, metric)) : undefined);
 
-/** results.json, junit.xml and the pages of the soak, from every round so far. */
-function writeIndex(dir: string, state: SoakState, ended: boolean): ResultsFile {
-  const rounds: RoundRead[] = state.history.map((round) => ({ round, results: readRound(dir, round).results }));
-  const complete = rounds.filter((r) => r.round.complete && r.results).map((r) => ({ round: r.round.round, results: r.results! }));
-  const trends = trendsOf(complete, { maxDrift: state.maxDrift, metricInfo });
-  const index = soakIndex(state, rounds, trends, { ended, endedAt: ended ? new Date().toISOString() : null, version: VERSION });
+/** results.json, junit.xml and the pages of the soak, from soak.json and series.json (never the rounds' results). */
+function writeIndex(dir: string, state: SoakState, series: SeriesStore, ended: boolean): ResultsFile {
+  const trends = trendsOf(series, { maxDrift: state.maxDrift, metricInfo });
+  const index = soakIndex(state, trends, { ended, endedAt: ended ? new Date().toISOString() : null, version: VERSION });
   // the certificate covers suite.yaml beside results.json: the rounds' own copy, byte for byte
-  const firstWithSuite = complete.find((r) => existsSync(join(dir, roundDir(r.round), "suite.yaml")));
-  if (firstWithSuite && !existsSync(join(dir, "suite.yaml")))
-    writePrivateFileAtomic(join(dir, "suite.yaml"), readFileSync(join(dir, roundDir(firstWithSuite.round), "suite.yaml")));
+  const firstWithSuite = state.history.find((r) => r.complete && existsSync(join(dir, r.dir, "suite.yaml")));
+  if (firstWithSuite && !existsSync(join(dir, "suite.yaml"))) writePrivateFileAtomic(join(dir, "suite.yaml"), readFileSync(join(dir, firstWithSuite.dir, "suite.yaml")));
   writeRunFiles(dir, index);
   writePages(dir, index);
   return index;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { withFs } from "../core/fs-error.ts";
 import { writePrivateFileAtomic } from "../core/private-fs.ts";
+import type { NodeInventory, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
 
 export const SOAK_FILE = "soak.json";
 export const ROUNDS_DIR = "rounds";
@@ -21,6 +22,20 @@ export interface SoakRound {
   complete: boolean;
   /** sha256 of the round's results.json as the soak read it: the soak's certificate covers the rounds through it */
   resultsSha256: string | null;
+  /** each test of the round summed up as it ended (lib/soak/index-results.ts roundSummary): the index is made from these */
+  tests?: RoundTestSummary[];
+}
+
+/** One test of one round, as the soak's index lists it: the test's identity and the round's one summary unit. */
+export interface RoundTestSummary {
+  name: string;
+  kind: TestResult["kind"];
+  nodes: number;
+  gpusPerNode: number;
+  worldSize: number;
+  expect: TestResult["expect"];
+  headline: TestResult["headline"];
+  unit: UnitResult;
 }
 
 export interface SoakState {
@@ -38,6 +53,11 @@ export interface SoakState {
   startedAt: string;
   command: string[];
   history: SoakRound[];
+  /** the nodes' inventory as the last round that read one found it */
+  inventory?: NodeInventory[];
+  /** the suite as the first round saved it (name, description, path, sha256) and its platform */
+  suiteInfo?: ResultsFile["suite"];
+  platform?: string;
 }
 
 export const roundDir = (n: number) => join(ROUNDS_DIR, String(n).padStart(3, "0"));

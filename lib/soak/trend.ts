@@ -2,14 +2,9 @@
 // whether the part got worse. One snapshot can pass a part that is failing slowly (a GPU heating up
 // round after round, a link whose bandwidth sags, an error counter that keeps moving); the trend
 // compares the part with itself, so a part that was always slow is the rounds' own checks' business.
-import type { PartId, ResultsFile } from "../core/types.ts";
+import type { PartId } from "../core/types.ts";
+import type { SeriesStore } from "./series.ts";
 import { partName } from "../core/parts.ts";
-
-/** What a round gives the trend: its number and its results (complete rounds only). */
-export interface RoundFigures {
-  round: number;
-  results: ResultsFile;
-}
 
 export interface TrendOptions {
   /** the largest change in the worse direction a part may show, as a fraction (0.1: 10 %) */
@@ -46,40 +41,6 @@ export interface Trend {
 /** Fewer measured rounds than this cannot tell a trend from noise: the trend is an error saying so. */
 export const MIN_TREND_ROUNDS = 3;
 
-interface Series {
-  test: string;
-  kind: string;
-  node: string;
-  part?: PartId;
-  metric: string;
-  points: Map<number, number | null>;
-}
-
-/** Every part's (and unit's) figures of every round, by test, node, part and metric. */
-function collect(rounds: RoundFigures[]): Series[] {
-  const series = new Map<string, Series>();
-  const add = (s: Omit<Series, "points">, round: number, value: number | null) => {
-    const key = JSON.stringify([s.test, s.node, s.part ? partName(s.part) : "", s.metric]);
-    let got = series.get(key);
-    if (!got) series.set(key, (got = { ...s, points: new Map() }));
-    got.points.set(round, value);
-  };
-  for (const { round, results } of rounds) {
-    for (const t of results.tests) {
-      for (const u of t.units) {
-        const m = u.measurement;
-        if (!m) continue;
-        for (const c of m.components ?? []) {
-          for (const [metric, value] of Object.entries(c.metrics)) add({ test: t.name, kind: t.kind, node: c.part.host, part: c.part, metric }, round, value);
-        }
-        const node = u.hosts.length === 1 ? u.hosts[0]! : u.unit;
-        for (const [metric, value] of Object.entries(m.metrics)) add({ test: t.name, kind: t.kind, node, metric }, round, value);
-      }
-    }
-  }
-  return [...series.values()];
-}
-
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -104,14 +65,14 @@ const fmt = (v: number) => String(Number(v.toPrecision(3)));
 const pct = (f: number) => `${(f * 100).toFixed(f !== 0 && Math.abs(f) < 0.1 ? 1 : 0)} %`;
 const span = (rs: number[]) => (rs.length === 1 ? `round ${rs[0]}` : `rounds ${rs[0]}–${rs.at(-1)}`);
 
-/** Every part's trend over the rounds given (complete rounds, in order). */
-export function trendsOf(rounds: RoundFigures[], opts: TrendOptions): Trend[] {
-  const all = rounds.map((r) => r.round);
+/** Every part's trend over the complete rounds of the store. */
+export function trendsOf(store: SeriesStore, opts: TrendOptions): Trend[] {
+  const all = store.rounds;
   const out: Trend[] = [];
-  for (const s of collect(rounds)) {
+  for (const [k, s] of store.keys.entries()) {
     const info = opts.metricInfo(s.kind, s.metric);
     if (!info) continue;
-    const values = all.map((r) => (s.points.has(r) ? s.points.get(r)! : null));
+    const values = store.values[k]!;
     const measured = all.flatMap((r, i) => (values[i] === null || values[i] === undefined ? [] : [{ round: r, value: values[i] as number }]));
     const who = s.part ? partName(s.part) : s.node;
     const base = { test: s.test, kind: s.kind, node: s.node, ...(s.part ? { part: s.part } : {}), metric: s.metric, unit: info.unit, better: info.better, rounds: all, values };

@@ -3,6 +3,7 @@
 // (The integration tier's test/integration/soak/ finds a real slowed rank through the binary.)
 import { describe, expect, test } from "bun:test";
 import type { PartId, ResultsFile } from "../../lib/core/types.ts";
+import { appendRound, emptySeries } from "../../lib/soak/series.ts";
 import { trendsOf } from "../../lib/soak/trend.ts";
 
 const part = (rank: number): PartId => ({ type: "gpu", host: "node1", rank, index: rank, uuid: `GPU-${rank}`, pciBusId: `00000000:1${rank}:00.0` });
@@ -28,7 +29,12 @@ const INFO: Record<string, { unit: string; better: "higher" | "lower" }> = {
   errors: { unit: "count", better: "lower" },
 };
 const opts = { maxDrift: 0.1, metricInfo: (_k: string, m: string) => INFO[m] };
-const rounds = (series: Array<Record<string, Array<number | null>>>) => series.map((v, i) => ({ round: i + 1, results: round(v) }));
+/** The series store as the soak keeps it, each round's figures appended as it ends. */
+function rounds(series: Array<Record<string, Array<number | null>>>) {
+  const store = emptySeries();
+  for (const [i, v] of series.entries()) appendRound(store, i + 1, round(v));
+  return store;
+}
 
 describe("trendsOf", () => {
   test("a GPU falling 20 % from its first third to its last fails with its series; its steady neighbour passes", () => {
@@ -78,5 +84,23 @@ describe("trendsOf", () => {
 
   test("a metric with no known direction is not judged over time", () => {
     expect(trendsOf(rounds([{ other: [1, 2] }, { other: [1, 2] }, { other: [1, 2] }]), opts)).toEqual([]);
+  });
+});
+
+describe("the series store", () => {
+  test("a part first seen in a later round has nulls for the rounds before; a round appended twice counts once", () => {
+    const store = emptySeries();
+    appendRound(store, 1, round({ tflops: [700] }));
+    appendRound(store, 2, round({ tflops: [700, 650] }));
+    appendRound(store, 2, round({ tflops: [1, 1] }));
+    expect(store.rounds).toEqual([1, 2]);
+    expect(store.keys.map((k) => [k.part?.rank, k.metric])).toEqual([
+      [0, "tflops"],
+      [1, "tflops"],
+    ]);
+    expect(store.values).toEqual([
+      [700, 700],
+      [null, 650],
+    ]);
   });
 });
