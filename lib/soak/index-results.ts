@@ -152,7 +152,8 @@ function trendTest(test: RoundTestSummary, trends: Trend[], state: SoakState): T
   for (const t of trends) byNode.set(t.node, [...(byNode.get(t.node) ?? []), t]);
   const small = byNode.size <= FLEET_UNITS;
   const units: UnitResult[] = [...byNode].map(([node, ts]) => {
-    const checks: MetricCheck[] = ts.map((t) => trendCheck(t, state.maxDrift));
+    // at fleet size a node's passing trends are counted, not listed (series.json keeps every value)
+    const checks: MetricCheck[] = ts.filter((t) => small || t.verdict !== "passed").map((t) => trendCheck(t, state.maxDrift));
     const outcome = aggregateOutcome(ts.map((t) => t.verdict));
     const bad = checks.filter((c) => !c.ok);
     // each part's series for report.html's plots; at fleet size only the parts that did not pass (the
@@ -173,7 +174,7 @@ function trendTest(test: RoundTestSummary, trends: Trend[], state: SoakState): T
       measurement: { metrics: {}, ...(Object.keys(series).length ? { series } : {}) },
       verdict: {
         outcome,
-        reason: bad.length ? bad.map((c) => c.message).join("; ") : `${plural(ts.length, "trend")} over ${plural(ts[0]!.rounds.length, "round")}, each within its limit`,
+        reason: bad.length ? bad.map((c) => c.message).join("; ") : `${plural(ts.length, "trend")} over ${plural(ts[0]!.rounds.length, "round")}, each within its limit${small ? "" : " (listed in series.json)"}`,
         checks,
       },
       logs: [],

@@ -122,7 +122,10 @@ export function trendsOf(store: SeriesStore, opts: TrendOptions): Trend[] {
       slopePerRound,
       worst,
       verdict: failed ? "failed" : "passed",
-      message: `${who}: ${s.metric} ${changeText} over the soak: ${how}, ${failed ? "beyond" : "within"} ${limit}; worst round ${worst.round} (${fmt(worst.value)}); series ${series}`,
+      // a part that held gets one short line; one that degraded gets its worst round and whole series
+      message: failed
+        ? `${who}: ${s.metric} ${changeText} over the soak: ${how}, beyond ${limit}; worst round ${worst.round} (${fmt(worst.value)}); series ${series}`
+        : `${who}: ${s.metric} ${changeText} over the soak: ${how}, within ${limit}`,
     });
   }
   return out;
