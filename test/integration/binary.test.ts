@@ -81,6 +81,17 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
     );
   });
 
+  // a node without a GPU driver (PATH holds no nvidia-smi, as on this CPU machine): refused before anything runs
+  test("suite auto refuses a node with no GPU, in one line, exit 2, writing nothing", () => {
+    const r = spawnSync(exe, ["suite", "auto"], { cwd: dir, encoding: "utf8", env: { PATH: tempDir("gpucheck-no-nvidia-smi-"), HOME: dir } });
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      "gpucheck: suite auto: no GPU on this node (nvidia-smi is not on PATH): no built-in suite fits; run it on a GPU node, or name a suite (gpucheck list) or write one (docs/writing-suites.md)\n",
+    );
+    expect(r.status).toBe(2);
+    expect(existsSync(join(dir, "gpucheck-results"))).toBe(false);
+  });
+
   test("parse nccl on every sample gives its expected JSON", () => {
     const fixtures = join(root, "test", "fixtures", "nccl");
     const logs = readdirSync(fixtures).filter((f) => f.endsWith(".txt"));
