@@ -68,7 +68,8 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
     writeFileSync(site, `name: acme-gb200\nextends: gb200-nvl72\nplatform:\n  type: k8s\n  k8s: { image: registry.example/gpucheck:1, nodes: [${trays.join(", ")}] }\n`);
     plans.push([site, []]);
     for (const [suite, args] of plans) {
-      const r = run("plan", suite, ...args, "--json");
+      // an 18-host ssh plan is over spawnSync's default 1 MiB of output
+      const r = spawnSync(exe, ["plan", suite, ...args, "--json"], { cwd: dir, encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: dir }, maxBuffer: 64 * 1024 * 1024 });
       expect(`${suite} ${args.join(" ")}: ${r.stderr}`).toBe(`${suite} ${args.join(" ")}: `);
       const plan = JSON.parse(r.stdout);
       expect(plan.tests.length).toBe(suite === "b200-8x" ? 13 : 6);
