@@ -98,7 +98,11 @@ export function queryThisNode(): string {
   }
   if (e) throw new SuiteError(`gpucheck: suite auto: nvidia-smi -q could not run (${e.message}): no built-in suite chosen; ${nameOne}`);
   if (r.status !== 0) {
-    const said = `${r.stdout ?? ""}\n${r.stderr ?? ""}`.split("\n").find((l) => l.trim())?.trim() ?? "no output";
+    const said =
+      `${r.stdout ?? ""}\n${r.stderr ?? ""}`
+        .split("\n")
+        .find((l) => l.trim())
+        ?.trim() ?? "no output";
     throw new SuiteError(`gpucheck: suite auto: nvidia-smi -q failed (exit ${r.status}: ${said}): no built-in suite chosen; check the GPU driver, or ${nameOne}`);
   }
   return r.stdout;

@@ -46,9 +46,7 @@ describe("imex_not_ready", () => {
     inv.unmeasured = { imex: "nvidia-imex-ctl not found (is the nvidia-imex daemon installed and running?)" };
     const c = inventoryMetrics(inv, rack);
     expect(c.metrics.imex_not_ready).toBeNull();
-    expect(c.unmeasured.imex_not_ready).toBe(
-      "the IMEX domain could not be read: nvidia-imex-ctl not found (is the nvidia-imex daemon installed and running?)",
-    );
+    expect(c.unmeasured.imex_not_ready).toBe("the IMEX domain could not be read: nvidia-imex-ctl not found (is the nvidia-imex daemon installed and running?)");
   });
 
   test("an HGX node (nvlinkDomain node, the default) is not judged on IMEX", () => {

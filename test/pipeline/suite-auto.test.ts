@@ -69,7 +69,9 @@ describe("suite auto refuses, in one line naming what it found", () => {
     expect(refusal(workload("nvidia-smi-q-a100-4gpu-555.42.02-ecc-remap-pending.txt"))).toBe(
       "gpucheck: suite auto: no built-in suite for this node's 4 × NVIDIA A100-SXM4-80GB (built-ins: 8 × H100 SXM, 8 × H200, 8 × B200, 1 × H100 or H200, GB200 trays of 4 in an NVL72 rack); name a suite (gpucheck list) or write one (docs/writing-suites.md)",
     );
-    expect(refusal(workload("nvidia-smi-q-gh200-1gpu-550.127.05-aggregate-dbe.txt"))).toStartWith("gpucheck: suite auto: no built-in suite for this node's 1 × NVIDIA GH200 480GB (");
+    expect(refusal(workload("nvidia-smi-q-gh200-1gpu-550.127.05-aggregate-dbe.txt"))).toStartWith(
+      "gpucheck: suite auto: no built-in suite for this node's 1 × NVIDIA GH200 480GB (",
+    );
     expect(refusal(here("nvidia-smi-L-gb200-1gpu-dra-bats.txt"))).toStartWith("gpucheck: suite auto: this node's 1 × NVIDIA GB200 are in no multi-node NVLink domain");
   });
 
