@@ -69,7 +69,12 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "suite",
     description: "run a suite (a file or a built-in name) through a platform",
-    args: [{ name: "[suite]", description: "suite file or built-in name (see `gpucheck list`); with --rerun-failed, default: that run's own suite" }],
+    args: [
+      {
+        name: "[suite]",
+        description: "suite file or built-in name (see `gpucheck list`), or auto: the built-in suite for this node's GPUs; with --rerun-failed, default: that run's own suite",
+      },
+    ],
     options: [
       { ...PLATFORM, description: "platform to run on (default: the suite's platform.type; with --rerun-failed, that run's)" },
       PYTHON,

@@ -24,7 +24,7 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
     { key: "config", doc: "values every node and GPU must have: { driver: 550.90.07, power_limit_w: 700, pcie_gen: 5 }" },
     {
       key: "nvlinkDomain",
-      doc: "node (default): the NVLink fabric ends at the node (HGX: CliqueId 0 is normal); rack: GPUs join a multi-node NVLink domain (GB200 NVL72): each GPU must have a CliqueId and ClusterUUID, the same on every GPU of the node",
+      doc: "node (default): the NVLink fabric ends at the node (HGX: CliqueId 0 is normal); rack: GPUs join a multi-node NVLink domain (GB200 NVL72): each GPU must have a CliqueId and ClusterUUID, the same on every GPU of the node, and imex_not_ready counts the IMEX domain's problems (nvidia-imex-ctl -N)",
     },
   ],
   ranksPerNode: 1,
@@ -39,6 +39,10 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
     fabric_not_ready: lower(
       "count",
       "GPUs whose NVLink fabric is not ready (nvidia-smi -q Fabric, driver 535+): State not Completed, Status not Success, Health Summary Unhealthy, Health Bandwidth not Full; with nvlinkDomain: rack also CliqueId 0, an all-zero ClusterUUID, or a clique other than the node's other GPUs'",
+    ),
+    imex_not_ready: lower(
+      "count",
+      "IMEX domain problems the node's daemon reports (nvidia-imex-ctl -N), with nvlinkDomain: rack only: nodes not READY, pairs of the connectivity table not C (Connected), a Domain State other than UP; null when nvidia-imex-ctl could not be run",
     ),
     ecc_uncorrected: lower("count", "uncorrectable ECC errors since the driver loaded (volatile DRAM + SRAM; lifetime counters are not added)"),
     ecc_dram_uncorrected: lower("count", "volatile DRAM uncorrectable ECC errors"),

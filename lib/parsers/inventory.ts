@@ -3,6 +3,7 @@
 // Every metric is either counted from what the node reported or unmeasured with the reason: a
 // kernel log nobody could read is not "no Xid", a failing `nvidia-smi nvlink -s` is not "every link
 // up", an Ethernet or storage port is not a compute InfiniBand port.
+import { imexNotReady } from "./imex.ts";
 import { ParseError } from "../core/errors.ts";
 import type { Measurement, NodeInventory } from "../core/types.ts";
 import type { InventoryParams } from "../kinds/inventory/params.ts";
@@ -118,6 +119,11 @@ export function inventoryMetrics(inv: NodeInventory, params: InventoryParams = {
     set("gpu_count", gpus.length, gpus.length ? gpus.map(gpuName).join(", ") : "nvidia-smi lists no GPU");
     nvlinkMetrics(gpus, params, why.nvlinks, set);
     fabricMetric(gpus, params, set);
+    // IMEX only matters where GPUs share memory across nodes: judged with nvlinkDomain rack, absent otherwise
+    if (params.nvlinkDomain === "rack") {
+      const imex = imexNotReady(inv.imex, why.imex);
+      set("imex_not_ready", imex.value, imex.detail, imex.reason);
+    }
     eccMetrics(gpus, set);
     const modes = (metric: string, bad: (g: Obj) => boolean | null, label: string) => {
       const known = gpus.filter((g) => bad(g) !== null);

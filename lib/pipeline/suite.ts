@@ -60,7 +60,7 @@ export async function runSuite(request: SuiteRequest): Promise<number> {
   const { ref: given, flags, print } = request;
   const { out, err } = print;
   const read = flags.rerunFailed === undefined ? undefined : readRerun(flags.rerunFailed, flags);
-  const ref = given ?? read?.dir;
+  const ref = given === "auto" && !read ? await chooseAuto(print) : (given ?? read?.dir);
   if (ref === undefined) throw new SuiteError("gpucheck: suite: name the suite to run (a file or a built-in name, see `gpucheck list`), or pass --rerun-failed <results-dir>");
   const { platforms } = request;
   const suite = await loadSuite(ref, { platforms });
@@ -193,4 +193,12 @@ function refuseRedacted(suite: Suite, ref: string): void {
         throw new SuiteError(
           `gpucheck: suite "${ref}": env ${k} of test ${t.name} is "${REDACTED}", a secret redacted when a run was saved: run the suite file that has its value (gpucheck suite <file> --rerun-failed <results-dir> reruns a run's failures with it)`,
         );
+}
+
+/** `suite auto`: the built-in suite for this node's GPUs (lib/pipeline/suite-auto.ts), said in one line before anything runs. */
+async function chooseAuto(print: Printer): Promise<string> {
+  const { autoSuite } = await import("./suite-auto.ts");
+  const choice = autoSuite();
+  print.out(`${choice.why}\n`);
+  return choice.suite;
 }

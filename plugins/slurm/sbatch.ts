@@ -83,6 +83,10 @@ function headerLines(ctx: RenderContext<SlurmSettings>, nodes?: string[]): strin
   for (const key of ["partition", "account", "reservation", "qos", "constraint"] as const) {
     if (s[key] !== undefined) out.push(directive(key, s[key]));
   }
+  // Slurm requires a job's node count to be a multiple of its segment size: a job of fewer nodes (a
+  // per-tray test of the rack suite, a per-node sweep) is placed without it
+  const count = nodes ? nodes.length : test.perNode ? undefined : test.nodes;
+  if (s.segment !== undefined && count !== undefined && count % s.segment === 0) out.push(directive("segment", s.segment));
   if (nodes) out.push(directive("nodelist", compressHostlist(nodes)));
   else if (test.perNode) out.push(`#SBATCH --nodelist=${slot(SWEEP_SLOTS.list)}`);
   else {

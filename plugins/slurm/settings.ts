@@ -16,6 +16,12 @@ export const settings = z.lazy(() =>
       constraint: oneLine.optional(),
       /** a Slurm hostlist, e.g. "gpu[001-016]"; per-node mode sweeps exactly these nodes */
       nodelist: oneLine.optional(),
+      /**
+       * sbatch --segment: with Slurm's block topology (topology/block, e.g. one block per GB200 NVL72
+       * rack), the job's nodes come in segments of this many nodes, each inside one block; written
+       * only on jobs whose node count is a multiple of it, as Slurm requires
+       */
+      segment: z.number().int().positive().optional(),
       exclude: oneLine.optional(),
       /** whole nodes for every test: nobody else's job disturbs a benchmark */
       exclusive: z.boolean().default(true),

@@ -2,7 +2,7 @@
 // Needs compiled/gpucheck (npm run test:integration builds it first).
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../tmp.ts";
 
@@ -31,12 +31,12 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
     const r = run("list", "--json");
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.suites.map((s: { name: string }) => s.name).sort()).toEqual(["cpu-smoke", "gpu-1x", "h100-8x", "h100-multinode", "h200-8x"]);
+    expect(out.suites.map((s: { name: string }) => s.name).sort()).toEqual(["b200-8x", "cpu-smoke", "gb200-nvl72", "gpu-1x", "h100-8x", "h100-multinode", "h200-8x"]);
     expect(out.kinds.map((k: { kind: string }) => k.kind)).toEqual(expect.arrayContaining(["collective", "train", "inventory"]));
     expect(out.platforms.map((p: { name: string }) => p.name)).toEqual(["local", "ssh", "slurm", "docker", "k8s"]);
   });
 
-  for (const suite of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode"]) {
+  for (const suite of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x"]) {
     test(`validate and plan ${suite}`, () => {
       expect(run("validate", suite).status).toBe(0);
       const r = run("plan", suite, "--json");
@@ -47,6 +47,51 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
       for (const t of plan.tests) expect(t.launch.args.slice(0, 2)).toEqual(["-m", "gpucheck_workload"]);
     });
   }
+
+  // the Blackwell suites on every platform (issue 29): b200-8x is one node; gb200-nvl72 is a rack of
+  // 18 trays whose all-reduce is bisected to the tray on failure, so it needs the trays' names
+  // before it runs: --hosts on ssh, slurm and docker, platform.k8s.nodes on k8s, and local refuses it
+  test("b200-8x and gb200-nvl72 plan on all five platforms", () => {
+    const trays = Array.from({ length: 18 }, (_, i) => `tray${String(i + 1).padStart(2, "0")}`);
+    const image = ["--image", "registry.example/gpucheck:1"];
+    const plans: [string, string[]][] = [
+      ["b200-8x", ["--platform", "local"]],
+      ["b200-8x", ["--platform", "ssh", "--hosts", "node-a"]],
+      ["b200-8x", ["--platform", "slurm"]],
+      ["b200-8x", ["--platform", "docker", ...image]],
+      ["b200-8x", ["--platform", "k8s", ...image]],
+      ["gb200-nvl72", ["--platform", "ssh", "--hosts", trays.join(",")]],
+      ["gb200-nvl72", ["--platform", "slurm", "--hosts", trays.join(",")]],
+      ["gb200-nvl72", ["--platform", "docker", "--hosts", trays.join(","), ...image]],
+    ];
+    const site = join(dir, "site-gb200.yaml");
+    writeFileSync(site, `name: acme-gb200\nextends: gb200-nvl72\nplatform:\n  type: k8s\n  k8s: { image: registry.example/gpucheck:1, nodes: [${trays.join(", ")}] }\n`);
+    plans.push([site, []]);
+    for (const [suite, args] of plans) {
+      // an 18-host ssh plan is over spawnSync's default 1 MiB of output
+      const r = spawnSync(exe, ["plan", suite, ...args, "--json"], { cwd: dir, encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: dir }, maxBuffer: 64 * 1024 * 1024 });
+      expect(`${suite} ${args.join(" ")}: ${r.stderr}`).toBe(`${suite} ${args.join(" ")}: `);
+      const plan = JSON.parse(r.stdout);
+      expect(plan.tests.length).toBe(suite === "b200-8x" ? 13 : 6);
+      for (const t of plan.tests) expect(t.launch.args.slice(0, 2)).toEqual(["-m", "gpucheck_workload"]);
+    }
+    const local = run("plan", "gb200-nvl72", "--platform", "local");
+    expect(local.status).toBe(2);
+    expect(local.stderr).toBe(
+      'gpucheck: test "mnnvl-allreduce" has "onFailure: isolate", which runs groups of hosts side by side, and platform "local" runs a test only as one whole-cluster unit or one unit per node: use platform ssh, slurm, docker or k8s\n',
+    );
+  });
+
+  // a node without a GPU driver (PATH holds no nvidia-smi, as on this CPU machine): refused before anything runs
+  test("suite auto refuses a node with no GPU, in one line, exit 2, writing nothing", () => {
+    const r = spawnSync(exe, ["suite", "auto"], { cwd: dir, encoding: "utf8", env: { PATH: tempDir("gpucheck-no-nvidia-smi-"), HOME: dir } });
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      "gpucheck: suite auto: no GPU on this node (nvidia-smi is not on PATH): no built-in suite fits; run it on a GPU node, or name a suite (gpucheck list) or write one (docs/writing-suites.md)\n",
+    );
+    expect(r.status).toBe(2);
+    expect(existsSync(join(dir, "gpucheck-results"))).toBe(false);
+  });
 
   test("parse nccl on every sample gives its expected JSON", () => {
     const fixtures = join(root, "test", "fixtures", "nccl");

@@ -10,14 +10,14 @@ const fixtures = join(workload, "tests", "fixtures");
 
 /**
  * An inventory as a node would report it, from captures: `-q` for the GPUs, `nvlink -s` (the 1-GPU
- * H100 capture repeated for each GPU index, when given) and ibstat.
+ * H100 capture repeated for each GPU index, when given), ibstat, and `nvidia-imex-ctl -N` when given.
  */
-export function node(opts: { q: string; nvlink?: string | null; ibstat?: string; hostname?: string }): NodeInventory {
+export function node(opts: { q: string; nvlink?: string | null; ibstat?: string; hostname?: string; imex?: string }): NodeInventory {
   const script = `
 import json, sys
 sys.path.insert(0, ${JSON.stringify(workload)})
 o = json.loads(sys.argv[1])
-from gpucheck_workload import ib, nvsmi
+from gpucheck_workload import ib, imex, nvsmi
 fx = lambda n: open(${JSON.stringify(fixtures)} + "/" + n).read()
 driver, cuda, gpus = nvsmi.parse_query(fx(o["q"]))
 nv = o.get("nvlink")
@@ -30,6 +30,7 @@ for g in gpus:
 ibs = o.get("ibstat")
 print(json.dumps({"hostname": o.get("hostname", "gpu01"), "gpus": gpus, "driver": driver, "cuda": cuda,
   "ib_ports": ib.parse_ibstat(fx(ibs)) if ibs else [], "xid_events": [],
+  "imex": imex.parse(fx(o["imex"])) if o.get("imex") else None,
   "unmeasured": {} if nv else {"nvlinks": "nvidia-smi nvlink -s exited 255: Failed to get NVLink status"}}))
 `;
   const r = spawnSync("python3", ["-c", script, JSON.stringify(opts)], { encoding: "utf8" });

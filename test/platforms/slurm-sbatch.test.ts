@@ -125,6 +125,7 @@ const SHAPES: Record<string, [RenderContext<SlurmSettings>, string[]?]> = {
         reservation: "acceptance",
         qos: "high",
         constraint: "h100&ib",
+        segment: 2,
         exclude: "gpu007",
         exclusive: false,
         sbatch: ["--mem=0", "--switches=1@10:00"],
@@ -148,6 +149,12 @@ describe("renderSbatch", () => {
   test("plan prints the same script the run submits", () => {
     const c = SHAPES["two-nodes-sbcast"]![0];
     expect(slurm.render(c).script).toBe(renderSbatch(c));
+  });
+  test("segment (block topology) is written only on a job whose node count is a multiple of it, as Slurm requires", () => {
+    expect(renderSbatch(ctx({ nodes: 18 }, { segment: 18 }))).toContain("\n#SBATCH --segment=18\n");
+    expect(renderSbatch(ctx({ nodes: 36 }, { segment: 18 }))).toContain("\n#SBATCH --segment=18\n");
+    expect(renderSbatch(ctx({ nodes: 1 }, { segment: 18 }))).not.toContain("--segment");
+    expect(renderSbatch(ctx({ nodes: 9 }, { segment: 18 }))).not.toContain("--segment");
   });
   test("an env name that is not a shell variable is refused", () => {
     const c = ctx({ launch: { python: "python3", args: [], env: { "BAD-NAME": "1" }, files: [] } });

@@ -62,6 +62,15 @@ export const inventoryResult = z.lazy(() => {
     ofed: text(),
     xid_events: z.array(xidEvent).nullable().describe("null: the kernel log could not be read (see unmeasured.xid_events)"),
     xid_source: text(),
+    imex: z
+      .object({
+        nodes: z.array(z.object({ index: z.number().int().nonnegative(), address: z.string(), status: z.string(), version: z.string() }).loose()),
+        not_connected: z.array(z.tuple([z.number().int(), z.number().int(), z.string()])),
+        domain_state: z.string(),
+      })
+      .nullable()
+      .optional()
+      .describe("`nvidia-imex-ctl -N`; null: it could not be run or read (see unmeasured.imex)"),
     unmeasured: z.record(z.string(), z.string()),
     no_gpu_reason: z.string().optional(),
     torch: text(),
