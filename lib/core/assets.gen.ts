@@ -4,6 +4,7 @@ import s1 from "../../suites/gpu-1x.yaml" with { type: "text" };
 import s2 from "../../suites/h100-8x.yaml" with { type: "text" };
 import s3 from "../../suites/h100-multinode.yaml" with { type: "text" };
 import s4 from "../../suites/h200-8x.yaml" with { type: "text" };
+import s5 from "../../suites/quick.yaml" with { type: "text" };
 import w0 from "../../workload/Dockerfile" with { type: "text" };
 import w1 from "../../workload/README.md" with { type: "text" };
 import w2 from "../../workload/gpucheck_workload/__init__.py" with { type: "text" };
@@ -65,6 +66,7 @@ export const SUITE_FILES: Record<string, string> = {
   "h100-8x.yaml": s2,
   "h100-multinode.yaml": s3,
   "h200-8x.yaml": s4,
+  "quick.yaml": s5,
 };
 
 export const WORKLOAD_FILES: Record<string, string> = {

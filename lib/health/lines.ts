@@ -28,8 +28,11 @@ export function healthVerdict(results: ResultsFile, node: string): HealthVerdict
       judged += t.units.filter((u) => u.verdict.checks.length > 0).length;
       continue;
     }
-    // a test skipped because preflight stopped the run is already said by preflight's own lines
-    if (t.outcome === "skipped" && pre && !pre.passed) continue;
+    // preflight's own lines say what is missing; each test it kept from running is named too, as unmeasured
+    if (t.outcome === "skipped" && pre && !pre.passed) {
+      failures.push(`${node}: ${t.name}: not run (preflight failed, see above): unmeasured, so not healthy`);
+      continue;
+    }
     const units = t.units.filter((u) => u.verdict.outcome !== "passed");
     if (!units.length) failures.push(`${node}: ${t.name}: ${t.outcome}${t.missing?.length ? `: no result came back from ${t.missing.join(", ")}` : ""}`);
     for (const u of units) {
