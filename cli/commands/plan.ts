@@ -10,6 +10,7 @@ export async function main(ref: string, flags: PlanFlags & { health?: boolean; i
     const { healthPlan } = await import("../../lib/pipeline/health.ts");
     return healthPlan(ref, flags, printer());
   }
-  if (flags.baseline !== undefined) throw new SuiteError("gpucheck: plan: --baseline goes with --health (the DaemonSet's acceptance results directory on each node); a suite's plan takes none");
+  if (flags.baseline !== undefined)
+    throw new SuiteError("gpucheck: plan: --baseline goes with --health (the DaemonSet's acceptance results directory on each node); a suite's plan takes none");
   return showPlan({ ref, flags, platforms: PLATFORMS, print: printer() });
 }

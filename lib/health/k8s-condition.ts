@@ -24,14 +24,14 @@ export function inCluster(env: NodeJS.ProcessEnv = process.env, dir = SERVICE_AC
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT ?? "443";
   if (!host)
-    throw new Error(
-      "--k8s-condition: KUBERNETES_SERVICE_HOST is not set: it runs in a pod (the DaemonSet of `gpucheck plan --platform k8s --health`), where Kubernetes sets it",
-    );
+    throw new Error("--k8s-condition: KUBERNETES_SERVICE_HOST is not set: it runs in a pod (the DaemonSet of `gpucheck plan --platform k8s --health`), where Kubernetes sets it");
   const read = (f: string) => {
     try {
       return readFileSync(join(dir, f), "utf8").trim();
     } catch (e) {
-      throw new Error(`--k8s-condition: could not read the service-account ${f} at ${join(dir, f)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): mount the pod's service-account token (automountServiceAccountToken)`);
+      throw new Error(
+        `--k8s-condition: could not read the service-account ${f} at ${join(dir, f)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): mount the pod's service-account token (automountServiceAccountToken)`,
+      );
     }
   };
   return { url: `https://${host.includes(":") ? `[${host}]` : host}:${port}`, token: read("token"), ca: read("ca.crt") };
@@ -88,7 +88,8 @@ export async function setHealthCondition(api: ApiTarget, node: string, failures:
     status?: { conditions?: NodeCondition[] };
   };
   const stored = patched.status?.conditions?.find((c) => c.type === CONDITION_TYPE);
-  if (!stored || stored.status !== status) throw new Error(`--k8s-condition: the API server answered the patch of ${path} without the ${CONDITION_TYPE} condition set to ${status}`);
+  if (!stored || stored.status !== status)
+    throw new Error(`--k8s-condition: the API server answered the patch of ${path} without the ${CONDITION_TYPE} condition set to ${status}`);
   return stored;
 }
 

@@ -30,7 +30,10 @@ export interface SlurmNodeState {
 export function parseScontrolNode(text: string): SlurmNodeState | undefined {
   const state = /(?:^|\s)State=(\S+)/.exec(text)?.[1];
   if (state === undefined) return undefined;
-  const reason = /(?:^|\n)\s*Reason=(.*)$/m.exec(text)?.[1]?.replace(/\s*\[[^\]]*@[^\]]*\]\s*$/, "").trim();
+  const reason = /(?:^|\n)\s*Reason=(.*)$/m
+    .exec(text)?.[1]
+    ?.replace(/\s*\[[^\]]*@[^\]]*\]\s*$/, "")
+    .trim();
   return { state, ...(reason && reason !== "(null)" && { reason }) };
 }
 
@@ -56,10 +59,11 @@ export async function drainOnFailure(node: string, failures: string[], exec: Exe
   const what = shown.code === 0 ? parseScontrolNode(shown.stdout) : undefined;
   if (!what) {
     const why = (shown.stderr || shown.stdout).trim().split("\n")[0] || `exit code ${shown.code}`;
-    throw new Error(`--drain: could not read Slurm node "${node}" (scontrol show node ${node}: ${why}): it was not drained; check that this is a Slurm node (--node names it) and slurmctld answers`);
+    throw new Error(
+      `--drain: could not read Slurm node "${node}" (scontrol show node ${node}: ${why}): it was not drained; check that this is a Slurm node (--node names it) and slurmctld answers`,
+    );
   }
-  if (isOut(what) && what.reason !== undefined && !what.reason.startsWith(REASON_PREFIX.trim()))
-    return { action: "kept", node, state: what.state, reason: what.reason };
+  if (isOut(what) && what.reason !== undefined && !what.reason.startsWith(REASON_PREFIX.trim())) return { action: "kept", node, state: what.state, reason: what.reason };
   const reason = drainReason(failures[0]!);
   const done = await exec(["scontrol", "update", `nodename=${node}`, "state=drain", `reason=${reason}`]);
   if (done.code !== 0) {

@@ -119,11 +119,15 @@ export interface HealthPlanFlags {
 /** `gpucheck plan <suite> --platform k8s --health`: the DaemonSet that runs `gpucheck health --suite <suite>` on every GPU node, and its RBAC, as YAML. */
 export function healthPlan(suite: string, flags: HealthPlanFlags, print: Printer): number {
   if (flags.platform !== "k8s")
-    throw new SuiteError(`gpucheck: plan --health renders the Kubernetes DaemonSet of \`gpucheck health\`: add --platform k8s (got ${flags.platform ? `--platform ${flags.platform}` : "no --platform"}); on Slurm, gpucheck health runs as HealthCheckProgram (docs/health.md)`);
+    throw new SuiteError(
+      `gpucheck: plan --health renders the Kubernetes DaemonSet of \`gpucheck health\`: add --platform k8s (got ${flags.platform ? `--platform ${flags.platform}` : "no --platform"}); on Slurm, gpucheck health runs as HealthCheckProgram (docs/health.md)`,
+    );
   if (!flags.image)
     throw new SuiteError("gpucheck: plan --health: --image is required: an image holding the gpucheck binary, Python and torch that the DaemonSet runs on every GPU node");
   if (flags.baseline !== undefined && !flags.baseline.startsWith("/"))
-    throw new SuiteError(`gpucheck: plan --health: --baseline "${flags.baseline}" must be an absolute path: it is each node's acceptance results directory, mounted into the pod from the host at that path`);
+    throw new SuiteError(
+      `gpucheck: plan --health: --baseline "${flags.baseline}" must be an absolute path: it is each node's acceptance results directory, mounted into the pod from the host at that path`,
+    );
   print.out(healthManifestsYaml({ ...HEALTH_DEFAULTS, image: flags.image, args: ["--suite", suite], ...(flags.baseline && { baseline: flags.baseline }) }));
   return EXIT.ok;
 }

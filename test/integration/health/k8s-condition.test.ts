@@ -43,7 +43,7 @@ async function health(suite: string) {
     interruptible: () => () => {},
     api: { url: cluster.url, token: TOKEN },
   });
-  const node = cluster.store.get("nodes", "", "gpu-1") as { status: { conditions: NodeCondition[] } };
+  const node = cluster.store.get("nodes", "", "gpu-1") as unknown as { status: { conditions: NodeCondition[] } };
   return { code, out: out.join(""), err: err.join(""), condition: node.status.conditions.find((c) => c.type === "GPUCheckHealthy"), all: node.status.conditions };
 }
 
