@@ -31,7 +31,7 @@ test(
         max: 0 # builtin:h100-8x.yaml:46
 `);
     // every threshold of every built-in has a source
-    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode"]) {
+    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "quick"]) {
       expect(gpucheck(["show", name], { cwd: tmpdir() }).stdout).not.toContain("no source comment");
     }
   },
