@@ -16,7 +16,7 @@ export const systemExec: Exec = (argv) =>
   });
 
 export const REASON_PREFIX = "gpucheck: ";
-/** Slurm keeps a node's reason in a fixed-size field of its state save; a long one is cut here, said with "…" */
+/** a reason is read in one line of `sinfo -R` and `scontrol show node`: a long one is cut, said with "…" */
 const REASON_MAX = 250;
 
 export interface SlurmNodeState {
