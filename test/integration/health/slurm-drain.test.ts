@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { tempDir } from "../../e2e/cli.ts";
 
@@ -53,7 +54,7 @@ describe("gpucheck health --drain on a real Slurm", () => {
   it("drains the faulted node with its first failure, leaves the healthy one and keeps an operator's reason", async () => {
     // the three health runs at once: each is its own node's HealthCheckProgram
     const [healthy, faulted, drained] = await Promise.all([
-      health(["--suite", fixture("no-xid.yaml"), "--drain", "--node", "node1"]),
+      health(["--suite", fixture("no-xid.yaml"), "--drain", "--node", "node1", "--history", join(dir, "history.db")]),
       health(["--suite", fixture("needs-a-gpu.yaml"), "--drain", "--node", "node2"]),
       health(["--suite", fixture("needs-a-gpu.yaml"), "--drain", "--node", "node3"]),
     ]);
@@ -62,6 +63,11 @@ describe("gpucheck health --drain on a real Slurm", () => {
     expect({ code: healthy.code, stdout: healthy.stdout }).toEqual({ code: 0, stdout: "" });
     expect(healthy.stderr).toContain("gpucheck: Slurm node node1 is healthy: not drained");
     expect(nodeLine("node1").state).not.toContain("DRAIN");
+    // … and its run appended to the node history, as a health run (unsigned: no key was given)
+    expect(healthy.stderr).toMatch(/^gpucheck: history: run #1 \(health, suite no-xid, .*\): \d+ figures of 1 node added to .*history\.db$/m);
+    const shown = execFileSync(join(dir, "gpucheck"), ["history", "show", hostname().split(".")[0]!, "--history", join(dir, "history.db")], { cwd: dir, encoding: "utf8" });
+    expect(shown).toMatch(/: 1 run \(1 health\),/);
+    expect(shown).toMatch(/#1 {2}\S+ {2}health {6}no-xid {2}PASSED/);
 
     // faulted: one line naming the check, the value and why; exit 3 (unmeasured); drained with it
     const line = faulted.stdout.trim();
