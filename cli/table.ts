@@ -196,7 +196,7 @@ export const COMMANDS: CommandSpec[] = [
       },
       {
         flags: "--k8s-condition",
-        description: "in a pod: set this node's condition GPUCheckHealthy through the API server (the DaemonSet of `gpucheck plan --platform k8s --health`)",
+        description: "in a pod: set this node's condition GPUCheckHealthy through the API server (the DaemonSet of `gpucheck plan quick --platform k8s --health`)",
       },
       { flags: "--node <name>", description: "this node's name in Slurm or Kubernetes (default: $SLURMD_NODENAME, with --k8s-condition $NODE_NAME, else the short host name)" },
       { flags: "--history <db>", description: "append this run to a node history file (unsigned)" },

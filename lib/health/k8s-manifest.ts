@@ -1,4 +1,4 @@
-// `gpucheck plan --platform k8s --health`: what runs `gpucheck health` on every GPU node and marks
+// `gpucheck plan quick --platform k8s --health`: what runs `gpucheck health` on every GPU node and marks
 // the node: a DaemonSet (one pod per node matching the selector, the node's name from the downward
 // API) whose container runs the health check every interval and sets the Node condition
 // GPUCheckHealthy (lib/health/k8s-condition.ts), and the RBAC that allows exactly that: a

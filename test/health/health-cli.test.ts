@@ -24,7 +24,7 @@ const refusal = async (f: () => unknown) => {
 const health = (flags: Parameters<typeof runHealth>[0]["flags"], env: NodeJS.ProcessEnv = {}) =>
   runHealth({ flags, platforms: PLATFORMS, command: ["gpucheck", "health"], print: silent, signal: new AbortController().signal, interruptible: () => () => {}, env });
 
-describe("gpucheck plan --platform k8s --health", () => {
+describe("gpucheck plan quick --platform k8s --health", () => {
   test("renders the DaemonSet on GPU nodes and a ClusterRole allowing get and patch on nodes/status only", () => {
     const r = gpucheck(["plan", "quick", "--platform", "k8s", "--health", "--image", "registry.example/gpucheck:1.0", "--baseline", "/var/lib/gpucheck/acceptance"]);
     expect(r.stderr).toBe("");
@@ -77,7 +77,7 @@ describe("gpucheck health refusals before anything runs", () => {
   test("--k8s-condition outside a pod says where it runs", async () => {
     expect(await refusal(() => health({ k8sCondition: true }, {}))).toEqual({
       code: 3,
-      line: "--k8s-condition: KUBERNETES_SERVICE_HOST is not set: it runs in a pod (the DaemonSet of `gpucheck plan --platform k8s --health`), where Kubernetes sets it",
+      line: "--k8s-condition: KUBERNETES_SERVICE_HOST is not set: it runs in a pod (the DaemonSet of `gpucheck plan quick --platform k8s --health`), where Kubernetes sets it",
     });
   });
 
