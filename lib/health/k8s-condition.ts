@@ -24,7 +24,9 @@ export function inCluster(env: NodeJS.ProcessEnv = process.env, dir = SERVICE_AC
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT ?? "443";
   if (!host)
-    throw new Error("--k8s-condition: KUBERNETES_SERVICE_HOST is not set: it runs in a pod (the DaemonSet of `gpucheck plan quick --platform k8s --health`), where Kubernetes sets it");
+    throw new Error(
+      "--k8s-condition: KUBERNETES_SERVICE_HOST is not set: it runs in a pod (the DaemonSet of `gpucheck plan quick --platform k8s --health`), where Kubernetes sets it",
+    );
   const read = (f: string) => {
     try {
       return readFileSync(join(dir, f), "utf8").trim();
