@@ -157,6 +157,11 @@ export const COMMANDS: CommandSpec[] = [
       NODES,
       EACH_NODE,
       { flags: "--json", description: "print JSON" },
+      {
+        flags: "--health",
+        description: "with --platform k8s: the DaemonSet (and its RBAC) that runs `gpucheck health --suite <suite>` on every GPU node and sets the Node condition GPUCheckHealthy",
+      },
+      { flags: "--baseline <dir>", description: "with --health: each node's acceptance results directory, an absolute path on the node, mounted into the pod" },
     ],
     load: () => import("./commands/plan.ts"),
     brief: true,
@@ -210,6 +215,30 @@ export const COMMANDS: CommandSpec[] = [
         load: () => import("./commands/history-show.ts"),
       },
     ],
+  },
+  {
+    name: "health",
+    description:
+      "a quick health check of this node (the quick suite, ≈1 min): one line per failure, exit 0 healthy, else not (NHC's convention); can drain it in Slurm or mark it in Kubernetes",
+    options: [
+      { flags: "--suite <suite>", description: "suite file or built-in name", default: "quick" },
+      { flags: "--baseline <results-dir>", description: "this node's acceptance run, whose figures the relative thresholds compare with" },
+      {
+        flags: "--drain",
+        description: "on Slurm: drain this node when it fails, with the first failure as the reason (a node already drained or down for another reason keeps it)",
+      },
+      {
+        flags: "--k8s-condition",
+        description: "in a pod: set this node's condition GPUCheckHealthy through the API server (the DaemonSet of `gpucheck plan quick --platform k8s --health`)",
+      },
+      { flags: "--node <name>", description: "this node's name in Slurm or Kubernetes (default: $SLURMD_NODENAME, with --k8s-condition $NODE_NAME, else the short host name)" },
+      { flags: "--history <db>", description: "append this run to a node history file (unsigned)" },
+      { flags: "-o, --out <dir>", description: "keep the run's results directory here (default: a temporary one, removed)" },
+      PYTHON,
+      { flags: "-t, --timeout <duration>", description: "override every test's timeout, e.g. 90s" },
+      { flags: "--json", description: "print JSON: the node, healthy or not, the failures and what was done" },
+    ],
+    load: () => import("./commands/health.ts"),
   },
   {
     name: "report",

@@ -6,6 +6,7 @@ import s3 from "../../suites/gpu-1x.yaml" with { type: "text" };
 import s4 from "../../suites/h100-8x.yaml" with { type: "text" };
 import s5 from "../../suites/h100-multinode.yaml" with { type: "text" };
 import s6 from "../../suites/h200-8x.yaml" with { type: "text" };
+import s7 from "../../suites/quick.yaml" with { type: "text" };
 import w0 from "../../workload/Dockerfile" with { type: "text" };
 import w1 from "../../workload/README.md" with { type: "text" };
 import w2 from "../../workload/gpucheck_workload/__init__.py" with { type: "text" };
@@ -70,6 +71,7 @@ export const SUITE_FILES: Record<string, string> = {
   "h100-8x.yaml": s4,
   "h100-multinode.yaml": s5,
   "h200-8x.yaml": s6,
+  "quick.yaml": s7,
 };
 
 export const WORKLOAD_FILES: Record<string, string> = {

@@ -76,7 +76,7 @@ test(
     expect(lines).toContain(
       "complete -c gpucheck -n '__fish_seen_subcommand_from suite' -s p -l platform -r -a 'local ssh slurm docker k8s' -d 'platform to run on (default: the suite'\\''s platform.type; with --rerun-failed, that run'\\''s)'",
     );
-    expect(lines).toContain("complete -c gpucheck -n '__fish_seen_subcommand_from validate' -F -a 'b200-8x cpu-smoke gb200-nvl72 gpu-1x h100-8x h100-multinode h200-8x'");
+    expect(lines).toContain("complete -c gpucheck -n '__fish_seen_subcommand_from validate' -F -a 'b200-8x cpu-smoke gb200-nvl72 gpu-1x h100-8x h100-multinode h200-8x quick'");
     if (has("fish")) {
       const f = spawnSync("fish", ["-c", `${quoted} completion fish | source; complete -C 'gpucheck suite --pl'`], { encoding: "utf8" });
       expect(f.stdout).toStartWith("--platform");

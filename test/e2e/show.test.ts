@@ -31,7 +31,7 @@ test(
         max: 0 # builtin:h100-8x.yaml:46
 `);
     // every threshold of every built-in has a source
-    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72"]) {
+    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72", "quick"]) {
       expect(gpucheck(["show", name], { cwd: tmpdir() }).stdout).not.toContain("no source comment");
     }
   },

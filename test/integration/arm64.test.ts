@@ -56,7 +56,7 @@ describe("gpucheck-linux-arm64 under qemu, copied alone into an empty directory"
     expect(JSON.parse(a.stdout).platforms.map((p: { name: string }) => p.name)).toEqual(["local", "ssh", "slurm", "docker", "k8s"]);
   });
 
-  const suites = ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode"];
+  const suites = ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "quick"];
   test("validate passes every built-in suite", () => {
     for (const s of suites) {
       const a = arm("validate", s);

@@ -31,12 +31,12 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
     const r = run("list", "--json");
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.suites.map((s: { name: string }) => s.name).sort()).toEqual(["b200-8x", "cpu-smoke", "gb200-nvl72", "gpu-1x", "h100-8x", "h100-multinode", "h200-8x"]);
+    expect(out.suites.map((s: { name: string }) => s.name).sort()).toEqual(["b200-8x", "cpu-smoke", "gb200-nvl72", "gpu-1x", "h100-8x", "h100-multinode", "h200-8x", "quick"]);
     expect(out.kinds.map((k: { kind: string }) => k.kind)).toEqual(expect.arrayContaining(["collective", "train", "inventory"]));
     expect(out.platforms.map((p: { name: string }) => p.name)).toEqual(["local", "ssh", "slurm", "docker", "k8s"]);
   });
 
-  for (const suite of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x"]) {
+  for (const suite of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "quick"]) {
     test(`validate and plan ${suite}`, () => {
       expect(run("validate", suite).status).toBe(0);
       const r = run("plan", suite, "--json");

@@ -1,6 +1,6 @@
 // An in-process Kubernetes API server for tests: the real paths, verbs, object shapes and Status
 // errors, list+watch with resourceVersion (and 410 Gone), pods/log with follow, DELETE with
-// propagationPolicy, RBAC-style 403s, bearer tokens, and TLS with client certificates. Objects are
+// propagationPolicy, a status subresource's strategic-merge PATCH (conditions merged on type), RBAC-style 403s, bearer tokens, and TLS with client certificates. Objects are
 // validated against the Kubernetes OpenAPI schemas (kubernetes-models) on create, as the real
 // server does. The controllers (controllers.ts) and the kubelet (kubelet.ts) make it move.
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -131,6 +131,31 @@ export function startApi(o: ApiOptions): Promise<{ server: Server; url: string; 
       const created = o.store.create(r.plural, nsKey, obj);
       if (drop === "after") return void req.socket.destroy();
       return created ? send(res, 201, created) : send(res, 409, alreadyExists(r, obj.metadata.name));
+    }
+    // a status subresource patched as `kubectl patch --subresource=status` and node agents do it: a
+    // strategic-merge patch, whose lists of conditions merge on "type" (the Node API's patchMergeKey)
+    if (req.method === "PATCH" && name && sub === "status") {
+      const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim();
+      if (type !== "application/strategic-merge-patch+json")
+        return send(res, 415, status(415, "UnsupportedMediaType", `the fake patches a status with application/strategic-merge-patch+json only, got "${type}"`));
+      const patch = JSON.parse(await readBody(req)) as { status?: Record<string, unknown> };
+      const updated = o.store.update(r.plural, nsKey, name, (x) => {
+        const st = ((x as { status?: Record<string, unknown> }).status ??= {});
+        for (const [k, v] of Object.entries(patch.status ?? {})) {
+          if (k !== "conditions" || !Array.isArray(v)) {
+            st[k] = v;
+            continue;
+          }
+          const conditions = [...((st.conditions as Array<{ type: string }> | undefined) ?? [])];
+          for (const c of v as Array<{ type: string }>) {
+            const at = conditions.findIndex((e) => e.type === c.type);
+            if (at >= 0) conditions[at] = { ...conditions[at], ...c };
+            else conditions.push(c);
+          }
+          st.conditions = conditions;
+        }
+      });
+      return updated ? send(res, 200, updated) : send(res, 404, notFound(r, name));
     }
     if (req.method === "DELETE" && name) {
       const body = await readBody(req);

@@ -1,13 +1,13 @@
 // The layering rings (CONTRIBUTING.md, "Layering") as data, and the check a test keeps:
 //   lib/core ← lib/kinds, lib/parsers, lib/isolate (which imports only lib/core) ← stages (load, plan, execute, preflight, assess, report,
-//   sign, history, soak, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
+//   sign, history, soak, health, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
 //   ← cli/ and mod.ts. Besides: a platform imports only lib/core from lib/, the cli (its commands
 //   included) only lib/pipeline and lib/core, and nothing imports test/ or bench/.
 // Type-only imports count: a type pulled from a ring above is the same knot in the design.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 
-const STAGES = ["load", "plan", "execute", "preflight", "assess", "report", "sign", "history", "soak"] as const;
+const STAGES = ["load", "plan", "execute", "preflight", "assess", "report", "sign", "history", "soak", "health"] as const;
 
 export interface Ring {
   level: number;

@@ -68,7 +68,7 @@ test(
 test(
   "every built-in validates",
   () => {
-    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72"]) {
+    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72", "quick"]) {
       const r = validate(name);
       expect({ name, code: r.code, stderr: r.stderr }).toEqual({ name, code: 0, stderr: "" });
       expect(r.stdout).toStartWith(`builtin:${name}.yaml: valid: suite "${name}"`);
