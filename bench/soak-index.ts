@@ -5,6 +5,7 @@
 // parsing its results.json, rendering its junit.xml and report.html. Peak RSS of this process at the end.
 //
 //   node_modules/.bin/bun bench/soak-index.ts [--nodes 1000] [--rounds 72] [--cpu]
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,5 +86,9 @@ console.log(`  per round (summary + series append + write): median ${med.toFixed
 console.log(`  read series.json ${readSeriesMs.toFixed(0)}, trends ${trendsMs.toFixed(0)} (${trends.length} series), write the index ${writeMs.toFixed(0)}`);
 console.log(`  sizes MiB: series.json ${size("series.json")}, soak.json ${size("soak.json")}, results.json ${size("results.json")}, junit.xml ${size("junit.xml")}, report.html ${size("report.html")}`);
 console.log(`  reading the index: parse results.json ${parseMs.toFixed(0)}, render junit ${junitMs.toFixed(0)}, render report.html ${htmlMs.toFixed(0)}`);
-console.log(`  peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+console.log(`  peak RSS of this process (which also holds the 1,000-node run it repeats) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+// a reader of the index on its own: `gpucheck report` (reads results.json, writes junit.xml, report.html, summary)
+const report = spawnSync("/usr/bin/time", ["-f", "%e %M", process.execPath, join(import.meta.dir, "..", "mod.ts"), "report", dir], { encoding: "utf8" });
+const [wall, kb] = (report.stderr.trim().split("\n").at(-1) ?? "").split(" ");
+console.log(`  gpucheck report <index> (its own process): exit ${report.status}, ${wall} s wall, peak RSS ${(Number(kb) / 1024).toFixed(0)} MiB`);
 rmSync(dir, { recursive: true, force: true });
