@@ -86,9 +86,13 @@ def parse(text, direction):
     bw_bytes = _num(side, "bw_bytes")
     if bw_bytes is None and _num(side, "bw") is not None:
         bw_bytes = _num(side, "bw") * 1024  # fio < 3.2: bw only, in KiB/s
-    io_bytes = _num(side, "io_bytes")
-    if io_bytes is None and _num(side, "io_kbytes") is not None:
-        io_bytes = _num(side, "io_kbytes") * 1024
+    io_bytes = _num(side, "io_kbytes")
+    if io_bytes is not None:
+        io_bytes *= 1024
+    elif _num(side, "io_bytes") is not None:
+        # fio 2.x wrote KiB under "io_bytes" (3.0 made it bytes and added io_kbytes)
+        old = str(doc.get("fio version", "")).startswith("fio-2.")
+        io_bytes = _num(side, "io_bytes") * (1024 if old else 1)
     if bw_bytes is None or not io_bytes:
         raise FioError("fio's job %r moved no %s bytes" % (job.get("jobname"), direction))
     clat, scale = _latency_us(side, "clat")
