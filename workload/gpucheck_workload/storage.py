@@ -157,7 +157,7 @@ def measure_path(binary, role, path, args, rank, host):
         return out
     why = _writable(path)
     if why:
-        out["unmeasured"] = "%s: cannot write the %s path %s: %s" % (host, role, path, why)
+        out["unmeasured"] = "%s: cannot write the %s path %s: %s (storage.%s must name a directory the ranks' user can write)" % (host, role, path, why, role)
         return out
     out["device"] = device_of(path)
     direct, mode = _mode(path, args)
@@ -188,7 +188,7 @@ def checkpoint(binary, ctx, path, args, rank, host):
     else:
         w = _writable(path)
         if w:
-            why = "%s: cannot write the shared path %s for the checkpoint: %s" % (host, path, w)
+            why = "%s: cannot write the shared path %s for the checkpoint: %s (storage.shared must name a directory the ranks' user can write)" % (host, path, w)
     direct, mode = _mode(path, args) if why is None else (False, None)
     out["io"] = mode
     target = os.path.join(path, "gpucheck-checkpoint-%s-%d.dat" % (host, rank))

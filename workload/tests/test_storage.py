@@ -70,7 +70,7 @@ def test_an_unwritable_path_names_the_node_and_the_path(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("")
     got = storage.measure_path("/usr/bin/fio", "local", str(blocked / "sub"), _Args, 0, "node7")
-    assert got == {"path": str(blocked / "sub"), "device": None, "unmeasured": "node7: cannot write the local path %s: Not a directory" % (blocked / "sub")}
+    assert got == {"path": str(blocked / "sub"), "device": None, "unmeasured": "node7: cannot write the local path %s: Not a directory (storage.local must name a directory the ranks' user can write)" % (blocked / "sub")}
 
 
 def test_a_node_without_fio_is_named_with_what_to_install(tmp_path):
