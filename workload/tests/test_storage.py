@@ -26,7 +26,7 @@ def test_fio_3_42_json_after_the_job_banner_and_before_the_normal_report():
 
 
 def test_fio_2_json_latencies_in_us_and_io_bytes_in_kib():
-    got = fio.parse(_read("cloud-2.2.10-xvda-write.json"), "write")
+    got = fio.parse(_read("cloud-2.2.10-xvda-write.out"), "write")
     # fio 2.x: bw 62499 KiB/s, io_bytes 37500272 KiB, clat in µs
     assert got["mbps"] == pytest.approx(62499 * 1024 / 1e6)
     assert got["io_bytes"] == 37500272 * 1024
@@ -34,9 +34,9 @@ def test_fio_2_json_latencies_in_us_and_io_bytes_in_kib():
 
 
 def test_fio_3_33_generated_here():
-    w = fio.parse(_read("generated-3.33-seq-write-direct.json"), "write")
+    w = fio.parse(_read("generated-3.33-seq-write-direct.out"), "write")
     assert w["io_bytes"] == 16777216 and w["fio"] == "fio-3.33" and w["mbps"] > 0
-    r = fio.parse(_read("generated-3.33-randread-direct.json"), "read")
+    r = fio.parse(_read("generated-3.33-randread-direct.out"), "read")
     assert r["iops"] > 0 and r["clat_p99_us"] > 0 and r["io_bytes"] > 0
 
 
