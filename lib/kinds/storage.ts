@@ -19,7 +19,10 @@ const metrics: Record<string, MetricInfo> = {};
 const componentMetrics: Record<string, MetricInfo> = {};
 for (const role of ["local", "shared"] as const) {
   const at = WHERE[role];
-  metrics[`storage_${role}_write_gbyte_s_min`] = higher("GB/s", `${at}: the slowest rank's sequential write (rw=write, bs=1MiB, iodepth=8, storage.size bytes; ${FIO}); every rank's path named in the details`);
+  metrics[`storage_${role}_write_gbyte_s_min`] = higher(
+    "GB/s",
+    `${at}: the slowest rank's sequential write (rw=write, bs=1MiB, iodepth=8, storage.size bytes; ${FIO}); every rank's path named in the details`,
+  );
   metrics[`storage_${role}_read_gbyte_s_min`] = higher("GB/s", `${at}: the slowest rank's sequential read of the file it wrote (rw=read, bs=1MiB, iodepth=8)`);
   metrics[`storage_${role}_randread_iops_min`] = higher("IOPS", `${at}: the lowest rank's random 4 KiB read IOPS (rw=randread, iodepth=32, storage.runtime long)`);
   metrics[`storage_${role}_randread_p99_us_max`] = lower("us", `${at}: the highest rank's p99 completion latency of the random 4 KiB reads (fio clat percentile 99)`);

@@ -40,7 +40,8 @@ export const storageBlock = () =>
 
 export function resolveStorage(written: Partial<StorageParams> | undefined, ctx: ResolveContext): StorageParams {
   const p: StorageParams = { ...STORAGE_DEFAULTS, ...given(written ?? {}) };
-  if (!p.local && !p.shared && ctx.sound("storage")) ctx.report([...ctx.testAt, "storage"], 'a storage test needs "local" (the node\'s NVMe scratch path) or "shared" (the shared filesystem path), or both', "value");
+  if (!p.local && !p.shared && ctx.sound("storage"))
+    ctx.report([...ctx.testAt, "storage"], 'a storage test needs "local" (the node\'s NVMe scratch path) or "shared" (the shared filesystem path), or both', "value");
   return p;
 }
 
