@@ -29,39 +29,41 @@ import w18 from "../../workload/gpucheck_workload/dist.py" with { type: "text" }
 import w19 from "../../workload/gpucheck_workload/emit.py" with { type: "text" };
 import w20 from "../../workload/gpucheck_workload/errors.py" with { type: "text" };
 import w21 from "../../workload/gpucheck_workload/fakedata.py" with { type: "text" };
-import w22 from "../../workload/gpucheck_workload/gemm.py" with { type: "text" };
-import w23 from "../../workload/gpucheck_workload/hangup.py" with { type: "text" };
-import w24 from "../../workload/gpucheck_workload/hostlist.py" with { type: "text" };
-import w25 from "../../workload/gpucheck_workload/ib.py" with { type: "text" };
-import w26 from "../../workload/gpucheck_workload/idx.py" with { type: "text" };
-import w27 from "../../workload/gpucheck_workload/imex.py" with { type: "text" };
-import w28 from "../../workload/gpucheck_workload/inventory.py" with { type: "text" };
-import w29 from "../../workload/gpucheck_workload/kinds.py" with { type: "text" };
-import w30 from "../../workload/gpucheck_workload/launch.py" with { type: "text" };
-import w31 from "../../workload/gpucheck_workload/membw.py" with { type: "text" };
-import w32 from "../../workload/gpucheck_workload/models.py" with { type: "text" };
-import w33 from "../../workload/gpucheck_workload/nccl_debug.py" with { type: "text" };
-import w34 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "text" };
-import w35 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
-import w36 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
-import w37 from "../../workload/gpucheck_workload/nic.py" with { type: "text" };
-import w38 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
-import w39 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
-import w40 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
-import w41 from "../../workload/gpucheck_workload/nvlink_ce.py" with { type: "text" };
-import w42 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w43 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w44 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w45 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w46 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
-import w47 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
-import w48 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
-import w49 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w50 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w51 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w52 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w53 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
-import w54 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w22 from "../../workload/gpucheck_workload/fio.py" with { type: "text" };
+import w23 from "../../workload/gpucheck_workload/gemm.py" with { type: "text" };
+import w24 from "../../workload/gpucheck_workload/hangup.py" with { type: "text" };
+import w25 from "../../workload/gpucheck_workload/hostlist.py" with { type: "text" };
+import w26 from "../../workload/gpucheck_workload/ib.py" with { type: "text" };
+import w27 from "../../workload/gpucheck_workload/idx.py" with { type: "text" };
+import w28 from "../../workload/gpucheck_workload/imex.py" with { type: "text" };
+import w29 from "../../workload/gpucheck_workload/inventory.py" with { type: "text" };
+import w30 from "../../workload/gpucheck_workload/kinds.py" with { type: "text" };
+import w31 from "../../workload/gpucheck_workload/launch.py" with { type: "text" };
+import w32 from "../../workload/gpucheck_workload/membw.py" with { type: "text" };
+import w33 from "../../workload/gpucheck_workload/models.py" with { type: "text" };
+import w34 from "../../workload/gpucheck_workload/nccl_debug.py" with { type: "text" };
+import w35 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "text" };
+import w36 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
+import w37 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
+import w38 from "../../workload/gpucheck_workload/nic.py" with { type: "text" };
+import w39 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
+import w40 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
+import w41 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
+import w42 from "../../workload/gpucheck_workload/nvlink_ce.py" with { type: "text" };
+import w43 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w44 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w45 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w46 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w47 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
+import w48 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
+import w49 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w50 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w51 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w52 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w53 from "../../workload/gpucheck_workload/storage.py" with { type: "text" };
+import w54 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w55 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
+import w56 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "b200-8x.yaml": s0,
@@ -97,37 +99,39 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/emit.py": w19,
   "gpucheck_workload/errors.py": w20,
   "gpucheck_workload/fakedata.py": w21,
-  "gpucheck_workload/gemm.py": w22,
-  "gpucheck_workload/hangup.py": w23,
-  "gpucheck_workload/hostlist.py": w24,
-  "gpucheck_workload/ib.py": w25,
-  "gpucheck_workload/idx.py": w26,
-  "gpucheck_workload/imex.py": w27,
-  "gpucheck_workload/inventory.py": w28,
-  "gpucheck_workload/kinds.py": w29,
-  "gpucheck_workload/launch.py": w30,
-  "gpucheck_workload/membw.py": w31,
-  "gpucheck_workload/models.py": w32,
-  "gpucheck_workload/nccl_debug.py": w33,
-  "gpucheck_workload/nccl_layout.py": w34,
-  "gpucheck_workload/nccl_math.py": w35,
-  "gpucheck_workload/nccl_tests.py": w36,
-  "gpucheck_workload/nic.py": w37,
-  "gpucheck_workload/nic_p2p.py": w38,
-  "gpucheck_workload/nic_topo.py": w39,
-  "gpucheck_workload/nvlink.py": w40,
-  "gpucheck_workload/nvlink_ce.py": w41,
-  "gpucheck_workload/nvml.py": w42,
-  "gpucheck_workload/nvsmi.py": w43,
-  "gpucheck_workload/ops.py": w44,
-  "gpucheck_workload/patterns.py": w45,
-  "gpucheck_workload/pcie.py": w46,
-  "gpucheck_workload/pcie_link.py": w47,
-  "gpucheck_workload/preflight.py": w48,
-  "gpucheck_workload/probe.py": w49,
-  "gpucheck_workload/ranks.py": w50,
-  "gpucheck_workload/stats.py": w51,
-  "gpucheck_workload/telemetry.py": w52,
-  "gpucheck_workload/train.py": w53,
-  "gpucheck_workload/xid.py": w54,
+  "gpucheck_workload/fio.py": w22,
+  "gpucheck_workload/gemm.py": w23,
+  "gpucheck_workload/hangup.py": w24,
+  "gpucheck_workload/hostlist.py": w25,
+  "gpucheck_workload/ib.py": w26,
+  "gpucheck_workload/idx.py": w27,
+  "gpucheck_workload/imex.py": w28,
+  "gpucheck_workload/inventory.py": w29,
+  "gpucheck_workload/kinds.py": w30,
+  "gpucheck_workload/launch.py": w31,
+  "gpucheck_workload/membw.py": w32,
+  "gpucheck_workload/models.py": w33,
+  "gpucheck_workload/nccl_debug.py": w34,
+  "gpucheck_workload/nccl_layout.py": w35,
+  "gpucheck_workload/nccl_math.py": w36,
+  "gpucheck_workload/nccl_tests.py": w37,
+  "gpucheck_workload/nic.py": w38,
+  "gpucheck_workload/nic_p2p.py": w39,
+  "gpucheck_workload/nic_topo.py": w40,
+  "gpucheck_workload/nvlink.py": w41,
+  "gpucheck_workload/nvlink_ce.py": w42,
+  "gpucheck_workload/nvml.py": w43,
+  "gpucheck_workload/nvsmi.py": w44,
+  "gpucheck_workload/ops.py": w45,
+  "gpucheck_workload/patterns.py": w46,
+  "gpucheck_workload/pcie.py": w47,
+  "gpucheck_workload/pcie_link.py": w48,
+  "gpucheck_workload/preflight.py": w49,
+  "gpucheck_workload/probe.py": w50,
+  "gpucheck_workload/ranks.py": w51,
+  "gpucheck_workload/stats.py": w52,
+  "gpucheck_workload/storage.py": w53,
+  "gpucheck_workload/telemetry.py": w54,
+  "gpucheck_workload/train.py": w55,
+  "gpucheck_workload/xid.py": w56,
 };

@@ -97,6 +97,7 @@ export const UNIT_ALIASES: Record<string, Record<string, number>> = {
   "tokens/s": { "tokens/s": 1, "tok/s": 1 },
   "TFLOP/s": { "TFLOP/s": 1, TFLOPS: 1, "GFLOP/s": 1e-3, GFLOPS: 1e-3, "PFLOP/s": 1e3, PFLOPS: 1e3 },
   "%": { "%": 1 },
+  IOPS: { IOPS: 1, kIOPS: 1e3 },
   C: { C: 1, "°C": 1 },
   W: { W: 1, kW: 1e3 },
   MHz: { MHz: 1, GHz: 1e3 },

@@ -260,14 +260,14 @@ export interface UnitRun {
 
 /** One component of a node (a GPU, a CPU standing in for one, a NIC, a GPU↔GPU link), named as a verdict must name it. */
 export interface PartId {
-  type: "gpu" | "cpu" | "nic" | "link";
+  type: "gpu" | "cpu" | "nic" | "link" | "disk";
   host: string;
   rank?: number;
   /** nvidia-smi's GPU index (not torch's, which CUDA_VISIBLE_DEVICES renumbers) */
   index?: number;
   uuid?: string;
   pciBusId?: string;
-  /** the GPU or CPU model, the NIC's device name (mlx5_0), or a link's two ends ("GPU 0 (GPU-…, 00000000:19:00.0)→GPU 3 (…)") */
+  /** the GPU or CPU model, the NIC's device name (mlx5_0), a disk's path and device, or a link's two ends ("GPU 0 (GPU-…, 00000000:19:00.0)→GPU 3 (…)") */
   name?: string;
 }
 

@@ -14,6 +14,7 @@ import { membw } from "./membw.ts";
 import { nic } from "./nic.ts";
 import { nvlink } from "./nvlink.ts";
 import { pcie } from "./pcie.ts";
+import { storage } from "./storage.ts";
 import { train } from "./train.ts";
 
 export const KINDS = {
@@ -27,6 +28,7 @@ export const KINDS = {
   dcgm,
   burn,
   nic,
+  storage,
 } as const;
 
 export type Kinds = typeof KINDS;

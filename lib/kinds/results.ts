@@ -13,6 +13,7 @@ import { membwResult } from "./membw/result.ts";
 import { nicResult } from "./nic/result.ts";
 import { nvlinkResult } from "./nvlink/result.ts";
 import { pcieResult } from "./pcie/result.ts";
+import { storageResult } from "./storage/result.ts";
 import { trainResult } from "./train/result.ts";
 
 /** the shape of each kind's result as its parser reads it */
@@ -27,4 +28,5 @@ export const RESULTS: Record<KindName, z.ZodType> = {
   dcgm: dcgmResult,
   burn: burnResult,
   nic: nicResult,
+  storage: storageResult,
 };

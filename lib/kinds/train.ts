@@ -55,6 +55,11 @@ export const train: TestKind<"train", TrainParams, KindBlocks["train"]> = {
     loss_end: lower("", "loss of the last step"),
     accuracy: higher("%", "accuracy on the data set's test split after training", { realData: true }),
   },
+  // each rank's own loss (Measurement.components): a threshold on one judges every rank, so the rank that does not learn is named
+  componentMetrics: {
+    rank_loss_start: lower("", "this rank's loss on its own batch at the first step"),
+    rank_loss_end: lower("", "this rank's mean loss on its own batches over its last 5 steps: a rank whose inputs or gradients are wrong stays near chance (ln(classes))"),
+  },
   headline: "samples_per_s",
   metricProblem: (metric, info, p, sound) => {
     if (!p) return undefined;

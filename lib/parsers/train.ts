@@ -1,6 +1,6 @@
 // The train command's GPUCHECK_RESULT → metrics.
 import { ParseError } from "../core/errors.ts";
-import type { Measurement } from "../core/types.ts";
+import type { ComponentValues, Measurement } from "../core/types.ts";
 import { taggedLines } from "./protocol.ts";
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -30,5 +30,22 @@ export function trainMeasurement(output: string): Measurement {
       loss: history.flatMap((h) => (num(h.step) !== null && num(h.loss) !== null ? [{ x: h.step as number, y: h.loss as number }] : [])),
     },
     raw: result,
+    ...(Array.isArray(result.ranks) && { components: rankLosses(result.ranks as unknown[]) }),
   };
+}
+
+/** Each rank's own loss at the start and the end, as a part (the CPU rank or the GPU it ran on): a rank that does not learn is named. */
+function rankLosses(ranks: unknown[]): ComponentValues[] {
+  return ranks.map((x, i) => {
+    const r = (x && typeof x === "object" ? x : {}) as Record<string, unknown>;
+    const rank = num(r.rank) ?? i;
+    const c: ComponentValues = {
+      part: { type: r.device === "cuda" ? "gpu" : "cpu", host: typeof r.host === "string" ? r.host : "unknown host", rank },
+      metrics: { rank_loss_start: num(r.loss_start), rank_loss_end: num(r.loss_end) },
+      unmeasured: {},
+    };
+    for (const k of ["rank_loss_start", "rank_loss_end"]) if (c.metrics[k] === null) c.unmeasured![k] = `rank ${rank} reported no finite ${k.slice(5)}`;
+    if (num(r.loss_end_steps) !== null) c.details = { rank_loss_end: `mean over its last ${r.loss_end_steps} steps, on its own batches` };
+    return c;
+  });
 }

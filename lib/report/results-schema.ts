@@ -31,7 +31,7 @@ const TransportRule = z
 
 const PartId = z
   .object({
-    type: z.enum(["gpu", "cpu", "nic", "link"]).describe("cpu: a CPU rank standing in for a GPU (CPU runs)"),
+    type: z.enum(["gpu", "cpu", "nic", "link", "disk"]).describe("cpu: a CPU rank standing in for a GPU (CPU runs); disk: a storage path with the device behind it"),
     host: z.string(),
     rank: num.optional().describe("the rank that measured it"),
     index: num.optional().describe("the GPU's index as nvidia-smi counts it"),

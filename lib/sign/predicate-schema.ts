@@ -29,7 +29,7 @@ const threshold = z.object({
 
 /** A part judged on its own (a GPU, a CPU rank, a NIC, a link), as results.json names it (added within v1: optional). */
 const part = z.object({
-  type: z.enum(["gpu", "cpu", "nic", "link"]),
+  type: z.enum(["gpu", "cpu", "nic", "link", "disk"]),
   host: z.string(),
   rank: z.number().optional(),
   index: z.number().optional(),

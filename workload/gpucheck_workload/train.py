@@ -6,6 +6,8 @@ attention-score matmuls), step time mean/p50/p95, the share of step time with a 
 flight (commhook.py), loss at start and end, and accuracy on the real test split.
 """
 import contextlib
+import os
+import socket
 import time
 
 from . import batches, dist as pg, emit, models, stats
@@ -16,6 +18,11 @@ HELP = "DDP training throughput"
 
 PROGRESS_EVERY = 10  # progress lines per run
 PRECISE_BN_BATCHES = 8
+# each rank's own loss at the end is the mean over its last steps: one step's batch is noisy
+RANK_LOSS_TAIL = 5
+# the fault lab's switch (test/integration/e2e/convergence.test.ts): the rank it names trains on
+# all-zero inputs, so it cannot learn its labels while every other rank does; never set in a suite
+ZERO_INPUTS_ENV = "GPUCHECK_TEST_ZERO_INPUTS_RANK"
 
 
 def add_arguments(p):
@@ -180,6 +187,7 @@ def _train(torch, dist, ctx, args, data):
     every = max(1, args.steps // PROGRESS_EVERY)
     step_s, inflight_s, losses, history = [], [], [], []
     mark_t, mark_step, start = time.perf_counter(), 0, None
+    zero_inputs = os.environ.get(ZERO_INPUTS_ENV) == str(r.rank)
     ddp.train()
     for step in range(1, args.steps + 1):
         if step == args.warmup_steps + 1:
@@ -187,6 +195,8 @@ def _train(torch, dist, ctx, args, data):
         t0 = time.perf_counter()
         timer.begin_step()
         x, y = source.next()
+        if zero_inputs:
+            x = torch.zeros_like(x)
         with _autocast(torch, ctx.device, precision):
             loss = _loss(torch, args, ddp(x), y)
         opt.zero_grad(set_to_none=True)
@@ -209,16 +219,22 @@ def _train(torch, dist, ctx, args, data):
     window = time.perf_counter() - start
     ends = torch.tensor([losses[0], losses[-1]], dtype=torch.float64, device=ctx.device)
     dist.all_reduce(ends)
+    # each rank's own loss, so that a rank that does not learn is named: after DDP's all-reduce every
+    # rank holds the same weights, but its loss is on its own inputs
+    tail = losses[-RANK_LOSS_TAIL:]
+    everyone = [None] * r.world_size
+    dist.all_gather_object(everyone, {"rank": r.rank, "host": socket.gethostname(), "device": ctx.device.type, "loss_start": losses[0],
+                                      "loss_end": sum(tail) / len(tail), "loss_end_steps": len(tail)})
     accuracy = None
     if data is not None:
         accuracy = _accuracy(torch, dist, ctx, ddp.module, source, data, _autocast(torch, ctx.device, precision))
     if r.rank == 0:
         emit.tagged("RESULT", _result(torch, args, ctx, precision, model, window, step_s, inflight_s,
-                                      (ends / r.world_size).tolist(), accuracy, history))
+                                      (ends / r.world_size).tolist(), accuracy, history, everyone))
     return 0
 
 
-def _result(torch, args, ctx, precision, model, window, step_s, inflight_s, loss_ends, accuracy, history):
+def _result(torch, args, ctx, precision, model, window, step_s, inflight_s, loss_ends, accuracy, history, ranks):
     world = ctx.ranks.world_size
     samples_per_s = args.batch_size * world * len(step_s) / window
     tokens_per_s = samples_per_s * args.seq_len if args.model == "transformer" else None
@@ -237,4 +253,5 @@ def _result(torch, args, ctx, precision, model, window, step_s, inflight_s, loss
         "allreduce_ms": 1e3 * sum(inflight_s) / len(inflight_s) if inflight_s else None,
         "allreduce_method": "ddp-comm-hook: union of bucket all-reduce launch..completion intervals per step / step time",
         "loss_start": loss_ends[0], "loss_end": loss_ends[1], "accuracy": accuracy, "history": history,
+        "ranks": ranks,
     }

@@ -25,6 +25,9 @@ def test_two_rank_resnet18_learns_generated_fashionmnist(fashion_dir):
     assert 0 < st["p50"] <= st["p95"] and st["mean"] > 0
     assert 0 < r["allreduce_share"] < 1 and r["allreduce_ms"] > 0
     assert r["loss_end"] < r["loss_start"]
+    # each rank's own loss, the mean of its last 5 steps: both learn here
+    assert [(x["rank"], x["device"], x["loss_end_steps"]) for x in r["ranks"]] == [(0, "cpu", 5), (1, "cpu", 5)]
+    assert all(x["loss_end"] < x["loss_start"] for x in r["ranks"])
     assert r["accuracy"] > 0.8  # chance is 0.1; BatchNorm statistics are recomputed before evaluating
     assert [h["step"] for h in r["history"]] == list(range(1, 15))
     progress = [json.loads(l.split(" ", 1)[1]) for l in out0.splitlines() if l.startswith("GPUCHECK_PROGRESS ")]

@@ -32,5 +32,18 @@ export const trainResult = z.lazy(() => {
     loss_end: maybe(),
     accuracy: maybe().describe("a fraction 0…1 on the test split; null on synthetic data"),
     history: z.array(z.object({ step: z.number().int(), samples_per_s: maybe(), loss: maybe() }).loose()),
+    ranks: z
+      .array(
+        z.object({
+          rank: z.number().int().nonnegative(),
+          host: z.string(),
+          device: z.string().describe('"cpu" or "cuda"'),
+          loss_start: maybe().describe("this rank's loss on its own batch at the first step"),
+          loss_end: maybe().describe("this rank's mean loss on its own batches over its last loss_end_steps steps"),
+          loss_end_steps: z.number().int().positive(),
+        }),
+      )
+      .optional()
+      .describe("each rank's own loss (absent from results of gpucheck before it was added)"),
   });
 });

@@ -126,6 +126,21 @@ const runs = {
   dcgmH100: inTurn(() => ranks(1, ["dcgm", "--level", "1", "--timeout", "30"], { PATH: `${fakeDcgmi()}:${fakeH100Tools()}:/usr/bin:/bin` })),
   burn: inTurn(() => ranks(2, ["burn", "--duration", "1", "--window", "0.5"])),
   nic: inTurn(() => ranks(2, ["nic", "--tcp-bytes", String(16 * 1024 ** 2), "--tcp-pings", "20"], { PATH: "/usr/bin:/bin" })),
+  storage: inTurn(() =>
+    ranks(2, [
+      "storage",
+      "--local",
+      join(dir, "storage-r{rank}"),
+      "--shared",
+      join(dir, "storage-shared"),
+      "--size",
+      String(1024 ** 2),
+      "--runtime",
+      "0.3",
+      "--checkpoint-size",
+      String(1024 ** 2),
+    ]),
+  ),
 };
 // a run that fails is reported by its test, not as an unhandled rejection
 for (const r of Object.values(runs)) r.catch(() => {});
@@ -143,7 +158,31 @@ test("train: resnet18 on synthetic data, a few steps, prints a GPUCHECK_RESULT i
   const out = await runs.train;
   const [result] = taggedLines(out, "RESULT");
   expectValid(KINDS.train, result, "train");
-  expect(KINDS.train.measure(out, { params: undefined }).metrics.samples_per_s).toBeGreaterThan(0);
+  const m = KINDS.train.measure(out, { params: undefined });
+  expect(m.metrics.samples_per_s).toBeGreaterThan(0);
+  // each rank's own loss, as a part
+  expect(m.components!.map((c) => [c.part.type, c.part.rank, Object.keys(c.metrics)])).toEqual([["cpu", 0, ["rank_loss_start", "rank_loss_end"]]]);
+}, 120_000);
+
+test("storage: two CPU ranks run fio on their own local paths and the shared one, in the contract", async () => {
+  const out = await runs.storage;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS.storage, result, "storage");
+  const m = KINDS.storage.measure(out, { params: undefined });
+  for (const metric of [
+    "storage_local_write_gbyte_s_min",
+    "storage_local_read_gbyte_s_min",
+    "storage_local_randread_iops_min",
+    "storage_shared_randread_p99_us_max",
+    "storage_checkpoint_write_total_gbyte_s",
+  ])
+    expect(m.metrics[metric]).toBeGreaterThan(0);
+  expect(m.components!.map((c) => [c.part.type, c.part.rank, c.part.name!.split(" ")[0]])).toEqual([
+    ["disk", 0, "local"],
+    ["disk", 1, "local"],
+    ["disk", 0, "shared"],
+    ["disk", 1, "shared"],
+  ]);
 }, 120_000);
 
 test("gemm: two CPU ranks gather their sweeps and checksums into one GPUCHECK_RESULT in the contract", async () => {
