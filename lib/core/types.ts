@@ -346,6 +346,8 @@ export interface MetricCheck {
   part?: PartId;
   /** an outlier check: the median it was compared with, the value's ratio to it, and the parts behind the median */
   outlier?: { median: number; ratio: number; from: string[]; mad?: number };
+  /** a missed check: what an operator does next, with its published source (lib/assess/remediation.ts) */
+  remediation?: Remediation;
 }
 
 /** `transport:` against what NCCL said it used. */
@@ -361,9 +363,18 @@ export interface TransportCheck {
   message: string;
   /** a per-component check (one rail of a collective): the part it judged */
   part?: PartId;
+  /** a missed check: what an operator does next, with its published source (lib/assess/remediation.ts) */
+  remediation?: Remediation;
 }
 
 export type Check = MetricCheck | TransportCheck;
+
+/** What to do about a missed check: a class of published operator practice, the action naming the part, its source. */
+export interface Remediation {
+  class: "reset-gpu" | "reboot-node" | "reseat-cable" | "reflash-firmware" | "reinstall-driver" | "reconfigure" | "rma-part" | "check-cooling" | "escalate-vendor";
+  action: string;
+  source: string;
+}
 
 export interface Verdict {
   outcome: Outcome;

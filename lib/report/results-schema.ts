@@ -68,6 +68,15 @@ const Expectation = z
   })
   .meta({ id: "Expectation" });
 
+const Remediation = z
+  .object({
+    class: z.enum(["reset-gpu", "reboot-node", "reseat-cable", "reflash-firmware", "reinstall-driver", "reconfigure", "rma-part", "check-cooling", "escalate-vendor"]),
+    action: z.string().describe("what to do next, naming the part"),
+    source: z.string().describe("the published operator practice behind the class: its name and address"),
+  })
+  .meta({ id: "Remediation" })
+  .describe("a missed check: what an operator does next (docs/remediation.md)");
+
 const MetricCheck = z
   .object({
     metric: z.string(),
@@ -87,6 +96,7 @@ const MetricCheck = z
       })
       .optional()
       .describe("an outlier check: what the value was compared with"),
+    remediation: Remediation.optional(),
   })
   .meta({ id: "MetricCheck" });
 
@@ -100,6 +110,7 @@ const TransportCheck = z
     ok: z.boolean(),
     message: z.string().describe('e.g. "transport: P2P/IPC, NET/Socket used, NET/IB required (connections: 14 × P2P/IPC, 2 × NET/Socket)"'),
     part: PartId.optional().describe("a per-component check (one rail of a collective): the part it judged"),
+    remediation: Remediation.optional(),
   })
   .meta({ id: "TransportCheck" });
 
