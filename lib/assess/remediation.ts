@@ -5,6 +5,7 @@
 import type { Check, Kind, Measurement, Remediation } from "../core/types.ts";
 import { partName } from "../core/parts.ts";
 import { CLASSES, type RemediationClass, SOURCES, type SourceKey } from "./remediation-sources.ts";
+import { BASELINE_FIELDS, FIRMWARE_FIELDS } from "../baseline/fields.ts";
 
 export type { RemediationClass } from "./remediation-sources.ts";
 export type { Remediation } from "../core/types.ts";
@@ -49,6 +50,7 @@ export const REMEDIATION_RULES: RemediationRule[] = [
   { kind: "inventory", metric: /^(ecc_uncorrected|ecc_dram_uncorrected|ecc_sram_uncorrected)$/, class: "reset-gpu", why: "uncorrectable ECC errors (catalogue: reset; repeated, RMA)", source: "xidCatalog" },
   { kind: "inventory", metric: /^remapped_rows_pending$/, class: "reset-gpu", why: "a row remap waits for a GPU reset to take effect", source: "rowRemap" },
   { kind: "inventory", metric: /^(remap_failure|sram_threshold_exceeded|remapped_rows|retired_pages)$/, class: "rma-part", why: "the GPU's memory ran out of spare rows or failed to remap", source: "rowRemap" },
+  { kind: "inventory", metric: /^baseline_mismatches$/, class: "reinstall-driver", why: "a version differs from the baseline (firmware fields are reflashed)", source: "verda" },
   { kind: "inventory", metric: /^(ecc_disabled|mig_enabled|persistence_off|config_mismatches)$/, class: "reconfigure", why: "a device setting differs from what the suite expects", source: "verda" },
   { kind: "inventory", metric: /^(ib_ports_active|ib_port_rate)$/, class: "reseat-cable", why: "an InfiniBand port is down or below its rate: the cable or transceiver between the HCA port and its switch port", source: "azureNhc" },
   // per-GPU kinds
@@ -114,7 +116,19 @@ export function remediationFor(kind: string, c: Check, details?: Record<string, 
     const cls = SEVERITY.find((k) => xids.some((x) => (XID_CLASSES[x] ?? "reset-gpu") === k)) ?? "reset-gpu";
     return { class: cls, action: `${CLASSES[cls].label}: Xid ${xids.join(", ")} on ${part} (${details?.[c.metric] ?? "see the check"})`, source: sourceText("xidCatalog") };
   }
+  const versions = /^(baseline|config)_mismatches$/.test(c.metric) ? versionClass(details?.[c.metric] ?? c.message) : null;
+  if (versions) return { class: versions, action: `${CLASSES[versions].label}: ${details?.[c.metric] ?? c.message}`, source: sourceText(versions === "reflash-firmware" ? "coreweave" : "verda") };
   return { class: rule.class, action: `${CLASSES[rule.class].label}: ${part}: ${rule.why}`, source: sourceText(rule.source) };
+}
+
+/**
+ * A version finding's class from the fields it names ("gpu01 mlx5_0 port 1: nic_firmware 28.39 ≠ 28.41
+ * (the baseline)"): firmware is reflashed, software reinstalled; null when it names neither (a power limit).
+ */
+function versionClass(text: string): RemediationClass | null {
+  const fields = [...text.matchAll(/: (\w+) [^;]*? ≠ /g)].map((m) => m[1]!);
+  if (fields.some((f) => FIRMWARE_FIELDS.has(f))) return "reflash-firmware";
+  return fields.some((f) => Object.hasOwn(BASELINE_FIELDS, f)) ? "reinstall-driver" : null;
 }
 
 /** The Xid numbers a detail line names ("node1 GPU 3 (…): Xid 79 ×2 (kernel log)"); SXids are the NVSwitch's. */

@@ -21,6 +21,7 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
   keys: [
     { key: "hcas", doc: 'the compute HCAs (NCCL_IB_HCA names, or "mlx5_0,mlx5_3"); absent: every InfiniBand port; Ethernet/RoCE and storage ports never count' },
     { key: "nvlinksPerGpu", doc: "NVLink links each GPU must have up; absent: from the GPU model (18 on H100/H200 SXM, 12 on A100 SXM)" },
+    { key: "baseline", doc: "firmware and software versions every node must run (kernel, driver, cuda, vbios, nic_firmware, nic_psid, ofed, nccl, fabric_manager, dcgm): `gpucheck baseline capture` writes one from a golden node" },
     { key: "config", doc: "values every node and GPU must have: { driver: 550.90.07, power_limit_w: 700, pcie_gen: 5 }" },
     {
       key: "nvlinkDomain",
@@ -53,6 +54,7 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
     persistence_off: lower("count", "GPUs with persistence mode not Enabled"),
     ib_ports_active: higher("count", "InfiniBand link-layer ports in state Active on the compute HCAs (inventory.hcas; all IB ports when not named); Ethernet ports never count"),
     ib_port_rate: higher("Gb/s", "the lowest rate among the Active compute InfiniBand ports (400 for NDR)"),
+    baseline_mismatches: lower("count", "parts whose firmware or software version differs from the inventory test's baseline (inventory.baseline), each named with both values"),
     config_mismatches: lower("count", "settings that differ between the node's GPUs or NICs, from the suite's pins (inventory.config), or from the other nodes of the run"),
   },
   headline: "gpu_count",
