@@ -184,7 +184,8 @@ export const COMMANDS: CommandSpec[] = [
     subcommands: [
       {
         name: "capture",
-        description: "a golden node's versions (kernel, driver, CUDA, VBIOS, HCA firmware and PSID, OFED, NCCL, Fabric Manager, DCGM) from a run's inventory, as an inventory test's baseline: block",
+        description:
+          "a golden node's versions (kernel, driver, CUDA, VBIOS, HCA firmware and PSID, OFED, NCCL, Fabric Manager, DCGM) from a run's inventory, as an inventory test's baseline: block",
         args: [{ name: "<results-dir>" }],
         options: [
           { flags: "--node <name>", description: "the golden node, when the run has several" },

@@ -35,6 +35,12 @@ export const CLASSES: Record<RemediationClass, { label: string; sources: SourceK
   "reinstall-driver": { label: "reinstall or reconfigure the driver stack to the baseline (driver, peer-memory module, Fabric Manager, NCCL)", sources: ["verda", "clustermax"] },
   reconfigure: { label: "restore the expected device setting (ECC on, MIG off, persistence on), then reset the GPU", sources: ["verda", "rowRemap"] },
   "rma-part": { label: "return the part to the vendor (RMA), naming its serial", sources: ["xidCatalog", "rowRemap", "dcgmDiag"] },
-  "check-cooling": { label: "check the cooling and power of the part (airflow, fans, inlet temperature, power cap), then run the test again", sources: ["healthValidation", "coreweave", "dcgmDiag"] },
-  "escalate-vendor": { label: "open a case with the vendor with the evidence bundle; isolate the node if the figure is the job's", sources: ["healthValidation", "crusoe", "azureNhc"] },
+  "check-cooling": {
+    label: "check the cooling and power of the part (airflow, fans, inlet temperature, power cap), then run the test again",
+    sources: ["healthValidation", "coreweave", "dcgmDiag"],
+  },
+  "escalate-vendor": {
+    label: "open a case with the vendor with the evidence bundle; isolate the node if the figure is the job's",
+    sources: ["healthValidation", "crusoe", "azureNhc"],
+  },
 };

@@ -29,36 +29,127 @@ const ALL = /.*/;
 /** The mapping; `gpucheck list` and docs/remediation.md print it. */
 export const REMEDIATION_RULES: RemediationRule[] = [
   // telemetry, on every kind
-  { kind: "*", metric: /^(gpu_temp_max|gpu_power_max|throttle_hw|throttle_sw_thermal|throttle_sw_power_cap|throttle_events|sm_clock_min_mhz)$/, class: "check-cooling", why: "clocks held down by heat or power", source: "healthValidation" },
+  {
+    kind: "*",
+    metric: /^(gpu_temp_max|gpu_power_max|throttle_hw|throttle_sw_thermal|throttle_sw_power_cap|throttle_events|sm_clock_min_mhz)$/,
+    class: "check-cooling",
+    why: "clocks held down by heat or power",
+    source: "healthValidation",
+  },
   { kind: "*", metric: /^gpu_util_mean$/, class: "escalate-vendor", why: "the GPUs sat idle during the test", source: "crusoe" },
-  { kind: "*", metric: /^(ib_link_downed|ib_port_errors)$/, class: "reseat-cable", why: "InfiniBand link errors point at the cable or transceiver between the HCA port and its switch port", source: "azureNhc" },
+  {
+    kind: "*",
+    metric: /^(ib_link_downed|ib_port_errors)$/,
+    class: "reseat-cable",
+    why: "InfiniBand link errors point at the cable or transceiver between the HCA port and its switch port",
+    source: "azureNhc",
+  },
   { kind: "*", metric: /^nvlink_errors$/, class: "reset-gpu", why: "NVLink errors (the catalogue's NVLink bucket: reset, then check the mechanicals)", source: "xidCatalog" },
-  { kind: "*", metric: /^xid_application$/, class: "escalate-vendor", why: "application Xids are the program's fault (catalogue: restart the application); repeated on a known-good program, escalate", source: "xidCatalog" },
+  {
+    kind: "*",
+    metric: /^xid_application$/,
+    class: "escalate-vendor",
+    why: "application Xids are the program's fault (catalogue: restart the application); repeated on a known-good program, escalate",
+    source: "xidCatalog",
+  },
   { kind: "*", metric: /^xid_(hardware|events)$/, class: "reset-gpu", why: "hardware Xid (the class follows the Xid number)", source: "xidCatalog" },
   // collective
   { kind: "collective", metric: /^rail_busbw$/, class: "reseat-cable", why: "one rail is slow: its HCA, cable and switch port", source: "coreweave" },
-  { kind: "collective", metric: /^(wrong|out_of_bounds)$/, class: "rma-part", why: "wrong results are silent data corruption; isolate the GPU or node that corrupts", source: "clustermax" },
-  { kind: "collective", metric: ALL, modes: ["transport"], class: "reinstall-driver", why: "NCCL did not use the required path: GPUDirect (peer-memory module), NVLS (Fabric Manager) or its IB plugin", source: "verda" },
-  { kind: "collective", metric: /^(busbw|algbw|time_us|busbw_peak|busbw_avg)$/, class: "escalate-vendor", why: "the job's bandwidth is short: isolate the node or link (isolate:) before acting on one part", source: "clustermax" },
+  {
+    kind: "collective",
+    metric: /^(wrong|out_of_bounds)$/,
+    class: "rma-part",
+    why: "wrong results are silent data corruption; isolate the GPU or node that corrupts",
+    source: "clustermax",
+  },
+  {
+    kind: "collective",
+    metric: ALL,
+    modes: ["transport"],
+    class: "reinstall-driver",
+    why: "NCCL did not use the required path: GPUDirect (peer-memory module), NVLS (Fabric Manager) or its IB plugin",
+    source: "verda",
+  },
+  {
+    kind: "collective",
+    metric: /^(busbw|algbw|time_us|busbw_peak|busbw_avg)$/,
+    class: "escalate-vendor",
+    why: "the job's bandwidth is short: isolate the node or link (isolate:) before acting on one part",
+    source: "clustermax",
+  },
   // train
-  { kind: "train", metric: /^(loss_start|loss_end|accuracy)$/, class: "escalate-vendor", why: "the model did not learn: isolate the rank, suspect silent data corruption", source: "clustermax" },
+  {
+    kind: "train",
+    metric: /^(loss_start|loss_end|accuracy)$/,
+    class: "escalate-vendor",
+    why: "the model did not learn: isolate the rank, suspect silent data corruption",
+    source: "clustermax",
+  },
   { kind: "train", metric: ALL, class: "escalate-vendor", why: "training throughput is short: isolate the node before acting on one part", source: "clustermax" },
   // inventory
-  { kind: "inventory", metric: /^gpu_count$/, class: "reboot-node", why: "a GPU is missing (fallen off the bus: catalogue restart the machine, then reseat or RMA)", source: "xidCatalog" },
+  {
+    kind: "inventory",
+    metric: /^gpu_count$/,
+    class: "reboot-node",
+    why: "a GPU is missing (fallen off the bus: catalogue restart the machine, then reseat or RMA)",
+    source: "xidCatalog",
+  },
   { kind: "inventory", metric: /^nvlink_inactive$/, class: "reset-gpu", why: "an NVLink is down", source: "xidCatalog" },
-  { kind: "inventory", metric: /^fabric_not_ready$/, class: "reboot-node", why: "the NVLink fabric is not registered (Fabric Manager); restart it or the node", source: "healthValidation" },
-  { kind: "inventory", metric: /^(ecc_uncorrected|ecc_dram_uncorrected|ecc_sram_uncorrected)$/, class: "reset-gpu", why: "uncorrectable ECC errors (catalogue: reset; repeated, RMA)", source: "xidCatalog" },
+  {
+    kind: "inventory",
+    metric: /^fabric_not_ready$/,
+    class: "reboot-node",
+    why: "the NVLink fabric is not registered (Fabric Manager); restart it or the node",
+    source: "healthValidation",
+  },
+  {
+    kind: "inventory",
+    metric: /^(ecc_uncorrected|ecc_dram_uncorrected|ecc_sram_uncorrected)$/,
+    class: "reset-gpu",
+    why: "uncorrectable ECC errors (catalogue: reset; repeated, RMA)",
+    source: "xidCatalog",
+  },
   { kind: "inventory", metric: /^remapped_rows_pending$/, class: "reset-gpu", why: "a row remap waits for a GPU reset to take effect", source: "rowRemap" },
-  { kind: "inventory", metric: /^(remap_failure|sram_threshold_exceeded|remapped_rows|retired_pages)$/, class: "rma-part", why: "the GPU's memory ran out of spare rows or failed to remap", source: "rowRemap" },
+  {
+    kind: "inventory",
+    metric: /^(remap_failure|sram_threshold_exceeded|remapped_rows|retired_pages)$/,
+    class: "rma-part",
+    why: "the GPU's memory ran out of spare rows or failed to remap",
+    source: "rowRemap",
+  },
   { kind: "inventory", metric: /^baseline_mismatches$/, class: "reinstall-driver", why: "a version differs from the baseline (firmware fields are reflashed)", source: "verda" },
-  { kind: "inventory", metric: /^(ecc_disabled|mig_enabled|persistence_off|config_mismatches)$/, class: "reconfigure", why: "a device setting differs from what the suite expects", source: "verda" },
-  { kind: "inventory", metric: /^(ib_ports_active|ib_port_rate)$/, class: "reseat-cable", why: "an InfiniBand port is down or below its rate: the cable or transceiver between the HCA port and its switch port", source: "azureNhc" },
+  {
+    kind: "inventory",
+    metric: /^(ecc_disabled|mig_enabled|persistence_off|config_mismatches)$/,
+    class: "reconfigure",
+    why: "a device setting differs from what the suite expects",
+    source: "verda",
+  },
+  {
+    kind: "inventory",
+    metric: /^(ib_ports_active|ib_port_rate)$/,
+    class: "reseat-cable",
+    why: "an InfiniBand port is down or below its rate: the cable or transceiver between the HCA port and its switch port",
+    source: "azureNhc",
+  },
   // per-GPU kinds
   { kind: "gemm", metric: /checksum_mismatches$/, class: "rma-part", why: "the GPU computed a different product: silent data corruption", source: "clustermax" },
   { kind: "gemm", metric: ALL, class: "check-cooling", why: "GEMM throughput short: check clocks, cooling and power first; persistent, RMA", source: "dcgmDiag" },
   { kind: "membw", metric: ALL, class: "reset-gpu", why: "HBM bandwidth short; persistent after a reset, RMA", source: "dcgmDiag" },
-  { kind: "pcie", metric: ALL, class: "reseat-cable", why: "the PCIe link is degraded or slow: reseat the device and its riser or retimer cable (catalogue: check the mechanicals)", source: "xidCatalog" },
-  { kind: "nvlink", metric: ALL, class: "reset-gpu", why: "NVLink bandwidth short on the link between the two GPUs named (reset, then check the mechanicals)", source: "xidCatalog" },
+  {
+    kind: "pcie",
+    metric: ALL,
+    class: "reseat-cable",
+    why: "the PCIe link is degraded or slow: reseat the device and its riser or retimer cable (catalogue: check the mechanicals)",
+    source: "xidCatalog",
+  },
+  {
+    kind: "nvlink",
+    metric: ALL,
+    class: "reset-gpu",
+    why: "NVLink bandwidth short on the link between the two GPUs named (reset, then check the mechanicals)",
+    source: "xidCatalog",
+  },
   { kind: "dcgm", metric: /^(dcgm_failures|dcgm_gpu_failures)$/, class: "rma-part", why: "DCGM's diagnostic failed the GPU", source: "dcgmDiag" },
   { kind: "dcgm", metric: /^(dcgm_warnings|dcgm_skipped)$/, class: "escalate-vendor", why: "DCGM warned or could not run a plugin", source: "dcgmDiag" },
   { kind: "burn", metric: /checksum_mismatches$/, class: "rma-part", why: "the GPU computed a different product under load: silent data corruption", source: "clustermax" },
@@ -66,7 +157,13 @@ export const REMEDIATION_RULES: RemediationRule[] = [
   { kind: "nic", metric: ALL, class: "reseat-cable", why: "the HCA pair is slow: the cables of both HCAs to their switch ports", source: "azureNhc" },
   // kinds other branches add (fabric against the design, storage with fio)
   { kind: "fabric", metric: ALL, class: "reseat-cable", why: "the link differs from the design: reseat or move the cable named at both ends", source: "coreweave" },
-  { kind: "storage", metric: ALL, class: "escalate-vendor", why: "storage bandwidth or latency short: replace the named drive, or escalate the shared filesystem", source: "crusoe" },
+  {
+    kind: "storage",
+    metric: ALL,
+    class: "escalate-vendor",
+    why: "storage bandwidth or latency short: replace the named drive, or escalate the shared filesystem",
+    source: "crusoe",
+  },
 ];
 
 /**
@@ -89,7 +186,17 @@ export const XID_CLASSES: Record<number, RemediationClass> = {
 };
 
 /** Most drastic first: the class said when several Xids are behind one count. */
-const SEVERITY: RemediationClass[] = ["rma-part", "reboot-node", "reseat-cable", "reflash-firmware", "reinstall-driver", "reconfigure", "reset-gpu", "check-cooling", "escalate-vendor"];
+const SEVERITY: RemediationClass[] = [
+  "rma-part",
+  "reboot-node",
+  "reseat-cable",
+  "reflash-firmware",
+  "reinstall-driver",
+  "reconfigure",
+  "reset-gpu",
+  "check-cooling",
+  "escalate-vendor",
+];
 
 export function modeOf(c: Check): FailureMode {
   if (c.metric === "transport" && typeof c.expected !== "number") return "transport";
@@ -117,7 +224,12 @@ export function remediationFor(kind: string, c: Check, details?: Record<string, 
     return { class: cls, action: `${CLASSES[cls].label}: Xid ${xids.join(", ")} on ${part} (${details?.[c.metric] ?? "see the check"})`, source: sourceText("xidCatalog") };
   }
   const versions = /^(baseline|config)_mismatches$/.test(c.metric) ? versionClass(details?.[c.metric] ?? c.message) : null;
-  if (versions) return { class: versions, action: `${CLASSES[versions].label}: ${details?.[c.metric] ?? c.message}`, source: sourceText(versions === "reflash-firmware" ? "coreweave" : "verda") };
+  if (versions)
+    return {
+      class: versions,
+      action: `${CLASSES[versions].label}: ${details?.[c.metric] ?? c.message}`,
+      source: sourceText(versions === "reflash-firmware" ? "coreweave" : "verda"),
+    };
   return { class: rule.class, action: `${CLASSES[rule.class].label}: ${part}: ${rule.why}`, source: sourceText(rule.source) };
 }
 

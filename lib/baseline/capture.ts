@@ -30,8 +30,7 @@ export function captureBaseline(inventory: NodeInventory[], node: string | undef
     const why = (inv.unmeasured as Record<string, unknown> | undefined)?.[field];
     if (parts.length === 0) left[field] = "the node has no part that carries it";
     else if (values.includes(null)) left[field] = typeof why === "string" ? why : "not in the node's inventory";
-    else if (values.length > 1)
-      left[field] = `its parts differ (${parts.map((p) => `${p.part || inv.hostname} ${p.value}`).join(", ")}): fix the golden node first`;
+    else if (values.length > 1) left[field] = `its parts differ (${parts.map((p) => `${p.part || inv.hostname} ${p.value}`).join(", ")}): fix the golden node first`;
     else baseline[field] = values[0]!;
   }
   return { node: inv.hostname, baseline, left };

@@ -21,8 +21,7 @@ export function baselineCheck(inv: NodeInventory, nics: Obj[], baseline: Record<
       if (p.value === null) {
         const why = (inv.unmeasured as Obj | undefined)?.[field];
         unreadable.push(`${field} of ${p.part ? `${inv.hostname} ${p.part}` : inv.hostname}${typeof why === "string" ? ` (${why})` : ""}`);
-      }
-      else if (p.value.trim() !== expected.trim()) findings.push({ node: inv.hostname, part: p.part, field, value: p.value, expected, against: "the baseline" });
+      } else if (p.value.trim() !== expected.trim()) findings.push({ node: inv.hostname, part: p.part, field, value: p.value, expected, against: "the baseline" });
     }
   }
   return { findings, unreadable };

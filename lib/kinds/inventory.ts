@@ -21,7 +21,10 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
   keys: [
     { key: "hcas", doc: 'the compute HCAs (NCCL_IB_HCA names, or "mlx5_0,mlx5_3"); absent: every InfiniBand port; Ethernet/RoCE and storage ports never count' },
     { key: "nvlinksPerGpu", doc: "NVLink links each GPU must have up; absent: from the GPU model (18 on H100/H200 SXM, 12 on A100 SXM)" },
-    { key: "baseline", doc: "firmware and software versions every node must run (kernel, driver, cuda, vbios, nic_firmware, nic_psid, ofed, nccl, fabric_manager, dcgm): `gpucheck baseline capture` writes one from a golden node" },
+    {
+      key: "baseline",
+      doc: "firmware and software versions every node must run (kernel, driver, cuda, vbios, nic_firmware, nic_psid, ofed, nccl, fabric_manager, dcgm): `gpucheck baseline capture` writes one from a golden node",
+    },
     { key: "config", doc: "values every node and GPU must have: { driver: 550.90.07, power_limit_w: 700, pcie_gen: 5 }" },
     {
       key: "nvlinkDomain",

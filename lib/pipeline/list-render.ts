@@ -60,8 +60,13 @@ export async function renderList(registry: PlatformRegistry): Promise<{ text: st
   for (const [name, what] of Object.entries(TRANSPORT_TOKENS)) lines.push(`  ${name.padEnd(16)} ${what}`);
   lines.push("", "Remediation of a missed check (first row that matches kind and metric; docs/remediation.md):");
   for (const [name, c] of Object.entries(CLASSES)) lines.push(`  ${name.padEnd(16)} ${c.label}`);
-  for (const r of REMEDIATION_RULES) lines.push(`  ${r.kind.padEnd(10)} ${r.metric.source.padEnd(24)} → ${r.class}${r.modes ? ` (${r.modes.join(", ")})` : ""}: ${r.why} [${SOURCES[r.source].name}]`);
-  lines.push(`  Xid checks by the Xid's number (${SOURCES.xidCatalog.name}): ${Object.entries(XID_CLASSES).map(([x, c]) => `${x} ${c}`).join(", ")}; any other hardware Xid reset-gpu`);
+  for (const r of REMEDIATION_RULES)
+    lines.push(`  ${r.kind.padEnd(10)} ${r.metric.source.padEnd(24)} → ${r.class}${r.modes ? ` (${r.modes.join(", ")})` : ""}: ${r.why} [${SOURCES[r.source].name}]`);
+  lines.push(
+    `  Xid checks by the Xid's number (${SOURCES.xidCatalog.name}): ${Object.entries(XID_CLASSES)
+      .map(([x, c]) => `${x} ${c}`)
+      .join(", ")}; any other hardware Xid reset-gpu`,
+  );
   lines.push("", "Platforms:");
   for (const p of platforms) lines.push(`  ${p.name.padEnd(16)} ${p.summary}`);
   return { text: `${lines.join("\n")}\n`, json };

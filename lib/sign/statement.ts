@@ -159,7 +159,13 @@ function transportLine(u: UnitResult): string | undefined {
 }
 
 function transportCheckOf(c: TransportCheck) {
-  return { expectation: redactPaths(c.expectation), used: c.measured, ok: c.ok, message: redactPaths(c.message), ...(c.remediation && { remediation: { ...c.remediation, action: redactPaths(c.remediation.action) } }) };
+  return {
+    expectation: redactPaths(c.expectation),
+    used: c.measured,
+    ok: c.ok,
+    message: redactPaths(c.message),
+    ...(c.remediation && { remediation: { ...c.remediation, action: redactPaths(c.remediation.action) } }),
+  };
 }
 
 /**

@@ -102,7 +102,15 @@ describe("a real fault, judged, carries its remediation", () => {
   });
 
   test("the most drastic Xid wins: 79 (fallen off the bus) with 48 → reboot the node; 64 (remap failed) → RMA", () => {
-    const check = (details: string): MetricCheck => ({ metric: "xid_hardware", expectation: "{ max: 0 }", measured: 2, expected: 0, unit: "count", ok: false, message: `xid_hardware 2 > 0 expected: ${details}` });
+    const check = (details: string): MetricCheck => ({
+      metric: "xid_hardware",
+      expectation: "{ max: 0 }",
+      measured: 2,
+      expected: 0,
+      unit: "count",
+      ok: false,
+      message: `xid_hardware 2 > 0 expected: ${details}`,
+    });
     expect(remediationFor("gemm", check("n1 GPU 2: Xid 48; n1 GPU 5: Xid 79 ×3")).class).toBe("reboot-node");
     expect(remediationFor("gemm", check("n1 GPU 2: Xid 64; n1 GPU 5: Xid 79")).class).toBe("rma-part");
     // an NVSwitch's SXid is not a GPU's Xid
@@ -111,10 +119,22 @@ describe("a real fault, judged, carries its remediation", () => {
 
   test("a per-GPU outlier names the part in the action", () => {
     const part = { type: "gpu" as const, host: "gpu03", index: 5, uuid: "GPU-8b1e7f20", pciBusId: "00000000:2A:00.0" };
-    const c: MetricCheck = { metric: "membw_copy_gbps", expectation: "{ outlier: { below: 0.93 } }", measured: 2100, expected: 2400, unit: "GB/s", ok: false, message: "…", part, outlier: { median: 2600, ratio: 0.81, from: [] } };
+    const c: MetricCheck = {
+      metric: "membw_copy_gbps",
+      expectation: "{ outlier: { below: 0.93 } }",
+      measured: 2100,
+      expected: 2400,
+      unit: "GB/s",
+      ok: false,
+      message: "…",
+      part,
+      outlier: { median: 2600, ratio: 0.81, from: [] },
+    };
     const r = remediationFor("membw", c);
     expect(r.class).toBe("reset-gpu");
-    expect(r.action).toBe("reset the GPU (nvidia-smi -r with its clients stopped), then run the test again: gpu03 GPU 5 (GPU-8b1e7f20, 00000000:2A:00.0): HBM bandwidth short; persistent after a reset, RMA");
+    expect(r.action).toBe(
+      "reset the GPU (nvidia-smi -r with its clients stopped), then run the test again: gpu03 GPU 5 (GPU-8b1e7f20, 00000000:2A:00.0): HBM bandwidth short; persistent after a reset, RMA",
+    );
   });
 
   test("a passed or unmeasured check carries none", () => {

@@ -36,7 +36,11 @@ export const inventoryBlock = () =>
 function baselineMap() {
   return z.unknown().transform((v, ctx) => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) {
-      ctx.issues.push({ code: "custom", input: v, message: `must be a map of versions every node must run, such as { driver: "550.90.07", nic_firmware: "28.39.1002" }, got ${show(v)}` });
+      ctx.issues.push({
+        code: "custom",
+        input: v,
+        message: `must be a map of versions every node must run, such as { driver: "550.90.07", nic_firmware: "28.39.1002" }, got ${show(v)}`,
+      });
       return z.NEVER;
     }
     const out: Record<string, string> = {};
