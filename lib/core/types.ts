@@ -525,6 +525,17 @@ export interface ResultsFile {
   stopped?: string;
   /** some units' answers came from a stand-in for the workload, not from the nodes: how many, and which stand-in */
   simulated?: string;
+  /** each failed or errored node's evidence bundle (lib/evidence/): its archive, what it holds, what could not be collected and why */
+  evidence?: EvidenceBundle[];
+}
+
+export interface EvidenceBundle {
+  node: string;
+  /** the archive, relative to the run directory (evidence/<node>.tar.gz); absent when nothing was packed */
+  file?: string;
+  bytes: number;
+  collected: string[];
+  missing: Array<{ item: string; why: string }>;
 }
 
 /** NCCL's own account of the transports a collective used (lib/parsers/nccl-info.ts reads it from NCCL_DEBUG=INFO). */

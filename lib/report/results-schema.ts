@@ -418,6 +418,18 @@ export const ResultsFileSchema = z
     inventory: z.array(NodeInventory),
     preflight: Preflight.optional().describe("each node checked, before the first test, for the interpreter, torch, GPUs, NCCL and tools the tests need"),
     baseline: z.string().optional().describe("path of the results.json relative thresholds were judged against"),
+    evidence: z
+      .array(
+        z.object({
+          node: z.string(),
+          file: z.string().optional().describe("the archive, relative to the run directory: evidence/<node>.tar.gz"),
+          bytes: num,
+          collected: z.array(z.string()).describe("the files in the archive"),
+          missing: z.array(z.object({ item: z.string(), why: z.string() })).describe("what could not be collected, and why"),
+        }),
+      )
+      .optional()
+      .describe("each failed or errored node's evidence bundle (docs/evidence.md)"),
     judgedWith: z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: Timestamp })
       .optional()

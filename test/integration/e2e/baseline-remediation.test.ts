@@ -2,9 +2,10 @@
 // an inventory test on this machine with `nvidia-smi` and `ibstat` answering from real H100 captures
 // (workload/tests/fixtures, sources there); `gpucheck baseline capture` learns the baseline from that
 // run; the suite judged again with a baseline one VBIOS ahead fails, naming every GPU with both
-// versions, with the remediation (reflash firmware) in results.json, the summary and junit.xml.
+// versions, with the remediation (reflash firmware) in results.json, the summary and junit.xml, and the
+// failed node's evidence bundle in the run directory.
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { gpucheckArgv, tempDir } from "../../e2e/cli.ts";
@@ -83,5 +84,20 @@ describe("the firmware baseline through the binary", () => {
     expect(ahead.stdout).toContain("inventory: reflash-firmware: flash the firmware the baseline names:");
     const junit = readFileSync(join(dir, "ahead", "junit.xml"), "utf8");
     expect(junit).toContain("remediation (reflash-firmware): flash the firmware the baseline names:");
+
+    // the failed node's evidence bundle: in the run directory, listed with what it holds and what it could not collect
+    const host = res.tests[0].units[0].hosts[0];
+    expect(res.evidence).toHaveLength(1);
+    const ev = res.evidence[0];
+    expect(ev.node).toBe(host);
+    expect(ev.file).toBe(`evidence/${host}.tar.gz`);
+    const archive = statSync(join(dir, "ahead", ev.file));
+    expect(archive.size).toBe(ev.bytes);
+    expect(archive.mode & 0o777).toBe(0o600);
+    expect(ev.bytes).toBeLessThan(64 * 1024 * 1024);
+    expect(ev.collected).toEqual(expect.arrayContaining(["MANIFEST.txt", "nvidia-smi-q.txt", "ibstat.txt"]));
+    expect(ev.collected.some((f: string) => f.startsWith("logs/"))).toBe(true);
+    expect(ev.missing).toContainEqual({ item: "iblinkinfo.txt", why: `iblinkinfo is not installed on ${host}` });
+    expect(ev.missing).toContainEqual({ item: "nvidia-smi-topo-m.txt", why: "nvidia-smi topo -m exited 2: " });
   }, 240_000);
 });
