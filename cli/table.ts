@@ -241,6 +241,24 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import("./commands/health.ts"),
   },
   {
+    name: "baseline",
+    description: "the firmware and software baseline every node is compared with",
+    subcommands: [
+      {
+        name: "capture",
+        description:
+          "a golden node's versions (kernel, driver, CUDA, VBIOS, HCA firmware and PSID, OFED, NCCL, Fabric Manager, DCGM) from a run's inventory, as an inventory test's baseline: block",
+        args: [{ name: "<results-dir>" }],
+        options: [
+          { flags: "--node <name>", description: "the golden node, when the run has several" },
+          { flags: "--out <file>", description: "write the block to this file instead of printing it" },
+          { flags: "--json", description: "print JSON: the node, the baseline and each field left out with why" },
+        ],
+        load: () => import("./commands/baseline-capture.ts"),
+      },
+    ],
+  },
+  {
     name: "report",
     description: "regenerate junit.xml, the summary and report.html from a results directory",
     args: [{ name: "<results-dir>" }],

@@ -45,7 +45,12 @@ export function assessUnits(test: AssessedTest, records: RunRecord[], baseline?:
   const fleet = measured.map((x) => x.measurement);
   return measured.map(({ r, telemetry, measurement, parseProblem }) => {
     const message = [r.message, r.status === "completed" ? parseProblem : undefined].filter(Boolean).join("; ") || undefined;
-    const verdict = judgeUnit(test.expect, { status: r.status, message, measurement, gpusPerNode: test.gpusPerNode }, baselineMeasurement(baseline, test.name, r.unit), fleet);
+    const verdict = judgeUnit(
+      test.expect,
+      { status: r.status, message, measurement, gpusPerNode: test.gpusPerNode, kind: test.kind },
+      baselineMeasurement(baseline, test.name, r.unit),
+      fleet,
+    );
     return {
       unit: r.unit,
       hosts: r.hosts,

@@ -16,6 +16,7 @@ import { KINDS } from "../kinds/mod.ts";
 import { componentChecks, componentTransportChecks } from "./components.ts";
 import { fleetCheck } from "./fleet-check.ts";
 import { deviceProblems } from "./devices.ts";
+import { withRemediations } from "./remediation.ts";
 
 export { lookupMetric } from "./checks.ts";
 
@@ -27,6 +28,8 @@ export interface UnitRunForJudge {
   complete?: boolean;
   /** the suite's GPUs per node: above 0, every rank's device must be its own named GPU (lib/assess/devices.ts) */
   gpusPerNode?: number;
+  /** the test's kind: every missed check gets its remediation (lib/assess/remediation.ts) */
+  kind?: Kind;
 }
 
 /**
@@ -35,6 +38,11 @@ export interface UnitRunForJudge {
  * `fleet`: every unit's measurement of the test, for per-component outlier rules `over: fleet`.
  */
 export function judgeUnit(expect: Expectation[], run: UnitRunForJudge, baseline?: Measurement | null, fleet: Array<Measurement | null> = []): Verdict {
+  const v = judgeChecks(expect, run, baseline, fleet);
+  return run.kind ? { ...v, checks: withRemediations(run.kind, v.checks, run.measurement) } : v;
+}
+
+function judgeChecks(expect: Expectation[], run: UnitRunForJudge, baseline: Measurement | null | undefined, fleet: Array<Measurement | null>): Verdict {
   if (run.status === "skipped") return { outcome: "skipped", reason: run.message ?? "not attempted", checks: [] };
 
   const m = run.measurement;

@@ -57,7 +57,7 @@ export function rejudgeResults(
       measurement: measured[i]!,
       verdict: judgeUnit(
         spec.expect,
-        { status: u.status, message: u.message, measurement: measured[i]!, gpusPerNode: t.gpusPerNode },
+        { status: u.status, message: u.message, measurement: measured[i]!, gpusPerNode: t.gpusPerNode, kind: t.kind },
         baselineMeasurement(opts.baseline, t.name, u.unit),
         measured,
       ),

@@ -346,6 +346,8 @@ export interface MetricCheck {
   part?: PartId;
   /** an outlier check: the median it was compared with, the value's ratio to it, and the parts behind the median */
   outlier?: { median: number; ratio: number; from: string[]; mad?: number };
+  /** a missed check: what an operator does next, with its published source (lib/assess/remediation.ts) */
+  remediation?: Remediation;
 }
 
 /** `transport:` against what NCCL said it used. */
@@ -361,9 +363,18 @@ export interface TransportCheck {
   message: string;
   /** a per-component check (one rail of a collective): the part it judged */
   part?: PartId;
+  /** a missed check: what an operator does next, with its published source (lib/assess/remediation.ts) */
+  remediation?: Remediation;
 }
 
 export type Check = MetricCheck | TransportCheck;
+
+/** What to do about a missed check: a class of published operator practice, the action naming the part, its source. */
+export interface Remediation {
+  class: "reset-gpu" | "reboot-node" | "reseat-cable" | "reflash-firmware" | "reinstall-driver" | "reconfigure" | "rma-part" | "check-cooling" | "escalate-vendor";
+  action: string;
+  source: string;
+}
 
 export interface Verdict {
   outcome: Outcome;
@@ -514,6 +525,17 @@ export interface ResultsFile {
   stopped?: string;
   /** some units' answers came from a stand-in for the workload, not from the nodes: how many, and which stand-in */
   simulated?: string;
+  /** each failed or errored node's evidence bundle (lib/evidence/): its archive, what it holds, what could not be collected and why */
+  evidence?: EvidenceBundle[];
+}
+
+export interface EvidenceBundle {
+  node: string;
+  /** the archive, relative to the run directory (evidence/<node>.tar.gz); absent when nothing was packed */
+  file?: string;
+  bytes: number;
+  collected: string[];
+  missing: Array<{ item: string; why: string }>;
 }
 
 /** NCCL's own account of the transports a collective used (lib/parsers/nccl-info.ts reads it from NCCL_DEBUG=INFO). */

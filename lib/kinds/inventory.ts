@@ -26,6 +26,10 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
       key: "nvlinkDomain",
       doc: "node (default): the NVLink fabric ends at the node (HGX: CliqueId 0 is normal); rack: GPUs join a multi-node NVLink domain (GB200 NVL72): each GPU must have a CliqueId and ClusterUUID, the same on every GPU of the node, and imex_not_ready counts the IMEX domain's problems (nvidia-imex-ctl -N)",
     },
+    {
+      key: "baseline",
+      doc: "firmware and software versions every node must run (kernel, driver, cuda, vbios, nic_firmware, nic_psid, ofed, nccl, fabric_manager, dcgm): `gpucheck baseline capture` writes one from a golden node",
+    },
   ],
   ranksPerNode: 1,
   fixedRanksPerNode: 1,
@@ -57,6 +61,7 @@ export const inventory: TestKind<"inventory", InventoryParams, KindBlocks["inven
     persistence_off: lower("count", "GPUs with persistence mode not Enabled"),
     ib_ports_active: higher("count", "InfiniBand link-layer ports in state Active on the compute HCAs (inventory.hcas; all IB ports when not named); Ethernet ports never count"),
     ib_port_rate: higher("Gb/s", "the lowest rate among the Active compute InfiniBand ports (400 for NDR)"),
+    baseline_mismatches: lower("count", "parts whose firmware or software version differs from the inventory test's baseline (inventory.baseline), each named with both values"),
     config_mismatches: lower("count", "settings that differ between the node's GPUs or NICs, from the suite's pins (inventory.config), or from the other nodes of the run"),
   },
   headline: "gpu_count",

@@ -35,6 +35,11 @@ export const CONFIG_FIELDS: Record<string, { on: "gpu" | "node" | "nic"; what: s
   nccl: { on: "node", what: "NCCL version torch was built with" },
   torch: { on: "node", what: "torch version" },
   ofed: { on: "node", what: "MLNX_OFED/DOCA mlx5_core version" },
+  kernel: { on: "node", what: "Linux kernel release (uname -r)" },
+  fabric_manager: { on: "node", what: "NVIDIA Fabric Manager version (nv-fabricmanager --version)" },
+  dcgm: { on: "node", what: "DCGM version (dcgmi --version)" },
+  nic_firmware: { on: "nic", what: "HCA firmware version (sysfs fw_ver, ibstat)", from: "firmware" },
+  nic_psid: { on: "nic", what: "HCA board PSID (sysfs board_id)", from: "board_id" },
   nic_rate_gbps: { on: "nic", what: "InfiniBand port rate (Gb/s)" },
   nic_pcie_speed: { on: "nic", what: "PCIe speed the NIC trained to" },
   nic_pcie_width: { on: "nic", what: "PCIe width the NIC trained to" },
@@ -65,11 +70,11 @@ function gpuPart(g: Obj): string {
 }
 
 /** Each part of a node with its value of one field: its GPUs, its compute NICs, or the node itself. */
-function partsOf(inv: NodeInventory, field: string, nics: Obj[]): Array<{ part: string; value: string | null }> {
+export function partsOf(inv: NodeInventory, field: string, nics: Obj[]): Array<{ part: string; value: string | null }> {
   const on = CONFIG_FIELDS[field]!.on;
   if (on === "gpu") return (inv.gpus as Obj[]).map((g) => ({ part: gpuPart(g), value: text(g[CONFIG_FIELDS[field]!.from ?? field]) }));
   if (on === "nic") {
-    const key = field === "nic_rate_gbps" ? "rate_gbps" : field === "nic_pcie_speed" ? "pcie_speed" : "pcie_width";
+    const key = CONFIG_FIELDS[field]!.from ?? (field === "nic_rate_gbps" ? "rate_gbps" : field === "nic_pcie_speed" ? "pcie_speed" : "pcie_width");
     return nics.map((p) => ({ part: `${p.device} port ${p.port}`, value: text(p[key]) }));
   }
   return [{ part: "", value: text(inv[field]) }];

@@ -4,6 +4,7 @@
 // kernel log nobody could read is not "no Xid", a failing `nvidia-smi nvlink -s` is not "every link
 // up", an Ethernet or storage port is not a compute InfiniBand port.
 import { imexNotReady } from "./imex.ts";
+import { baselineCheck } from "../baseline/compare.ts";
 import { ParseError } from "../core/errors.ts";
 import type { Measurement, NodeInventory } from "../core/types.ts";
 import type { InventoryParams } from "../kinds/inventory/params.ts";
@@ -165,7 +166,13 @@ export function inventoryMetrics(inv: NodeInventory, params: InventoryParams = {
     );
   }
 
-  const config = nodeConfigCheck(inv, computePorts(inv, params.hcas).ports, params.config);
+  const nics = computePorts(inv, params.hcas).ports;
+  if (params.baseline) {
+    const b = baselineCheck(inv, nics, params.baseline);
+    if (b.unreadable.length) set("baseline_mismatches", null, undefined, `baseline versions could not be read: ${b.unreadable.join(", ")}`);
+    else set("baseline_mismatches", b.findings.length, b.findings.map(describeFinding).join("; ") || undefined);
+  } else set("baseline_mismatches", null, undefined, "the inventory test names no baseline (inventory.baseline)");
+  const config = nodeConfigCheck(inv, nics, params.config);
   if (config.unreadable.length) set("config_mismatches", null, undefined, `pinned values could not be read: ${config.unreadable.join(", ")}`);
   else set("config_mismatches", config.findings.length, config.findings.map(describeFinding).join("; ") || undefined);
   return out;

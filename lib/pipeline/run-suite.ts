@@ -5,6 +5,7 @@
 import { join, resolve } from "node:path";
 import { workloadFiles, workloadHash } from "../core/assets.ts";
 import { assessTest, mergeInventory } from "../assess/assess.ts";
+import { collectEvidence } from "../evidence/run.ts";
 import { closeRun, writtenAhead } from "../assess/run-outcome.ts";
 import { executeTest, saveRecords, type TestEnv, testLogDir } from "../execute/run-test.ts";
 import type { RunRecord } from "../execute/record.ts";
@@ -98,6 +99,11 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     }
   }
 
+  // a bundle for each failed or errored node while its state is still the one the test saw
+  if (!opts.signal.aborted) {
+    const evidence = collectEvidence(results, outDir);
+    if (evidence.length) results.evidence = evidence;
+  }
   closeRun(results, plan.tests, { stopped, blocked, interrupted: opts.signal.aborted, now: new Date().toISOString() });
   write(results);
   return results;

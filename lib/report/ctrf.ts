@@ -5,6 +5,7 @@
 // per node an isolating test judged. A pure function of results.json (no clock, no random id), so
 // `gpucheck report` rewrites it byte for byte and a signature over it stays good.
 import type { Check, ResultsFile, TestResult, UnitResult } from "../core/types.ts";
+import { remediationLines } from "./verdict-lines.ts";
 import type { NodeVerdict } from "../core/isolation.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partLabel, partName } from "../core/parts.ts";
@@ -151,7 +152,9 @@ function testsOf(results: ResultsFile, t: TestResult, fleet: boolean): CtrfTest[
       const o = partOutcome(checks);
       if (fleet && o === "passed") continue;
       const bad = checks.filter((k) => !k.ok).map((k) => k.message);
+      const remedies = checks.flatMap((k) => (k.remediation ? [k.remediation] : []));
       out.push({
+        ...(remedies.length ? { extra: { "gpucheck.remediation": remedies } } : {}),
         name: `${t.name} [${part.host}] ${partLabel(part)}`,
         ...status(o),
         ...(bad.length ? { message: bad.join("; ") } : {}),
@@ -197,8 +200,8 @@ function unitTest(u: UnitResult, name: string, suite: string[], labels: Record<s
     suite,
     type: "gpucheck",
     labels: { ...labels, "gpucheck.unit": u.unit, "gpucheck.hosts": u.hosts.join(",") },
-    stdout: [...(u.simulated ? [`SIMULATED: ${u.simulated}`] : []), u.verdict.reason, ...u.verdict.checks.map(checkLine)],
-    ...(u.status !== "completed" || u.message ? { extra: { "gpucheck.status": u.status, ...(u.message ? { "gpucheck.message": u.message } : {}) } } : {}),
+    stdout: [...(u.simulated ? [`SIMULATED: ${u.simulated}`] : []), u.verdict.reason, ...u.verdict.checks.flatMap((k) => [checkLine(k), ...remediationLines(k)])],
+    ...unitExtra(u),
   };
 }
 
@@ -218,6 +221,16 @@ function nodeTest(t: TestResult, n: NodeVerdict, suite: string[], labels: Record
     type: "gpucheck-node",
     labels: { ...labels, "gpucheck.node": n.node },
   };
+}
+
+/** gpucheck's own fields of a unit's test: how the platform saw it end, and what to do about each missed check. */
+function unitExtra(u: UnitResult): { extra?: Record<string, unknown> } {
+  const remedies = u.verdict.checks.flatMap((k) => (k.remediation ? [k.remediation] : []));
+  const extra = {
+    ...(u.status !== "completed" || u.message ? { "gpucheck.status": u.status, ...(u.message ? { "gpucheck.message": u.message } : {}) } : {}),
+    ...(remedies.length ? { "gpucheck.remediation": remedies } : {}),
+  };
+  return Object.keys(extra).length ? { extra } : {};
 }
 
 const checkLine = (k: Check) => `[${k.ok ? "ok" : k.measured === null ? "not measured" : "missed"}] ${k.message}`;

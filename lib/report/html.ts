@@ -1,7 +1,7 @@
 // report.html: one self-contained page (inline style, inline SVG, one small inline script, a CSP
 // that forbids fetching anything) with the verdicts, the plots, each unit's checks and log tail, and
 // the node inventory.
-import type { NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
+import type { Check, NodeInventory, Outcome, PreflightResult, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
 import { escapeAttr, escapeText } from "../core/xml.ts";
 import { formatDuration, withUnit } from "../core/quantity.ts";
 import { headlineFor } from "./headline.ts";
@@ -160,8 +160,14 @@ function transportLine(u: UnitResult): string {
   return why ? `not known: ${why}` : "";
 }
 
+/** A missed check's remediation under its message: the class, the action naming the part, and the source. */
+function remediationHtml(c: Check): string {
+  const r = c.remediation;
+  return r ? `<br><span class="remediation">remediation (${h(r.class)}): ${h(r.action)} <span class="muted">source: ${h(r.source)}</span></span>` : "";
+}
+
 function unitBlock(t: TestResult, u: UnitResult): string {
-  const checks = u.verdict.checks.map((c) => `<li class="${c.ok ? "ok" : checkMark(c) === "MISSED" ? "missed" : "unjudged"}">${h(c.message)}</li>`).join("");
+  const checks = u.verdict.checks.map((c) => `<li class="${c.ok ? "ok" : checkMark(c) === "MISSED" ? "missed" : "unjudged"}">${h(c.message)}${remediationHtml(c)}</li>`).join("");
   const logs = logLinks(u.logs);
   const tel = u.telemetry && u.telemetry.samples > 0 ? `<p class="muted">telemetry: ${h(telemetryLine(u.telemetry))}</p>` : "";
   const transport = kindOf(t.kind)?.transport ? transportLine(u) : "";

@@ -8,7 +8,7 @@ import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { partLabel } from "../core/parts.ts";
 import { attrs, cdata, escapeText } from "../core/xml.ts";
 import type { NodeVerdict } from "../core/isolation.ts";
-import { checkMark, humanTail, sharedLogDir, verdictLines } from "./verdict-lines.ts";
+import { checkMark, humanTail, remediationLines, sharedLogDir, verdictLines } from "./verdict-lines.ts";
 import { isFleet } from "./fleet.ts";
 
 interface Case {
@@ -159,7 +159,7 @@ function renderCase(results: ResultsFile, c: Case, fleet: boolean): string[] {
   const reason = u?.verdict.reason ?? "no unit of this test ran";
   const body: string[] = [];
   if (c.outcome === "failed") {
-    const missed = (u?.verdict.checks ?? []).filter((k) => !k.ok).map((k) => k.message);
+    const missed = (u?.verdict.checks ?? []).filter((k) => !k.ok).flatMap((k) => [k.message, ...remediationLines(k)]);
     const type = missed.length > 0 && u!.verdict.checks.filter((k) => !k.ok).every((k) => k.metric === "wrong") ? "correctness" : "threshold";
     body.push(`      <failure${attrs({ message: reason, type })}>${escapeText([...missed, ...whereLines(u)].join("\n"))}</failure>`);
   } else if (c.outcome === "error") {
@@ -179,9 +179,10 @@ function renderPartCase(c: Case, checks: Check[], classname: string): string[] {
   // the unit's case carries the time: a part's time would count the unit's run twice
   const head = `    <testcase${attrs({ name: c.name, classname, time: seconds(0) })}>`;
   const bad = checks.filter((k) => !k.ok).map((k) => k.message);
+  const remedies = checks.filter((k) => !k.ok).flatMap(remediationLines);
   const body: string[] = [];
   if (c.outcome === "failed")
-    body.push(`      <failure${attrs({ message: bad.join("; "), type: "threshold" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</failure>`);
+    body.push(`      <failure${attrs({ message: bad.join("; "), type: "threshold" })}>${escapeText([...bad, ...remedies, ...whereLines(c.unit)].join("\n"))}</failure>`);
   else if (c.outcome === "error")
     body.push(`      <error${attrs({ message: bad.join("; "), type: "not-judged" })}>${escapeText([...bad, ...whereLines(c.unit)].join("\n"))}</error>`);
   body.push(`      <system-out>${cdata(`${checks.map((k) => `[${checkMark(k)}] ${k.message}`).join("\n")}\n`)}</system-out>`);

@@ -68,6 +68,15 @@ const Expectation = z
   })
   .meta({ id: "Expectation" });
 
+const Remediation = z
+  .object({
+    class: z.enum(["reset-gpu", "reboot-node", "reseat-cable", "reflash-firmware", "reinstall-driver", "reconfigure", "rma-part", "check-cooling", "escalate-vendor"]),
+    action: z.string().describe("what to do next, naming the part"),
+    source: z.string().describe("the published operator practice behind the class: its name and address"),
+  })
+  .meta({ id: "Remediation" })
+  .describe("a missed check: what an operator does next (docs/remediation.md)");
+
 const MetricCheck = z
   .object({
     metric: z.string(),
@@ -87,6 +96,7 @@ const MetricCheck = z
       })
       .optional()
       .describe("an outlier check: what the value was compared with"),
+    remediation: Remediation.optional(),
   })
   .meta({ id: "MetricCheck" });
 
@@ -100,6 +110,7 @@ const TransportCheck = z
     ok: z.boolean(),
     message: z.string().describe('e.g. "transport: P2P/IPC, NET/Socket used, NET/IB required (connections: 14 × P2P/IPC, 2 × NET/Socket)"'),
     part: PartId.optional().describe("a per-component check (one rail of a collective): the part it judged"),
+    remediation: Remediation.optional(),
   })
   .meta({ id: "TransportCheck" });
 
@@ -407,6 +418,18 @@ export const ResultsFileSchema = z
     inventory: z.array(NodeInventory),
     preflight: Preflight.optional().describe("each node checked, before the first test, for the interpreter, torch, GPUs, NCCL and tools the tests need"),
     baseline: z.string().optional().describe("path of the results.json relative thresholds were judged against"),
+    evidence: z
+      .array(
+        z.object({
+          node: z.string(),
+          file: z.string().optional().describe("the archive, relative to the run directory: evidence/<node>.tar.gz"),
+          bytes: num,
+          collected: z.array(z.string()).describe("the files in the archive"),
+          missing: z.array(z.object({ item: z.string(), why: z.string() })).describe("what could not be collected, and why"),
+        }),
+      )
+      .optional()
+      .describe("each failed or errored node's evidence bundle (docs/evidence.md)"),
     judgedWith: z
       .object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: Timestamp })
       .optional()

@@ -12,6 +12,7 @@ import { FLEET_UNITS } from "./fleet.ts";
 import { preflightLines } from "./preflight-text.ts";
 import { partChecks, partOutcome } from "../assess/part-checks.ts";
 import { badNodesLine, isolatedTests, isolationLines } from "./isolation-text.ts";
+import { remediationSummary } from "./verdict-lines.ts";
 
 const COLOUR: Record<Outcome, string> = { passed: "\x1b[32m", failed: "\x1b[31m", error: "\x1b[1;35m", skipped: "\x1b[33m", unfinished: "\x1b[1;35m" };
 const RESET = "\x1b[0m";
@@ -58,6 +59,8 @@ export function renderSummary(results: ResultsFile, opts: { color: boolean }): s
   if (failing.length > 0) out.push("", "Failing hosts:", ...alignPairs(failing));
   const parts = failingParts(results);
   if (parts.length > 0) out.push("", "Failing components:", ...parts.map((line) => `  ${line}`));
+  const remedies = remediations(results);
+  if (remedies.length > 0) out.push("", "Remediation (docs/remediation.md):", ...alignPairs(remedies));
   const isolated = isolatedTests(results);
   if (isolated.length) out.push("", "Isolation:", ...isolated.flatMap((t) => isolationLines(t).map((l) => `  ${l}`)));
   const missing = results.tests.filter((t) => t.missing?.length);
@@ -122,6 +125,11 @@ function failingParts(r: ResultsFile): string[] {
         ),
     ),
   );
+}
+
+/** Each failed unit's distinct remediations, by its hosts: what to do next, naming the part. */
+function remediations(r: ResultsFile): Array<[string, string]> {
+  return r.tests.flatMap((t) => t.units.flatMap((u) => remediationSummary(u.verdict.checks).map((line): [string, string] => [hostsOf(t, u), `${t.name}: ${oneLine(line)}`])));
 }
 
 function unitsWith(r: ResultsFile, outcomes: Outcome[]): Array<[string, string]> {

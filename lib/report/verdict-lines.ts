@@ -10,7 +10,18 @@ export function checkMark(c: Check): string {
 export function verdictLines(u: UnitResult): string[] {
   const head = `${u.verdict.outcome.toUpperCase()}: ${u.verdict.reason}`;
   const took = `unit ${u.unit} ran ${formatDuration(u.durationS)} (${u.startedAt} to ${u.endedAt})`;
-  return [head, ...u.verdict.checks.map((c) => `  [${checkMark(c)}] ${c.message}`), took];
+  return [head, ...u.verdict.checks.flatMap((c) => [`  [${checkMark(c)}] ${c.message}`, ...remediationLines(c).map((l) => `    ${l}`)]), took];
+}
+
+/** A missed check's remediation as one line, with its source on the next ("remediation (reset-gpu): …"). */
+export function remediationLines(c: Check): string[] {
+  const r = c.remediation;
+  return r ? [`remediation (${r.class}): ${r.action}`, `source: ${r.source}`] : [];
+}
+
+/** Every distinct remediation of these checks, one line each ("reset-gpu: reset the GPU …: node1 GPU 3 …"). */
+export function remediationSummary(checks: Check[]): string[] {
+  return [...new Set(checks.flatMap((c) => (c.remediation ? [`${c.remediation.class}: ${c.remediation.action}`] : [])))];
 }
 
 /**

@@ -78,6 +78,11 @@ export function renderCertificateHtml(v: CertificateView): string {
         .map((x) => `<tr><td>${e(x.test)}</td><td class="mono small">${e(x.part)}</td><td class="bad">${e(x.outcome)}</td><td class="small">${e(x.why)}</td></tr>`)
         .join("\n")}\n</table>\n${more(v.parts.length, "failed parts")}</section>\n`
     : "";
+  const remediations = v.remediations.length
+    ? `<section class="keep">\n<h2>Remediation</h2>\n<table>\n<thead><tr><th>Test</th><th>Hosts</th><th>Class</th><th>Action</th></tr></thead>\n${rows(v.remediations)
+        .map((x) => `<tr><td>${e(x.test)}</td><td class="mono small">${e(x.hosts)}</td><td>${e(x.class)}</td><td class="small">${e(x.action)}</td></tr>`)
+        .join("\n")}\n</table>\n${more(v.remediations.length, "remediations")}</section>\n`
+    : "";
   const nv = v.nodeVerdicts;
   const nodeVerdicts = nv
     ? `<section${nv.rejected.length > 20 ? "" : ' class="keep"'}>\n<h2>${v.nodeGroups ? "Node verdicts" : "Nodes"}</h2>\n<table class="facts">\n${fact("Accepted", list(nv.accepted))}\n${nv.unjudged ? `${fact("Not judged", `${list(nv.unjudged)}${v.nodeGroups ? " (not measured by every per-node test, so not accepted)" : ""}`)}\n` : ""}</table>\n${
@@ -127,7 +132,7 @@ ${nodes}
 ${tests}
 </table>
 </section>
-${parts}${nodeVerdicts}<section class="keep">
+${parts}${remediations}${nodeVerdicts}<section class="keep">
 <h2>Signature</h2>
 <table class="facts">
 ${fact("Signing key", `<span class="mono">${e(v.signer.fingerprint)}</span> (${e(v.signer.algorithm)})`)}

@@ -103,6 +103,17 @@ export function renderCertificateMd(v: CertificateView): string {
           "",
         ]
       : []),
+    ...(v.remediations.length
+      ? [
+          "## Remediation",
+          "",
+          table(
+            ["Test", "Hosts", "Class", "Action"],
+            v.remediations.map((x) => [x.test, x.hosts, x.class, x.action]),
+          ),
+          "",
+        ]
+      : []),
     ...(v.nodeVerdicts
       ? [
           v.nodeGroups ? "## Node verdicts" : "## Nodes",

@@ -33,6 +33,8 @@ export interface CertificateView {
   tests: Array<{ name: string; outcome: string; measured: string; threshold: string; note: string; transport: string }>;
   /** the parts judged on their own that failed or could not be judged: what to replace or look at, and why */
   parts: Array<{ test: string; part: string; outcome: string; why: string }>;
+  /** what to do about each missed check, by test and hosts (docs/remediation.md) */
+  remediations: Array<{ test: string; hosts: string; class: string; action: string }>;
   /** isolating tests: the nodes rejected (with why) and accepted; null when no test isolated */
   nodeVerdicts: { rejected: Array<{ node: string; why: string }>; accepted: string; unjudged: string } | null;
   signer: { fingerprint: string; algorithm: string };
@@ -112,6 +114,17 @@ export function certificateView(st: Statement, signer: SignerInfo): CertificateV
           return { test: t.name, part, outcome: f.outcome.toUpperCase(), why: clip(why, 300) };
         }),
       ),
+    ),
+    remediations: p.tests.flatMap((t) =>
+      t.units.flatMap((u) => {
+        const seen = new Set<string>();
+        return [...u.checks, ...(u.transportChecks ?? [])].flatMap((c) => {
+          const r = c.remediation;
+          if (!r || seen.has(`${r.class} ${r.action}`)) return [];
+          seen.add(`${r.class} ${r.action}`);
+          return [{ test: t.name, hosts: names(u.hosts), class: r.class, action: clip(r.action, 300) }];
+        });
+      }),
     ),
     nodeVerdicts: verdicts
       ? {

@@ -38,6 +38,8 @@ const part = z.object({
   name: z.string().optional(),
 });
 
+const remediation = z.object({ class: z.string(), action: z.string(), source: z.string() });
+
 const check = z.object({
   metric: z.string(),
   expectation: z.string(),
@@ -48,6 +50,8 @@ const check = z.object({
   message: z.string(),
   /** a per-component check: the part it judged */
   part: part.optional(),
+  /** a missed check: what to do next, with its published source (added within v1: optional) */
+  remediation: remediation.optional(),
 });
 
 /**
@@ -60,6 +64,7 @@ const transportCheck = z.object({
   used: z.array(z.string()).nullable(),
   ok: z.boolean(),
   message: z.string(),
+  remediation: remediation.optional(),
 });
 
 const unit = z.object({

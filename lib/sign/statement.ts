@@ -137,7 +137,13 @@ function unitOf(u: UnitResult, headline: string, kind: string): PredicateTest["u
     reason: redactPaths(u.verdict.reason),
     // the checked value (at the threshold's message size) when there is one, else the scalar metric
     headline: headlineCheck ? headlineCheck.measured : typeof scalar === "number" && Number.isFinite(scalar) ? scalar : null,
-    checks: numeric.map(({ outlier: _compared, ...c }) => ({ ...c, measured: finite(c.measured), message: redactPaths(c.message), expectation: redactPaths(c.expectation) })),
+    checks: numeric.map(({ outlier: _compared, ...c }) => ({
+      ...c,
+      measured: finite(c.measured),
+      message: redactPaths(c.message),
+      expectation: redactPaths(c.expectation),
+      ...(c.remediation && { remediation: { ...c.remediation, action: redactPaths(c.remediation.action) } }),
+    })),
     ...(account !== undefined && { transport: redactPaths(account) }),
     ...(transportChecks.length > 0 && { transportChecks: transportChecks.map(transportCheckOf) }),
     ...(failing.length > 0 && { failingParts: failing }),
@@ -153,7 +159,13 @@ function transportLine(u: UnitResult): string | undefined {
 }
 
 function transportCheckOf(c: TransportCheck) {
-  return { expectation: redactPaths(c.expectation), used: c.measured, ok: c.ok, message: redactPaths(c.message) };
+  return {
+    expectation: redactPaths(c.expectation),
+    used: c.measured,
+    ok: c.ok,
+    message: redactPaths(c.message),
+    ...(c.remediation && { remediation: { ...c.remediation, action: redactPaths(c.remediation.action) } }),
+  };
 }
 
 /**

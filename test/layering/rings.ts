@@ -1,13 +1,13 @@
 // The layering rings (CONTRIBUTING.md, "Layering") as data, and the check a test keeps:
 //   lib/core ← lib/kinds, lib/parsers, lib/isolate (which imports only lib/core) ← stages (load, plan, execute, preflight, assess, report,
-//   sign, history, soak, health, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
+//   sign, history, soak, health, evidence, each only the ones before it) ← lib/pipeline ← plugins/_shared ← each platform (alone)
 //   ← cli/ and mod.ts. Besides: a platform imports only lib/core from lib/, the cli (its commands
 //   included) only lib/pipeline and lib/core, and nothing imports test/ or bench/.
 // Type-only imports count: a type pulled from a ring above is the same knot in the design.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 
-const STAGES = ["load", "plan", "execute", "preflight", "assess", "report", "sign", "history", "soak", "health"] as const;
+const STAGES = ["load", "plan", "execute", "preflight", "assess", "report", "sign", "history", "soak", "health", "evidence"] as const;
 
 export interface Ring {
   level: number;
@@ -18,7 +18,8 @@ export interface Ring {
 
 export function ringOf(file: string): Ring | undefined {
   if (file.startsWith("lib/core/")) return { level: 0, name: "lib/core" };
-  if (file.startsWith("lib/kinds/") || file.startsWith("lib/parsers/")) return { level: 1, name: "kinds and parsers" };
+  // lib/baseline: the firmware/software baseline an inventory is compared with, part of the inventory kind
+  if (file.startsWith("lib/kinds/") || file.startsWith("lib/parsers/") || file.startsWith("lib/baseline/")) return { level: 1, name: "kinds and parsers" };
   // the isolation planner and judge (issue 16): pure, beside the kinds, knowing none of them
   if (file.startsWith("lib/isolate/")) return { level: 1, name: "lib/isolate", within: "isolate" };
   const stage = STAGES.findIndex((s) => file.startsWith(`lib/${s}/`));

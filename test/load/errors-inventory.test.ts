@@ -79,7 +79,7 @@ tests:
     inventory: { colour: blue }
 `,
       `
-suite.yaml:5:18: unknown key "colour": expected one of hcas, nvlinksPerGpu, config, nvlinkDomain
+suite.yaml:5:18: unknown key "colour": expected one of hcas, nvlinksPerGpu, config, nvlinkDomain, baseline
       inventory: { colour: blue }
                    ^
 `,

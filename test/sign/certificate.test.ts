@@ -7,6 +7,7 @@ import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
 import { certificateView } from "../../lib/sign/certificate-view.ts";
 import { certify } from "../../lib/sign/certify.ts";
 import { buildStatement } from "../../lib/sign/statement.ts";
+import { withRemediations } from "../../lib/assess/remediation.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { resultsCopy, SIGN, tmp } from "./keys-fixture.ts";
 
@@ -180,4 +181,22 @@ describe("printed with headless Chromium", () => {
     },
     120_000,
   );
+});
+
+describe("the certificate's remediation table", () => {
+  test("each missed check's remediation, by test and hosts, signed in the statement and shown in the Markdown and HTML", () => {
+    const r = load("h100-2node-failing");
+    // as the judge gives them (lib/assess/judge.ts): each missed check's remediation from the test's kind
+    for (const t of r.tests) for (const u of t.units) u.verdict.checks = withRemediations(t.kind, u.verdict.checks, u.measurement);
+    const statement = buildStatement(r, subjects, meta);
+    const remedied = statement.predicate.tests.flatMap((t) => t.units.flatMap((u) => u.checks.filter((c) => c.remediation)));
+    expect(remedied.length).toBeGreaterThan(0);
+    const v = certificateView(statement, signer);
+    expect(v.remediations.length).toBeGreaterThan(0);
+    const first = v.remediations[0]!;
+    expect(first.action.length).toBeGreaterThan(20);
+    expect(renderCertificateMd(v)).toContain(`## Remediation`);
+    expect(renderCertificateMd(v)).toContain(`| ${first.test} | ${first.hosts} | ${first.class} |`);
+    expect(renderCertificateHtml(v)).toContain(`<h2>Remediation</h2>`);
+  });
 });

@@ -60,6 +60,8 @@ def read_sysfs(root=SYSFS):
             "rate_gbps": _rate(_read(os.path.join(base, "rate"))),
             "link_layer": _read(os.path.join(base, "link_layer")),
             "firmware": _read(os.path.join(root, dev, "fw_ver")),
+            # the board's PSID (MT_0000000838): which firmware image the HCA takes
+            "board_id": _read(os.path.join(root, dev, "board_id")),
             # the PCIe link the NIC trained to: a Gen5 x16 NIC at Gen4 halves its 400G port
             "pcie_speed": _read(os.path.join(root, dev, "device", "current_link_speed")),
             "pcie_width": _read(os.path.join(root, dev, "device", "current_link_width")),

@@ -4,6 +4,7 @@ Every probe is optional and bounded by a timeout: a CPU node, a container withou
 a user who may not read the kernel log still gets an inventory, with the reason for each gap.
 """
 import os
+import re
 import shutil
 import socket
 
@@ -94,6 +95,23 @@ def _ib_ports(unmeasured):
     return ports, "ibstat"
 
 
+_VERSION = re.compile(r"(\d+(?:\.\d+)+(?:-\d+)?)")
+
+
+def tool_version(argv, unmeasured, key):
+    """The first dotted version a tool prints for --version (Fabric Manager, DCGM); None with why."""
+    try:
+        out = probe.run(argv, timeout=15)
+    except probe.ProbeFailed as e:
+        unmeasured[key] = str(e)
+        return None
+    m = _VERSION.search(out)
+    if not m:
+        unmeasured[key] = "%s printed no version: %s" % (" ".join(argv), out.strip()[:120])
+        return None
+    return m.group(1)
+
+
 def collect():
     unmeasured = {}
     driver, cuda, gpus = _gpus(unmeasured)
@@ -111,6 +129,9 @@ def collect():
         "ib_ports": ib_ports,
         "ib_source": ib_source,
         "ofed": ib.ofed_version(),
+        "kernel": os.uname().release,
+        "fabric_manager": tool_version(["nv-fabricmanager", "--version"], unmeasured, "fabric_manager"),
+        "dcgm": tool_version(["dcgmi", "--version"], unmeasured, "dcgm"),
         "xid_events": xid.parse(log) if log is not None else None,
         "xid_source": source if log is not None else None,
         # the IMEX domain (multi-node NVLink racks); judged only with inventory.nvlinkDomain: rack

@@ -2,6 +2,7 @@
 // against it (lib/parsers/inventory.ts).
 import * as z from "../../core/schema.ts";
 import { CONFIG_FIELDS } from "../../parsers/inventory-config.ts";
+import { BASELINE_FIELDS } from "../../baseline/fields.ts";
 import { suggest } from "../../core/did-you-mean.ts";
 import { nonNegativeInt, strictMap } from "../../core/fields.ts";
 import { show } from "../../core/units.ts";
@@ -16,6 +17,8 @@ export interface InventoryParams {
   config?: Record<string, string | number>;
   /** "node": the NVLink fabric ends at the node (HGX); "rack": GPUs join a multi-node NVLink domain (GB200 NVL72) */
   nvlinkDomain?: "node" | "rack";
+  /** the firmware and software versions every node must run (lib/baseline/fields.ts), from the suite or `gpucheck baseline capture` */
+  baseline?: Record<string, string>;
 }
 
 export const inventoryBlock = () =>
@@ -26,7 +29,33 @@ export const inventoryBlock = () =>
     // values every node and GPU of the run must have (lib/parsers/inventory-config.ts)
     config: pinMap().optional(),
     nvlinkDomain: z.enum(["node", "rack"]).optional(),
+    // the versions every node must run: kernel, driver, cuda, vbios, nic_firmware, nic_psid, ofed, nccl, fabric_manager, dcgm
+    baseline: baselineMap().optional(),
   });
+
+function baselineMap() {
+  return z.unknown().transform((v, ctx) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) {
+      ctx.issues.push({
+        code: "custom",
+        input: v,
+        message: `must be a map of versions every node must run, such as { driver: "550.90.07", nic_firmware: "28.39.1002" }, got ${show(v)}`,
+      });
+      return z.NEVER;
+    }
+    const out: Record<string, string> = {};
+    for (const [k, value] of Object.entries(v)) {
+      if (!Object.hasOwn(BASELINE_FIELDS, k)) {
+        ctx.issues.push({ code: "custom", path: [k], params: { at: "key" }, input: k, message: suggest(`unknown baseline field ${show(k)}`, k, Object.keys(BASELINE_FIELDS)) });
+      } else if (typeof value === "string" || typeof value === "number") {
+        out[k] = String(value);
+      } else {
+        ctx.issues.push({ code: "custom", path: [k], input: value, message: `must be a version string, got ${show(value)}` });
+      }
+    }
+    return out;
+  });
+}
 
 const HCA = /^[A-Za-z0-9_.-]+(:\d+)?$/;
 
