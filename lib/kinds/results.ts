@@ -11,6 +11,7 @@ import { inventoryResult } from "./inventory/result.ts";
 import type { KindName } from "./mod.ts";
 import { membwResult } from "./membw/result.ts";
 import { nicResult } from "./nic/result.ts";
+import { nicLoopbackResult } from "./nic-loopback/result.ts";
 import { nvlinkResult } from "./nvlink/result.ts";
 import { pcieResult } from "./pcie/result.ts";
 import { trainResult } from "./train/result.ts";
@@ -27,4 +28,5 @@ export const RESULTS: Record<KindName, z.ZodType> = {
   dcgm: dcgmResult,
   burn: burnResult,
   nic: nicResult,
+  "nic-loopback": nicLoopbackResult,
 };

@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import burn, collective, dcgm, gemm, inventory, membw, nic, nvlink, pcie, train
+from . import burn, collective, dcgm, gemm, inventory, membw, nic, nic_loopback, nvlink, pcie, train
 
 KINDS = {
     "collective": collective,
@@ -16,4 +16,5 @@ KINDS = {
     "dcgm": dcgm,
     "burn": burn,
     "nic": nic,
+    "nic-loopback": nic_loopback,
 }
