@@ -41,23 +41,24 @@ import w33 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "
 import w34 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
 import w35 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
 import w36 from "../../workload/gpucheck_workload/nic.py" with { type: "text" };
-import w37 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
-import w38 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
-import w39 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
-import w40 from "../../workload/gpucheck_workload/nvlink_ce.py" with { type: "text" };
-import w41 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w42 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w43 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w44 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w45 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
-import w46 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
-import w47 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
-import w48 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w49 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w50 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w51 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w52 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
-import w53 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w37 from "../../workload/gpucheck_workload/nic_loopback.py" with { type: "text" };
+import w38 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
+import w39 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
+import w40 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
+import w41 from "../../workload/gpucheck_workload/nvlink_ce.py" with { type: "text" };
+import w42 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w43 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w44 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w45 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w46 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
+import w47 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
+import w48 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w49 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w50 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w51 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w52 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w53 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
+import w54 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "cpu-smoke.yaml": s0,
@@ -105,21 +106,22 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/nccl_math.py": w34,
   "gpucheck_workload/nccl_tests.py": w35,
   "gpucheck_workload/nic.py": w36,
-  "gpucheck_workload/nic_p2p.py": w37,
-  "gpucheck_workload/nic_topo.py": w38,
-  "gpucheck_workload/nvlink.py": w39,
-  "gpucheck_workload/nvlink_ce.py": w40,
-  "gpucheck_workload/nvml.py": w41,
-  "gpucheck_workload/nvsmi.py": w42,
-  "gpucheck_workload/ops.py": w43,
-  "gpucheck_workload/patterns.py": w44,
-  "gpucheck_workload/pcie.py": w45,
-  "gpucheck_workload/pcie_link.py": w46,
-  "gpucheck_workload/preflight.py": w47,
-  "gpucheck_workload/probe.py": w48,
-  "gpucheck_workload/ranks.py": w49,
-  "gpucheck_workload/stats.py": w50,
-  "gpucheck_workload/telemetry.py": w51,
-  "gpucheck_workload/train.py": w52,
-  "gpucheck_workload/xid.py": w53,
+  "gpucheck_workload/nic_loopback.py": w37,
+  "gpucheck_workload/nic_p2p.py": w38,
+  "gpucheck_workload/nic_topo.py": w39,
+  "gpucheck_workload/nvlink.py": w40,
+  "gpucheck_workload/nvlink_ce.py": w41,
+  "gpucheck_workload/nvml.py": w42,
+  "gpucheck_workload/nvsmi.py": w43,
+  "gpucheck_workload/ops.py": w44,
+  "gpucheck_workload/patterns.py": w45,
+  "gpucheck_workload/pcie.py": w46,
+  "gpucheck_workload/pcie_link.py": w47,
+  "gpucheck_workload/preflight.py": w48,
+  "gpucheck_workload/probe.py": w49,
+  "gpucheck_workload/ranks.py": w50,
+  "gpucheck_workload/stats.py": w51,
+  "gpucheck_workload/telemetry.py": w52,
+  "gpucheck_workload/train.py": w53,
+  "gpucheck_workload/xid.py": w54,
 };
