@@ -44,7 +44,12 @@ def main(args):
 def collect(args, sysfs=ib.SYSFS):
     hcas = nic._hcas(args.hcas)
     out = {"host": socket.gethostname(), "size": args.size, "no_ib": None, "hcas": []}
-    if not hcas:
+    try:
+        present = ib.port_dirs(sysfs)
+    except OSError:
+        present = []
+    # no InfiniBand device at all is one reason for the node, not one per HCA the suite names
+    if not hcas or not present:
         out["no_ib"] = nic.NO_IB
         return out
     missing = [t for t in (TOOL, "numactl") if shutil.which(t) is None]

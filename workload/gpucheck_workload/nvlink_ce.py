@@ -12,10 +12,19 @@ The other ranks of the host wait at a barrier meanwhile, so nothing else loads t
 there is no copy engine: the phase is skipped with that reason. Written for GPUs and not yet run on
 one: the tests drive it on CPU (the skip) and with a stand-in torch (the order of copies and events).
 """
+import os
+import shutil
 import socket
 import statistics
+import subprocess
 
 GB = 1e9
+# nvbandwidth's peer testcases: copy-engine read and write, one way and both ways, one ordered pair at
+# a time (NVIDIA/nvbandwidth README: "Traffic is not sent simultaneously"); the read one is Azure's
+# check_gpu_bw P2P test (azurehpc-health-checks customTests/azure_gpu_bandwidth.nhc)
+NVBANDWIDTH_TESTS = ("device_to_device_memcpy_read_ce", "device_to_device_memcpy_write_ce",
+                     "device_to_device_bidirectional_memcpy_read_ce", "device_to_device_bidirectional_memcpy_write_ce")
+NVBANDWIDTH_TIMEOUT_S = 600
 
 
 def cpu_reason():
@@ -116,11 +125,31 @@ def measure(torch, pairs, size, iters, warmup):
     return {"pairs": sorted(alone + refused, key=order), "all": sorted(together + [dict(r) for r in refused], key=order)}
 
 
+def run_nvbandwidth(host, timeout=NVBANDWIDTH_TIMEOUT_S):
+    """{command, rc, output} of nvbandwidth's four peer testcases, or {why}: read by lib/kinds/nvlink/nvbandwidth.ts."""
+    exe = shutil.which("nvbandwidth")
+    if exe is None:
+        return {"why": "nvbandwidth not found on PATH on %s: build it from github.com/NVIDIA/nvbandwidth (the method of "
+                       "Azure's check_gpu_bw floor) and put it on PATH" % host}
+    cmd = [exe] + [a for t in NVBANDWIDTH_TESTS for a in ("-t", t)]
+    try:
+        # PCI_BUS_ID: nvbandwidth's device numbers are then nvidia-smi's indices
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout,
+                              env=dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID"))
+    except subprocess.TimeoutExpired:
+        return {"why": "%s did not finish within %d s on %s" % (" ".join(cmd), timeout, host), "command": " ".join(cmd)}
+    except OSError as e:
+        return {"why": "%s could not start on %s: %s" % (" ".join(cmd), host, e), "command": " ".join(cmd)}
+    return {"command": " ".join(cmd), "rc": done.returncode, "output": done.stdout[-200000:]}
+
+
 def leader_phase(torch, ctx, host_ranks, size, iters, warmup):
-    """Run by local rank 0: {"host", "leader", "pairs", "all"} or {"host", "leader", "why"}."""
+    """Run by local rank 0: {"host", "leader", "nvbandwidth", "pairs", "all"} or {"host", "leader", "why"}."""
     base = {"host": socket.gethostname(), "leader": host_ranks[0]["rank"]}
     if ctx.device.type != "cuda":
         return dict(base, why=cpu_reason())
+    # nvbandwidth first, with the node otherwise idle, as Azure runs it; the workload's own copies follow
+    base["nvbandwidth"] = run_nvbandwidth(base["host"])
     where, why = ordinals(torch, host_ranks)
     if why:
         return dict(base, why=why)

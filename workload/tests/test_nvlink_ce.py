@@ -4,6 +4,7 @@ keep their own clock: each copy advances its stream by bytes / the pair's GB/s f
 event reads its stream's clock. It checks what the code does with CUDA (which copies, on which
 stream, between which events, which pairs are refused), not what a GPU would measure."""
 import contextlib
+import os
 import json
 import socket
 import types
@@ -112,3 +113,17 @@ def test_on_cpu_ranks_the_phase_is_skipped_with_the_reason():
     assert [code for code, _, _ in outs] == [0, 0], [err for _, _, err in outs]
     r = json.loads([l for l in outs[0][1].splitlines() if l.startswith("GPUCHECK_RESULT ")][0].split(" ", 1)[1])
     assert r["ce"] == [{"host": socket.gethostname(), "leader": 0, "why": "device: cpu — no GPU, so no copy engine: the copy-engine phase did not run"}]
+
+
+def test_nvbandwidth_runs_its_four_peer_testcases_in_pci_bus_order_or_says_why_not(tmp_path, monkeypatch):
+    from conftest import tools_on_path
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test", "fixtures", "nvbandwidth", "readme-8gpu-write-ce.txt")
+    bin_dir = tools_on_path(tmp_path, monkeypatch)
+    assert nvlink_ce.run_nvbandwidth("gpu01") == {"why": "nvbandwidth not found on PATH on gpu01: build it from github.com/NVIDIA/nvbandwidth (the method of Azure's check_gpu_bw floor) and put it on PATH"}
+    # a stand-in nvbandwidth (named as such): prints its CUDA_DEVICE_ORDER, then the README's real capture
+    fake = bin_dir / "nvbandwidth"
+    fake.write_text("#!/bin/sh\necho \"order $CUDA_DEVICE_ORDER\"\ncat %s\n" % readme)
+    fake.chmod(0o755)
+    got = nvlink_ce.run_nvbandwidth("gpu01")
+    assert got["command"] == str(fake) + " -t device_to_device_memcpy_read_ce -t device_to_device_memcpy_write_ce -t device_to_device_bidirectional_memcpy_read_ce -t device_to_device_bidirectional_memcpy_write_ce"
+    assert got["rc"] == 0 and got["output"].startswith("order PCI_BUS_ID\nRunning device_to_device_memcpy_write_ce.\n")

@@ -6,6 +6,7 @@
 // GB/s on ND H100 v5 and ND H200 v5). A cell printed N/A, and the 0.00 older versions print on the
 // diagonal, is a pair the testcase did not measure: null, never a figure (test/fixtures/nvbandwidth/).
 import { ParseError } from "../../core/errors.ts";
+import type { Measurement } from "../../core/types.ts";
 
 export interface NvbandwidthMatrix {
   /** "device_to_device_memcpy_read_ce"; null when the output lost its "Running" line */
@@ -109,4 +110,74 @@ export function pairsBelow(m: NvbandwidthMatrix, floor: number): string[] {
     .filter((p) => p.gbps < floor)
     .sort((a, b) => a.gbps - b.gbps)
     .map((p) => `${p.pair}: ${p.gbps} GB/s < ${floor}`);
+}
+
+/** nvbandwidth's peer testcases the nvlink kind runs → the metric of the lowest pair and each pair's component metric */
+export const NVBANDWIDTH_METRICS = {
+  device_to_device_memcpy_read_ce: { testcase: "device_to_device_memcpy_read_ce", min: "nvlink_nvbw_read_gbps_min", pair: "nvlink_nvbw_read_gbps" },
+  device_to_device_memcpy_write_ce: { testcase: "device_to_device_memcpy_write_ce", min: "nvlink_nvbw_write_gbps_min", pair: "nvlink_nvbw_write_gbps" },
+  device_to_device_bidirectional_memcpy_read_ce: {
+    testcase: "device_to_device_bidirectional_memcpy_read_ce",
+    min: "nvlink_nvbw_bidir_read_gbps_min",
+    pair: "nvlink_nvbw_bidir_read_gbps",
+  },
+  device_to_device_bidirectional_memcpy_write_ce: {
+    testcase: "device_to_device_bidirectional_memcpy_write_ce",
+    min: "nvlink_nvbw_bidir_write_gbps_min",
+    pair: "nvlink_nvbw_bidir_write_gbps",
+  },
+} as const;
+
+type Obj = Record<string, unknown>;
+
+/**
+ * Each host's nvbandwidth run (the nvlink result's ce[].nvbandwidth) → per testcase the lowest pair
+ * over the hosts and every pair as a component of type link ("GPU 0→GPU 3"); a host without a
+ * figure (not installed, failed, waived) makes the metric null with its reason.
+ */
+export function setNvbandwidth(m: Measurement, hosts: Obj[]): void {
+  for (const t of Object.values(NVBANDWIDTH_METRICS)) {
+    const gaps: string[] = [];
+    const rows: Array<{ host: string; p: PairFigure }> = [];
+    for (const h of hosts) {
+      const host = typeof h.host === "string" ? h.host : "unknown host";
+      const run = (h.nvbandwidth && typeof h.nvbandwidth === "object" ? h.nvbandwidth : {}) as Obj;
+      const why = typeof h.why === "string" ? h.why : typeof run.why === "string" ? run.why : null;
+      if (why) {
+        gaps.push(`${host}: ${why}`);
+        continue;
+      }
+      if (typeof run.output !== "string") {
+        gaps.push(`${host}: no nvbandwidth run in the result (written by a workload without it)`);
+        continue;
+      }
+      let nv: Nvbandwidth;
+      try {
+        nv = parseNvbandwidth(run.output);
+      } catch (e) {
+        if (!(e instanceof ParseError)) throw e;
+        gaps.push(`${host}: ${e.message}`);
+        continue;
+      }
+      const waived = nv.waived.find((w) => w.testcase === t.testcase);
+      const matrix = nv.matrices.find((x) => x.testcase === t.testcase);
+      if (waived) gaps.push(`${host}: nvbandwidth waived ${t.testcase}: ${waived.reason}`);
+      else if (!matrix) gaps.push(`${host}: nvbandwidth printed no ${t.testcase} matrix (exit code ${String(run.rc)})`);
+      else for (const p of peerPairs(matrix)) rows.push({ host, p });
+    }
+    for (const { host, p } of rows) {
+      m.components!.push({ part: { type: "link", host, name: p.pair }, metrics: { [t.pair]: p.gbps }, source: "nvbandwidth" });
+    }
+    if (gaps.length || rows.length === 0) {
+      m.metrics[t.min] = null;
+      m.unmeasured![t.min] = gaps.length ? gaps.join("; ") : "nvbandwidth measured no GPU pair";
+      continue;
+    }
+    const sorted = [...rows].sort((a, b) => a.p.gbps - b.p.gbps);
+    m.metrics[t.min] = sorted[0]!.p.gbps;
+    m.details![t.min] = `nvbandwidth ${t.testcase}, each ordered pair alone: ${sorted
+      .slice(0, 5)
+      .map((r) => `${r.host} ${r.p.pair} ${r.p.gbps} GB/s`)
+      .join("; ")}${sorted.length > 5 ? `; … ${sorted.length - 5} more pairs up to ${sorted.at(-1)!.p.gbps} GB/s` : ""}`;
+  }
 }
