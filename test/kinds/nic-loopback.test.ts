@@ -77,7 +77,15 @@ describe("nic-loopback on real ib_write_bw captures", () => {
   test("the workload command carries Azure's message size and the suite's HCAs", async () => {
     expect(nicLoopbackArgs(resolveNicLoopback(undefined))).toEqual(["nic-loopback", "--size", "8388608", "--timeout", "60"]);
     const spec = await floor();
-    expect(nicLoopbackArgs(spec["nic-loopback"])).toEqual(["nic-loopback", "--hcas", "mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11", "--size", "8388608", "--timeout", "60"]);
+    expect(nicLoopbackArgs(spec["nic-loopback"])).toEqual([
+      "nic-loopback",
+      "--hcas",
+      "mlx5_0,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_9,mlx5_10,mlx5_11",
+      "--size",
+      "8388608",
+      "--timeout",
+      "60",
+    ]);
     const h200 = (await loadSuite("h200-8x")).tests.find((t) => t.name === "nic-loopback")!;
     expect(h200.expect.find((e) => e.metric === "nic_loopback_gbps_min")).toMatchObject({ min: 360 });
   });

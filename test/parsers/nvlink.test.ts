@@ -162,7 +162,11 @@ describe("nvlinkMeasurement", () => {
     expect(m.metrics.nvlink_nvbw_write_gbps_min).toBe(274.89);
     expect(m.details!.nvlink_nvbw_write_gbps_min).toStartWith("nvbandwidth device_to_device_memcpy_write_ce, each ordered pair alone: gpu01 GPU 0→GPU 6 274.89 GB/s; ");
     expect(m.components!.filter((c) => c.source === "nvbandwidth")).toHaveLength(56);
-    expect(m.components!.find((c) => c.part.name === "GPU 0→GPU 6")).toEqual({ part: { type: "link", host: "gpu01", name: "GPU 0→GPU 6" }, metrics: { nvlink_nvbw_write_gbps: 274.89 }, source: "nvbandwidth" });
+    expect(m.components!.find((c) => c.part.name === "GPU 0→GPU 6")).toEqual({
+      part: { type: "link", host: "gpu01", name: "GPU 0→GPU 6" },
+      metrics: { nvlink_nvbw_write_gbps: 274.89 },
+      source: "nvbandwidth",
+    });
     expect(m.unmeasured!.nvlink_nvbw_read_gbps_min).toBe("gpu01: nvbandwidth printed no device_to_device_memcpy_read_ce matrix (exit code 0)");
     const why = "nvbandwidth not found on PATH on gpu01: build it from github.com/NVIDIA/nvbandwidth (the method of Azure's check_gpu_bw floor) and put it on PATH";
     const none = nvlinkMeasurement(line({ ...r, ce: [{ ...r.ce[0], nvbandwidth: { why } }] }));

@@ -37,11 +37,16 @@ export function loopbackFigure(h: Obj, size: number): { value: number | null; wh
     return fail(rc === null || rc === 0 ? e.message : `ib_write_bw exited with code ${rc}; ${e.message}`);
   }
   if (r.bytes !== size) {
-    return fail(`ib_write_bw's last result row is for ${r.bytes}-byte writes (${r.avgGbps} Gb/s), not the ${size} asked: the run stopped early${rc ? ` with exit code ${rc}` : ""}; ${complaint(output)}`);
+    return fail(
+      `ib_write_bw's last result row is for ${r.bytes}-byte writes (${r.avgGbps} Gb/s), not the ${size} asked: the run stopped early${rc ? ` with exit code ${rc}` : ""}; ${complaint(output)}`,
+    );
   }
   if (rc !== 0) return fail(`ib_write_bw exited with code ${rc} after its table; ${complaint(output)}`);
   const peak = r.peakGbps === null ? "" : `, peak ${r.peakGbps.toFixed(1)}`;
-  return { value: r.avgGbps, text: `${r.avgGbps.toFixed(1)} Gb/s average${peak}, ${r.bytes}-byte writes looped back on the HCA, GPUDirect from GPU ${num(h.gpu)} (${str(h.gpu_source)})` };
+  return {
+    value: r.avgGbps,
+    text: `${r.avgGbps.toFixed(1)} Gb/s average${peak}, ${r.bytes}-byte writes looped back on the HCA, GPUDirect from GPU ${num(h.gpu)} (${str(h.gpu_source)})`,
+  };
 }
 
 export function nicLoopbackMeasurement(output: string): Measurement {

@@ -52,8 +52,18 @@ export function parseNvbandwidth(text: string): Nvbandwidth {
     const h = HEADER.exec(line.trim());
     if (!h) continue;
     const columns = (lines[i + 1] ?? "").trim().split(/\s+/).map(Number);
-    if (columns.length === 0 || columns.some((c) => !Number.isInteger(c))) throw new ParseError(`nvbandwidth's matrix "${line.trim()}" has no column indices under it: "${(lines[i + 1] ?? "").trim()}"`);
-    const m: NvbandwidthMatrix = { testcase: running, engine: h[1]!, rowKind: h[2] as "CPU" | "GPU", arrow: h[3] as NvbandwidthMatrix["arrow"], columnKind: h[4] as "CPU" | "GPU", columns, rows: new Map(), sum: null };
+    if (columns.length === 0 || columns.some((c) => !Number.isInteger(c)))
+      throw new ParseError(`nvbandwidth's matrix "${line.trim()}" has no column indices under it: "${(lines[i + 1] ?? "").trim()}"`);
+    const m: NvbandwidthMatrix = {
+      testcase: running,
+      engine: h[1]!,
+      rowKind: h[2] as "CPU" | "GPU",
+      arrow: h[3] as NvbandwidthMatrix["arrow"],
+      columnKind: h[4] as "CPU" | "GPU",
+      columns,
+      rows: new Map(),
+      sum: null,
+    };
     let j = i + 2;
     for (; j < lines.length && /^\s*\d+\s/.test(lines[j]!); j++) {
       const [index, ...cells] = lines[j]!.trim().split(/\s+/);
@@ -91,7 +101,8 @@ export interface PairFigure {
 
 /** Every measured GPU pair of a peer matrix, named in the direction its bytes moved (the header's arrow). */
 export function peerPairs(m: NvbandwidthMatrix): PairFigure[] {
-  if (m.rowKind !== "GPU" || m.columnKind !== "GPU") throw new ParseError(`${m.testcase ?? "this matrix"} is ${m.rowKind}(row) ${m.arrow} ${m.columnKind}(column), not between GPUs`);
+  if (m.rowKind !== "GPU" || m.columnKind !== "GPU")
+    throw new ParseError(`${m.testcase ?? "this matrix"} is ${m.rowKind}(row) ${m.arrow} ${m.columnKind}(column), not between GPUs`);
   const out: PairFigure[] = [];
   for (const [row, cells] of m.rows) {
     cells.forEach((v, k) => {
