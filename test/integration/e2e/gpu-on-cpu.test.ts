@@ -78,7 +78,7 @@ describe("h100-8x's GPU tests on CPU ranks", () => {
     const loop = res.tests.find((t: { name: string }) => t.name === "nic-loopback");
     expect(loop.units[0].measurement.metrics.nic_loopback_gbps_min).toBeNull();
     expect(loop.units[0].measurement.unmeasured.nic_loopback_gbps_min).toBe(`${node}: no InfiniBand device (/sys/class/infiniband is empty)`);
-    expect(loop.units[0].verdict.reason).toBe(`nic_loopback_gbps_min unmeasured: ${node}: no InfiniBand device (/sys/class/infiniband is empty)`);
+    expect(loop.units[0].verdict.reason).toBe(`nic_loopback_gbps_min unmeasured: ${node}: no InfiniBand device (/sys/class/infiniband is empty) (expected ≥ 380 Gb/s)`);
     for (const t of res.tests.filter((t: { name: string }) => t.name !== "nic-loopback")) {
       // the command each rank ran carries the backend the plan chose from gpusPerNode
       expect(t.launch.command.join(" ")).toContain("-m gpucheck_workload --inventory --telemetry-interval 0.5 --backend nccl ");
