@@ -4,7 +4,8 @@
 (torch.cuda.can_device_access_peer) is one cudaMemcpyAsync on the source GPU's current stream
 (PyTorch's copy_device_to_device), which the copy engines carry over NVLink/NVSwitch: no SM, no
 NCCL. Each ordered pair is timed alone with CUDA events on that stream, then every pair at once,
-each on its own stream, the copies issued in turns so they overlap; GB/s = bytes × copies / the
+each on its own streams (one on the source, one on the destination: see Copy), the copies issued in
+turns so they overlap; GB/s = bytes × copies / the
 events' time (1 GB = 1e9 bytes). A pair that cannot reach its peer is recorded with why, never timed
 through host memory.
 
@@ -58,17 +59,24 @@ def rate(size, times):
 
 
 class Copy:
-    """One ordered pair's copies on its own stream of the source GPU, timed with events on that stream."""
+    """One ordered pair's copies on its own stream of the source GPU, timed with events on that stream.
+
+    PyTorch's peer copy runs on the source's current stream and, before and after it, synchronizes with
+    the destination's current stream (copy_device_to_device in ATen's Copy.cu). Left at the destination's
+    default stream, every pair into one GPU would wait on that one stream, so the "all at once" copies
+    into a GPU ran one after another; each pair therefore also has its own stream on the destination,
+    made current there while it copies."""
 
     def __init__(self, torch, src_rank, dst_rank, i, j, source, size):
         self.torch, self.src, self.dst, self.i, self.j = torch, src_rank, dst_rank, i, j
         self.source = source
         self.target = torch.empty(size, dtype=torch.uint8, device=torch.device("cuda", j))
         self.stream = torch.cuda.Stream(device=torch.device("cuda", i))
+        self.dst_stream = torch.cuda.Stream(device=torch.device("cuda", j))
         self.marks = []
 
     def issue(self, n=1):
-        with self.torch.cuda.device(self.i), self.torch.cuda.stream(self.stream):
+        with self.torch.cuda.device(self.i), self.torch.cuda.stream(self.dst_stream), self.torch.cuda.stream(self.stream):
             for _ in range(n):
                 self.target.copy_(self.source, non_blocking=True)
 

@@ -18,8 +18,10 @@ class FakeCuda:
 
     def __init__(self, uuids, gbps, no_peer=()):
         self.uuids, self.gbps, self.no_peer = uuids, gbps, set(no_peer)
-        self.current = {"device": None, "stream": None}
+        # the current stream of each device, as torch.cuda.stream sets it for its stream's device
+        self.current = {"device": None, "streams": {}}
         self.log = []
+        self.dst_streams = {}
 
     def device_count(self):
         return len(self.uuids)
@@ -41,9 +43,10 @@ class FakeCuda:
 
     @contextlib.contextmanager
     def stream(self, s):
-        before, self.current["stream"] = self.current["stream"], s
+        streams = self.current["streams"]
+        before, streams[s.device] = streams.get(s.device), s
         yield
-        self.current["stream"] = before
+        streams[s.device] = before
 
     def Stream(self, device):
         return types.SimpleNamespace(device=device.index, clock=0.0)
@@ -68,8 +71,12 @@ class Buffer:
 
     def copy_(self, src, non_blocking):
         assert non_blocking and self.cuda.current["device"] == src.device
-        stream = self.cuda.current["stream"]
+        stream = self.cuda.current["streams"][src.device]
         assert stream.device == src.device  # on the source GPU's stream, as PyTorch issues it
+        # PyTorch syncs the copy with the destination's current stream: the pair's own, never the default
+        dst_stream = self.cuda.current["streams"].get(self.device)
+        assert dst_stream is not None and dst_stream.device == self.device
+        self.cuda.dst_streams.setdefault((src.device, self.device), set()).add(id(dst_stream))
         stream.clock += src.size / (self.cuda.gbps[(src.device, self.device)] * 1e9)
         self.cuda.log.append(("copy", src.device, self.device))
 
@@ -91,6 +98,9 @@ def test_each_pair_alone_then_all_at_once_on_the_source_stream_and_a_pair_withou
     assert alone[(2, 1)] == {"src": 2, "dst": 1, "why": why}
     assert [(e["src"], e["dst"]) for e in r["all"]] == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
     assert ("copy", 2, 1) not in cuda.log
+    # each pair waits on its own stream of the destination: pairs into one GPU never share one
+    assert all(len(ids) == 1 for ids in cuda.dst_streams.values())
+    assert len({i for ids in cuda.dst_streams.values() for i in ids}) == len(cuda.dst_streams) == 5
     # alone: one pair's warm-up, then mark, copy, mark … with the node otherwise idle
     first = cuda.log.index(("copy", 0, 1))
     assert cuda.log[first:first + 1 + 3 + 1 + 2 * 3] == [("copy", 0, 1)] + [("sync", d) for d in range(3)] + [("mark", 0)] + [("copy", 0, 1), ("mark", 0)] * 3
