@@ -161,6 +161,13 @@ export const REMEDIATION_RULES: RemediationRule[] = [
   { kind: "dcgm", metric: /^(dcgm_warnings|dcgm_skipped)$/, class: "escalate-vendor", why: "DCGM warned or could not run a plugin", source: "dcgmDiag" },
   { kind: "burn", metric: /checksum_mismatches$/, class: "rma-part", why: "the GPU computed a different product under load: silent data corruption", source: "clustermax" },
   { kind: "burn", metric: ALL, class: "check-cooling", why: "the GPU slowed or throttled under sustained load", source: "healthValidation" },
+  {
+    kind: "nic-loopback",
+    metric: ALL,
+    class: "reboot-node",
+    why: "the HCA's own GPUDirect loopback is slow, so not its cable: check its PCIe link and NUMA placement, reboot, then RMA the HCA",
+    source: "azureNhc",
+  },
   { kind: "nic", metric: ALL, class: "reseat-cable", why: "the HCA pair is slow: the cables of both HCAs to their switch ports", source: "azureNhc" },
   // kinds other branches add (fabric against the design, storage with fio)
   { kind: "fabric", metric: ALL, class: "reseat-cable", why: "the link differs from the design: reseat or move the cable named at both ends", source: "coreweave" },

@@ -46,24 +46,25 @@ import w35 from "../../workload/gpucheck_workload/nccl_layout.py" with { type: "
 import w36 from "../../workload/gpucheck_workload/nccl_math.py" with { type: "text" };
 import w37 from "../../workload/gpucheck_workload/nccl_tests.py" with { type: "text" };
 import w38 from "../../workload/gpucheck_workload/nic.py" with { type: "text" };
-import w39 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
-import w40 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
-import w41 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
-import w42 from "../../workload/gpucheck_workload/nvlink_ce.py" with { type: "text" };
-import w43 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
-import w44 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
-import w45 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
-import w46 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
-import w47 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
-import w48 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
-import w49 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
-import w50 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
-import w51 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
-import w52 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
-import w53 from "../../workload/gpucheck_workload/storage.py" with { type: "text" };
-import w54 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
-import w55 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
-import w56 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
+import w39 from "../../workload/gpucheck_workload/nic_loopback.py" with { type: "text" };
+import w40 from "../../workload/gpucheck_workload/nic_p2p.py" with { type: "text" };
+import w41 from "../../workload/gpucheck_workload/nic_topo.py" with { type: "text" };
+import w42 from "../../workload/gpucheck_workload/nvlink.py" with { type: "text" };
+import w43 from "../../workload/gpucheck_workload/nvlink_ce.py" with { type: "text" };
+import w44 from "../../workload/gpucheck_workload/nvml.py" with { type: "text" };
+import w45 from "../../workload/gpucheck_workload/nvsmi.py" with { type: "text" };
+import w46 from "../../workload/gpucheck_workload/ops.py" with { type: "text" };
+import w47 from "../../workload/gpucheck_workload/patterns.py" with { type: "text" };
+import w48 from "../../workload/gpucheck_workload/pcie.py" with { type: "text" };
+import w49 from "../../workload/gpucheck_workload/pcie_link.py" with { type: "text" };
+import w50 from "../../workload/gpucheck_workload/preflight.py" with { type: "text" };
+import w51 from "../../workload/gpucheck_workload/probe.py" with { type: "text" };
+import w52 from "../../workload/gpucheck_workload/ranks.py" with { type: "text" };
+import w53 from "../../workload/gpucheck_workload/stats.py" with { type: "text" };
+import w54 from "../../workload/gpucheck_workload/storage.py" with { type: "text" };
+import w55 from "../../workload/gpucheck_workload/telemetry.py" with { type: "text" };
+import w56 from "../../workload/gpucheck_workload/train.py" with { type: "text" };
+import w57 from "../../workload/gpucheck_workload/xid.py" with { type: "text" };
 
 export const SUITE_FILES: Record<string, string> = {
   "b200-8x.yaml": s0,
@@ -116,22 +117,23 @@ export const WORKLOAD_FILES: Record<string, string> = {
   "gpucheck_workload/nccl_math.py": w36,
   "gpucheck_workload/nccl_tests.py": w37,
   "gpucheck_workload/nic.py": w38,
-  "gpucheck_workload/nic_p2p.py": w39,
-  "gpucheck_workload/nic_topo.py": w40,
-  "gpucheck_workload/nvlink.py": w41,
-  "gpucheck_workload/nvlink_ce.py": w42,
-  "gpucheck_workload/nvml.py": w43,
-  "gpucheck_workload/nvsmi.py": w44,
-  "gpucheck_workload/ops.py": w45,
-  "gpucheck_workload/patterns.py": w46,
-  "gpucheck_workload/pcie.py": w47,
-  "gpucheck_workload/pcie_link.py": w48,
-  "gpucheck_workload/preflight.py": w49,
-  "gpucheck_workload/probe.py": w50,
-  "gpucheck_workload/ranks.py": w51,
-  "gpucheck_workload/stats.py": w52,
-  "gpucheck_workload/storage.py": w53,
-  "gpucheck_workload/telemetry.py": w54,
-  "gpucheck_workload/train.py": w55,
-  "gpucheck_workload/xid.py": w56,
+  "gpucheck_workload/nic_loopback.py": w39,
+  "gpucheck_workload/nic_p2p.py": w40,
+  "gpucheck_workload/nic_topo.py": w41,
+  "gpucheck_workload/nvlink.py": w42,
+  "gpucheck_workload/nvlink_ce.py": w43,
+  "gpucheck_workload/nvml.py": w44,
+  "gpucheck_workload/nvsmi.py": w45,
+  "gpucheck_workload/ops.py": w46,
+  "gpucheck_workload/patterns.py": w47,
+  "gpucheck_workload/pcie.py": w48,
+  "gpucheck_workload/pcie_link.py": w49,
+  "gpucheck_workload/preflight.py": w50,
+  "gpucheck_workload/probe.py": w51,
+  "gpucheck_workload/ranks.py": w52,
+  "gpucheck_workload/stats.py": w53,
+  "gpucheck_workload/storage.py": w54,
+  "gpucheck_workload/telemetry.py": w55,
+  "gpucheck_workload/train.py": w56,
+  "gpucheck_workload/xid.py": w57,
 };

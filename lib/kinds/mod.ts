@@ -12,6 +12,7 @@ import { inventory } from "./inventory.ts";
 import type { AnyKind } from "../core/kind.ts";
 import { membw } from "./membw.ts";
 import { nic } from "./nic.ts";
+import { nicLoopback } from "./nic-loopback.ts";
 import { nvlink } from "./nvlink.ts";
 import { pcie } from "./pcie.ts";
 import { storage } from "./storage.ts";
@@ -29,6 +30,7 @@ export const KINDS = {
   burn,
   nic,
   storage,
+  "nic-loopback": nicLoopback,
 } as const;
 
 export type Kinds = typeof KINDS;

@@ -4,6 +4,7 @@
 // read here: the telemetry every kind gets already gives `nvlink_errors` (lib/core/metrics.ts).
 import * as z from "../core/schema.ts";
 import { higher, type MetricInfo } from "../core/metrics.ts";
+import { NVBANDWIDTH_METRICS } from "./nvlink/nvbandwidth.ts";
 import { linkEnd, NVLINK_CE, NVLINK_PHASES, nvlinkMeasurement } from "../parsers/nvlink.ts";
 import { num, obj, rankDevice } from "../parsers/part.ts";
 import type { PlotSpec } from "../core/plot-svg.ts";
@@ -18,7 +19,11 @@ export type { NvlinkParams } from "./nvlink/params.ts";
 const CE = "local rank 0 of each host: dst.copy_(src, non_blocking=True) between two GPUs that can reach each other as peers, timed with CUDA events on the source GPU's stream";
 const HOW = "torch.distributed send/recv (NCCL on GPUs; on CPU gloo over TCP loopback, which the details say), GB/s = bytes × messages / time, 1 GB = 1e9 bytes";
 
+const NVBW = (what: string) =>
+  `nvbandwidth's ${what} (NVIDIA/nvbandwidth, each ordered GPU pair alone, CUDA_DEVICE_ORDER=PCI_BUS_ID so GPU numbers are nvidia-smi's), the lowest pair; null with the reason when nvbandwidth is not on the node's PATH, failed, or waived the testcase`;
+
 const metrics: Record<string, MetricInfo> = {
+  ...Object.fromEntries(Object.entries(NVBANDWIDTH_METRICS).map(([, m]) => [m.min, higher("GB/s", NVBW(m.testcase))])),
   nvlink_pair_gbps_min: higher("GB/s", `the slowest ordered pair of GPUs, each pair timed alone, both GPUs named (every link in the details, worst first); ${HOW}`),
   nvlink_pair_gbps_median: higher("GB/s", "the median ordered pair of GPUs, each pair timed alone"),
   nvlink_all_gbps_min: higher("GB/s", "the slowest link while every GPU sends to another at once (each shift k: GPU i → GPU i+k), so the links share the switch"),
@@ -29,6 +34,7 @@ const metrics: Record<string, MetricInfo> = {
 
 // each link's own values (Measurement.components), for thresholds and the outlier rule per link
 const componentMetrics: Record<string, MetricInfo> = {
+  ...Object.fromEntries(Object.entries(NVBANDWIDTH_METRICS).map(([, m]) => [m.pair, higher("GB/s", `this ordered GPU pair's figure in ${m.testcase} (nvbandwidth)`)])),
   [NVLINK_PHASES.pairs]: higher("GB/s", "this link (sending GPU → receiving GPU) timed alone"),
   [NVLINK_PHASES.all]: higher("GB/s", "this link while every GPU of the node sends at once"),
   [NVLINK_CE.pairs]: higher("GB/s", "this link (source GPU → destination GPU) copied alone by the copy engines; null with why when the GPUs cannot reach each other as peers"),

@@ -11,6 +11,7 @@ import { inventoryResult } from "./inventory/result.ts";
 import type { KindName } from "./mod.ts";
 import { membwResult } from "./membw/result.ts";
 import { nicResult } from "./nic/result.ts";
+import { nicLoopbackResult } from "./nic-loopback/result.ts";
 import { nvlinkResult } from "./nvlink/result.ts";
 import { pcieResult } from "./pcie/result.ts";
 import { storageResult } from "./storage/result.ts";
@@ -29,4 +30,5 @@ export const RESULTS: Record<KindName, z.ZodType> = {
   burn: burnResult,
   nic: nicResult,
   storage: storageResult,
+  "nic-loopback": nicLoopbackResult,
 };

@@ -8,6 +8,7 @@ import type { ComponentValues, Measurement, PartId } from "../core/types.ts";
 import { gbps, type PartValue, setLowest } from "./lowest.ts";
 import { gpuPart, num, obj, type RankDevice, rankDevice, rankDevices } from "./part.ts";
 import { taggedLines } from "./protocol.ts";
+import { NVBANDWIDTH_METRICS, setNvbandwidth } from "../kinds/nvlink/nvbandwidth.ts";
 
 /** the result's phase → the component metric of each link in it */
 export const NVLINK_PHASES = { pairs: "nvlink_link_gbps", all: "nvlink_link_all_gbps" } as const;
@@ -44,7 +45,15 @@ export function nvlinkMeasurement(output: string): Measurement {
   const m: Measurement = { metrics: {}, unmeasured: {}, details: {}, raw: result, components: links.map((l) => l.component), devices: rankDevices(ranks) };
   if (links.length === 0) {
     const why = `no two ranks share a host (${ranks.map((r) => `rank ${r.rank} on ${r.host}`).join(", ")}): a link joins two GPUs of one node`;
-    for (const metric of ["nvlink_pair_gbps_min", "nvlink_pair_gbps_median", "nvlink_all_gbps_min", "nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"]) {
+    for (const metric of [
+      "nvlink_pair_gbps_min",
+      "nvlink_pair_gbps_median",
+      "nvlink_all_gbps_min",
+      "nvlink_ce_gbps_min",
+      "nvlink_ce_gbps_median",
+      "nvlink_ce_all_gbps_min",
+      ...Object.values(NVBANDWIDTH_METRICS).map((t) => t.min),
+    ]) {
       m.metrics[metric] = null;
       m.unmeasured![metric] = why;
     }
@@ -66,6 +75,8 @@ export function nvlinkMeasurement(output: string): Measurement {
   setLowest(m, "nvlink_ce_gbps_min", cePairs, ce);
   setMedian(m, "nvlink_ce_gbps_median", cePairs, ce);
   setLowest(m, "nvlink_ce_all_gbps_min", ceValues(links, result.ce, "all"), ce);
+  // NVIDIA's nvbandwidth, where the node has it: its four peer testcases, each pair its own part
+  setNvbandwidth(m, Array.isArray(result.ce) ? (result.ce as unknown[]).map(obj) : []);
   // a host whose phase did not run at all is said once, not once per link
   const skipped = Array.isArray(result.ce) ? (result.ce as unknown[]).map(obj).filter((h) => typeof h.why === "string") : [];
   if (skipped.length && cePairs.every((r) => r.value === null)) {

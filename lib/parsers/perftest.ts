@@ -48,7 +48,7 @@ function banner(text: string, name: RegExp): string | null {
 }
 
 /** What perftest said went wrong, for a message: its complaint lines, or the last line it printed. */
-function complaint(text: string): string {
+export function complaint(text: string): string {
   const lines = text
     .split("\n")
     .map((l) => l.trim())

@@ -68,13 +68,13 @@ test(
     const v = gpucheck(["validate", "two.yaml"], { cwd });
     expect(v.status).toBe(0);
     expect(v.stdout).toBe(
-      'two.yaml: valid: suite "two-nodes", 13 tests (1 inventory, 3 collective, 3 train, 1 membw, 1 pcie, 1 gemm, 1 burn, 1 nvlink, 1 dcgm), platform local, extends builtin:h100-8x.yaml; 3 warnings\n',
+      'two.yaml: valid: suite "two-nodes", 14 tests (1 inventory, 3 collective, 3 train, 1 membw, 1 pcie, 1 gemm, 1 burn, 1 nvlink, 1 dcgm, 1 nic-loopback), platform local, extends builtin:h100-8x.yaml; 3 warnings\n',
     );
     expect(v.stderr).toStartWith(first);
     const p = gpucheck(["plan", "two.yaml", "--json"], { cwd });
     expect(p.status).toBe(0);
     expect(p.stderr).toStartWith(first);
-    expect(JSON.parse(p.stdout).tests.length).toBe(13);
+    expect(JSON.parse(p.stdout).tests.length).toBe(14);
     const j = gpucheck(["validate", "two.yaml", "--json"], { cwd });
     expect(j.status).toBe(0);
     expect(JSON.parse(j.stdout).warnings[0]).toEqual({

@@ -59,7 +59,7 @@ test(
       code: 0,
       stderr: "",
       stdout:
-        'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 12 tests (1 inventory, 3 collective, 2 train, 1 membw, 1 pcie, 1 gemm, 1 burn, 1 nvlink, 1 dcgm), platform ssh, extends builtin:h100-8x.yaml\n',
+        'test/fixtures/suites/site-h100.yaml: valid: suite "acme-h100", 13 tests (1 inventory, 3 collective, 2 train, 1 membw, 1 pcie, 1 gemm, 1 burn, 1 nvlink, 1 dcgm, 1 nic-loopback), platform ssh, extends builtin:h100-8x.yaml\n',
     });
   },
   SLOW,

@@ -5,6 +5,8 @@
 // /work/shared/reference/node-samples/nvidia-smi-q-h100-8gpu-565.57.01.txt. The judging of a slow
 // link by the outlier rule runs through lib/assess/components.ts, as a suite's threshold would.
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { componentChecks } from "../../lib/assess/components.ts";
 import { nvlinkMeasurement } from "../../lib/parsers/nvlink.ts";
 import type { Expectation } from "../../lib/core/types.ts";
@@ -57,14 +59,17 @@ function result(gbps = 370, slow: Record<string, number> = {}, drop = "") {
     ce: [{ host: "gpu01", leader: 0, pairs: EVERY.map(([s, d]) => timed(s, d, 380)), all: EVERY.map(([s, d]) => timed(s, d, 300)) }] as object[],
   };
 }
-const CE = { nvlink_ce_gbps_min: 380, nvlink_ce_gbps_median: 380, nvlink_ce_all_gbps_min: 300 };
+// the result helper's host has no nvbandwidth run (a workload from before it): those four are null, with that reason
+const NVBW = ["nvlink_nvbw_read_gbps_min", "nvlink_nvbw_write_gbps_min", "nvlink_nvbw_bidir_read_gbps_min", "nvlink_nvbw_bidir_write_gbps_min"];
+const NO_NVBW = Object.fromEntries(NVBW.map((k) => [k, "gpu01: no nvbandwidth run in the result (written by a workload without it)"]));
+const CE = { nvlink_ce_gbps_min: 380, nvlink_ce_gbps_median: 380, nvlink_ce_all_gbps_min: 300, ...Object.fromEntries(NVBW.map((k) => [k, null])) };
 const line = (o: unknown) => `[gpu01 rank 0] GPUCHECK_RESULT ${JSON.stringify(o)}\n`;
 
 describe("nvlinkMeasurement", () => {
   test("every ordered pair is a link part named by both GPUs; the slowest pair leads the details", () => {
     const m = nvlinkMeasurement(line(result(370, { "2>0": 185 })));
     expect(m.metrics).toEqual({ nvlink_pair_gbps_min: 185, nvlink_all_gbps_min: 165, nvlink_pair_gbps_median: 370, ...CE });
-    expect(m.unmeasured).toEqual({});
+    expect(m.unmeasured).toEqual(NO_NVBW);
     expect(m.components!.map((c) => [c.part, c.metrics] as unknown[])).toEqual(
       EVERY.map(([s, d]) => [
         { type: "link", host: "gpu01", rank: s, name: `${END[s]}→${END[d]}` },
@@ -98,7 +103,7 @@ describe("nvlinkMeasurement", () => {
     const m = nvlinkMeasurement(line(result(370, {}, "1>2")));
     const why = `gpu01 link ${END[1]}→${END[2]}: rank 1 → rank 2 missing from the result's "pairs"`;
     expect(m.metrics).toEqual({ nvlink_pair_gbps_min: null, nvlink_all_gbps_min: 350, nvlink_pair_gbps_median: null, ...CE });
-    expect(m.unmeasured).toEqual({ nvlink_pair_gbps_min: why, nvlink_pair_gbps_median: why });
+    expect(m.unmeasured).toEqual({ nvlink_pair_gbps_min: why, nvlink_pair_gbps_median: why, ...NO_NVBW });
     const link = m.components!.find((c) => c.part.name === `${END[1]}→${END[2]}`)!;
     expect(link.metrics).toEqual({ nvlink_link_gbps: null, nvlink_link_all_gbps: 350, nvlink_ce_gbps: 380, nvlink_ce_all_gbps: 300 });
     expect(link.unmeasured).toEqual({ nvlink_link_gbps: `rank 1 → rank 2 missing from the result's "pairs"` });
@@ -108,7 +113,7 @@ describe("nvlinkMeasurement", () => {
     const r = { ...result(), world_size: 2, ranks: [gpu(0, "gpu01"), gpu(1, "gpu02")], pairs: [], all: [] };
     const m = nvlinkMeasurement(line(r));
     const why = "no two ranks share a host (rank 0 on gpu01, rank 1 on gpu02): a link joins two GPUs of one node";
-    const every = ["nvlink_pair_gbps_min", "nvlink_pair_gbps_median", "nvlink_all_gbps_min", "nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"];
+    const every = ["nvlink_pair_gbps_min", "nvlink_pair_gbps_median", "nvlink_all_gbps_min", "nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min", ...NVBW];
     expect(m.metrics).toEqual(Object.fromEntries(every.map((k) => [k, null])));
     expect(m.unmeasured).toEqual(Object.fromEntries(every.map((k) => [k, why])));
     expect(m.components).toEqual([]);
@@ -147,6 +152,25 @@ describe("nvlinkMeasurement", () => {
     expect(m.components![0]!.unmeasured).toEqual({ nvlink_ce_gbps: why, nvlink_ce_all_gbps: why });
     const { ce: _ce, ...old } = result();
     expect(nvlinkMeasurement(line(old)).components![0]!.unmeasured!.nvlink_ce_gbps).toBe("the result has no copy-engine phase (written by a workload without it)");
+  });
+
+  test("nvbandwidth's matrices on the node: each pair its own part, the lowest per testcase; a testcase it did not print, or no nvbandwidth, is null with why", () => {
+    // the README capture (test/fixtures/nvbandwidth/README.md): the write testcase only
+    const output = readFileSync(join(import.meta.dir, "../fixtures/nvbandwidth/readme-8gpu-write-ce.txt"), "utf8");
+    const r = result();
+    const m = nvlinkMeasurement(line({ ...r, ce: [{ ...r.ce[0], nvbandwidth: { command: "nvbandwidth -t …", rc: 0, output } }] }));
+    expect(m.metrics.nvlink_nvbw_write_gbps_min).toBe(274.89);
+    expect(m.details!.nvlink_nvbw_write_gbps_min).toStartWith("nvbandwidth device_to_device_memcpy_write_ce, each ordered pair alone: gpu01 GPU 0→GPU 6 274.89 GB/s; ");
+    expect(m.components!.filter((c) => c.source === "nvbandwidth")).toHaveLength(56);
+    expect(m.components!.find((c) => c.part.name === "GPU 0→GPU 6")).toEqual({
+      part: { type: "link", host: "gpu01", name: "GPU 0→GPU 6" },
+      metrics: { nvlink_nvbw_write_gbps: 274.89 },
+      source: "nvbandwidth",
+    });
+    expect(m.unmeasured!.nvlink_nvbw_read_gbps_min).toBe("gpu01: nvbandwidth printed no device_to_device_memcpy_read_ce matrix (exit code 0)");
+    const why = "nvbandwidth not found on PATH on gpu01: build it from github.com/NVIDIA/nvbandwidth (the method of Azure's check_gpu_bw floor) and put it on PATH";
+    const none = nvlinkMeasurement(line({ ...r, ce: [{ ...r.ce[0], nvbandwidth: { why } }] }));
+    expect(NVBW.map((k) => none.unmeasured![k])).toEqual(NVBW.map(() => `gpu01: ${why}`));
   });
 
   test("output without a result, or a result without ranks, is a parse error saying so", () => {

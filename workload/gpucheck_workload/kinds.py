@@ -3,7 +3,7 @@
 Each module has HELP, add_arguments(parser) and main(args) -> exit code, and imports torch only
 inside main: `inventory` must start on a node without torch.
 """
-from . import burn, collective, dcgm, gemm, inventory, membw, nic, nvlink, pcie, storage, train
+from . import burn, collective, dcgm, gemm, inventory, membw, nic, nic_loopback, nvlink, pcie, storage, train
 
 KINDS = {
     "collective": collective,
@@ -17,4 +17,5 @@ KINDS = {
     "burn": burn,
     "nic": nic,
     "storage": storage,
+    "nic-loopback": nic_loopback,
 }

@@ -4,7 +4,8 @@
 (torch.cuda.can_device_access_peer) is one cudaMemcpyAsync on the source GPU's current stream
 (PyTorch's copy_device_to_device), which the copy engines carry over NVLink/NVSwitch: no SM, no
 NCCL. Each ordered pair is timed alone with CUDA events on that stream, then every pair at once,
-each on its own stream, the copies issued in turns so they overlap; GB/s = bytes × copies / the
+each on its own streams (one on the source, one on the destination: see Copy), the copies issued in
+turns so they overlap; GB/s = bytes × copies / the
 events' time (1 GB = 1e9 bytes). A pair that cannot reach its peer is recorded with why, never timed
 through host memory.
 
@@ -12,10 +13,19 @@ The other ranks of the host wait at a barrier meanwhile, so nothing else loads t
 there is no copy engine: the phase is skipped with that reason. Written for GPUs and not yet run on
 one: the tests drive it on CPU (the skip) and with a stand-in torch (the order of copies and events).
 """
+import os
+import shutil
 import socket
 import statistics
+import subprocess
 
 GB = 1e9
+# nvbandwidth's peer testcases: copy-engine read and write, one way and both ways, one ordered pair at
+# a time (NVIDIA/nvbandwidth README: "Traffic is not sent simultaneously"); the read one is Azure's
+# check_gpu_bw P2P test (azurehpc-health-checks customTests/azure_gpu_bandwidth.nhc)
+NVBANDWIDTH_TESTS = ("device_to_device_memcpy_read_ce", "device_to_device_memcpy_write_ce",
+                     "device_to_device_bidirectional_memcpy_read_ce", "device_to_device_bidirectional_memcpy_write_ce")
+NVBANDWIDTH_TIMEOUT_S = 600
 
 
 def cpu_reason():
@@ -49,17 +59,24 @@ def rate(size, times):
 
 
 class Copy:
-    """One ordered pair's copies on its own stream of the source GPU, timed with events on that stream."""
+    """One ordered pair's copies on its own stream of the source GPU, timed with events on that stream.
+
+    PyTorch's peer copy runs on the source's current stream and, before and after it, synchronizes with
+    the destination's current stream (copy_device_to_device in ATen's Copy.cu). Left at the destination's
+    default stream, every pair into one GPU would wait on that one stream, so the "all at once" copies
+    into a GPU ran one after another; each pair therefore also has its own stream on the destination,
+    made current there while it copies."""
 
     def __init__(self, torch, src_rank, dst_rank, i, j, source, size):
         self.torch, self.src, self.dst, self.i, self.j = torch, src_rank, dst_rank, i, j
         self.source = source
         self.target = torch.empty(size, dtype=torch.uint8, device=torch.device("cuda", j))
         self.stream = torch.cuda.Stream(device=torch.device("cuda", i))
+        self.dst_stream = torch.cuda.Stream(device=torch.device("cuda", j))
         self.marks = []
 
     def issue(self, n=1):
-        with self.torch.cuda.device(self.i), self.torch.cuda.stream(self.stream):
+        with self.torch.cuda.device(self.i), self.torch.cuda.stream(self.dst_stream), self.torch.cuda.stream(self.stream):
             for _ in range(n):
                 self.target.copy_(self.source, non_blocking=True)
 
@@ -116,11 +133,31 @@ def measure(torch, pairs, size, iters, warmup):
     return {"pairs": sorted(alone + refused, key=order), "all": sorted(together + [dict(r) for r in refused], key=order)}
 
 
+def run_nvbandwidth(host, timeout=NVBANDWIDTH_TIMEOUT_S):
+    """{command, rc, output} of nvbandwidth's four peer testcases, or {why}: read by lib/kinds/nvlink/nvbandwidth.ts."""
+    exe = shutil.which("nvbandwidth")
+    if exe is None:
+        return {"why": "nvbandwidth not found on PATH on %s: build it from github.com/NVIDIA/nvbandwidth (the method of "
+                       "Azure's check_gpu_bw floor) and put it on PATH" % host}
+    cmd = [exe] + [a for t in NVBANDWIDTH_TESTS for a in ("-t", t)]
+    try:
+        # PCI_BUS_ID: nvbandwidth's device numbers are then nvidia-smi's indices
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout,
+                              env=dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID"))
+    except subprocess.TimeoutExpired:
+        return {"why": "%s did not finish within %d s on %s" % (" ".join(cmd), timeout, host), "command": " ".join(cmd)}
+    except OSError as e:
+        return {"why": "%s could not start on %s: %s" % (" ".join(cmd), host, e), "command": " ".join(cmd)}
+    return {"command": " ".join(cmd), "rc": done.returncode, "output": done.stdout[-200000:]}
+
+
 def leader_phase(torch, ctx, host_ranks, size, iters, warmup):
-    """Run by local rank 0: {"host", "leader", "pairs", "all"} or {"host", "leader", "why"}."""
+    """Run by local rank 0: {"host", "leader", "nvbandwidth", "pairs", "all"} or {"host", "leader", "why"}."""
     base = {"host": socket.gethostname(), "leader": host_ranks[0]["rank"]}
     if ctx.device.type != "cuda":
         return dict(base, why=cpu_reason())
+    # nvbandwidth first, with the node otherwise idle, as Azure runs it; the workload's own copies follow
+    base["nvbandwidth"] = run_nvbandwidth(base["host"])
     where, why = ordinals(torch, host_ranks)
     if why:
         return dict(base, why=why)

@@ -4,6 +4,7 @@ keep their own clock: each copy advances its stream by bytes / the pair's GB/s f
 event reads its stream's clock. It checks what the code does with CUDA (which copies, on which
 stream, between which events, which pairs are refused), not what a GPU would measure."""
 import contextlib
+import os
 import json
 import socket
 import types
@@ -17,8 +18,10 @@ class FakeCuda:
 
     def __init__(self, uuids, gbps, no_peer=()):
         self.uuids, self.gbps, self.no_peer = uuids, gbps, set(no_peer)
-        self.current = {"device": None, "stream": None}
+        # the current stream of each device, as torch.cuda.stream sets it for its stream's device
+        self.current = {"device": None, "streams": {}}
         self.log = []
+        self.dst_streams = {}
 
     def device_count(self):
         return len(self.uuids)
@@ -40,9 +43,10 @@ class FakeCuda:
 
     @contextlib.contextmanager
     def stream(self, s):
-        before, self.current["stream"] = self.current["stream"], s
+        streams = self.current["streams"]
+        before, streams[s.device] = streams.get(s.device), s
         yield
-        self.current["stream"] = before
+        streams[s.device] = before
 
     def Stream(self, device):
         return types.SimpleNamespace(device=device.index, clock=0.0)
@@ -67,8 +71,12 @@ class Buffer:
 
     def copy_(self, src, non_blocking):
         assert non_blocking and self.cuda.current["device"] == src.device
-        stream = self.cuda.current["stream"]
+        stream = self.cuda.current["streams"][src.device]
         assert stream.device == src.device  # on the source GPU's stream, as PyTorch issues it
+        # PyTorch syncs the copy with the destination's current stream: the pair's own, never the default
+        dst_stream = self.cuda.current["streams"].get(self.device)
+        assert dst_stream is not None and dst_stream.device == self.device
+        self.cuda.dst_streams.setdefault((src.device, self.device), set()).add(id(dst_stream))
         stream.clock += src.size / (self.cuda.gbps[(src.device, self.device)] * 1e9)
         self.cuda.log.append(("copy", src.device, self.device))
 
@@ -90,6 +98,9 @@ def test_each_pair_alone_then_all_at_once_on_the_source_stream_and_a_pair_withou
     assert alone[(2, 1)] == {"src": 2, "dst": 1, "why": why}
     assert [(e["src"], e["dst"]) for e in r["all"]] == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
     assert ("copy", 2, 1) not in cuda.log
+    # each pair waits on its own stream of the destination: pairs into one GPU never share one
+    assert all(len(ids) == 1 for ids in cuda.dst_streams.values())
+    assert len({i for ids in cuda.dst_streams.values() for i in ids}) == len(cuda.dst_streams) == 5
     # alone: one pair's warm-up, then mark, copy, mark … with the node otherwise idle
     first = cuda.log.index(("copy", 0, 1))
     assert cuda.log[first:first + 1 + 3 + 1 + 2 * 3] == [("copy", 0, 1)] + [("sync", d) for d in range(3)] + [("mark", 0)] + [("copy", 0, 1), ("mark", 0)] * 3
@@ -112,3 +123,17 @@ def test_on_cpu_ranks_the_phase_is_skipped_with_the_reason():
     assert [code for code, _, _ in outs] == [0, 0], [err for _, _, err in outs]
     r = json.loads([l for l in outs[0][1].splitlines() if l.startswith("GPUCHECK_RESULT ")][0].split(" ", 1)[1])
     assert r["ce"] == [{"host": socket.gethostname(), "leader": 0, "why": "device: cpu — no GPU, so no copy engine: the copy-engine phase did not run"}]
+
+
+def test_nvbandwidth_runs_its_four_peer_testcases_in_pci_bus_order_or_says_why_not(tmp_path, monkeypatch):
+    from conftest import tools_on_path
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test", "fixtures", "nvbandwidth", "readme-8gpu-write-ce.txt")
+    bin_dir = tools_on_path(tmp_path, monkeypatch)
+    assert nvlink_ce.run_nvbandwidth("gpu01") == {"why": "nvbandwidth not found on PATH on gpu01: build it from github.com/NVIDIA/nvbandwidth (the method of Azure's check_gpu_bw floor) and put it on PATH"}
+    # a stand-in nvbandwidth (named as such): prints its CUDA_DEVICE_ORDER, then the README's real capture
+    fake = bin_dir / "nvbandwidth"
+    fake.write_text("#!/bin/sh\necho \"order $CUDA_DEVICE_ORDER\"\ncat %s\n" % readme)
+    fake.chmod(0o755)
+    got = nvlink_ce.run_nvbandwidth("gpu01")
+    assert got["command"] == str(fake) + " -t device_to_device_memcpy_read_ce -t device_to_device_memcpy_write_ce -t device_to_device_bidirectional_memcpy_read_ce -t device_to_device_bidirectional_memcpy_write_ce"
+    assert got["rc"] == 0 and got["output"].startswith("order PCI_BUS_ID\nRunning device_to_device_memcpy_write_ce.\n")

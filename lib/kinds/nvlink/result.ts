@@ -37,6 +37,15 @@ export const nvlinkResult = z.lazy(() => {
           host: z.string(),
           leader: rank.describe("the host's local rank 0, which made every copy"),
           why: z.string().optional().describe("why the host's copy-engine phase did not run (no GPU, a GPU not visible to the leader, a failure)"),
+          nvbandwidth: z
+            .object({
+              why: z.string().optional().describe("why there is no nvbandwidth output: not on PATH, a timeout"),
+              command: z.string().optional(),
+              rc: z.number().int().optional(),
+              output: z.string().optional().describe("nvbandwidth's text output, read by lib/kinds/nvlink/nvbandwidth.ts"),
+            })
+            .optional()
+            .describe("NVIDIA nvbandwidth's four device-to-device copy-engine testcases on this host, run before the workload's own copies"),
           pairs: z.array(copy).optional().describe("each ordered pair of the host's GPUs copied alone"),
           all: z.array(copy).optional().describe("every pair copying at once, each on its own stream"),
         }),

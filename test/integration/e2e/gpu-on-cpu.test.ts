@@ -73,8 +73,13 @@ describe("h100-8x's GPU tests on CPU ranks", () => {
     expect(r.status).toBe(3);
     const res = JSON.parse(readFileSync(join(dir, "out", "results.json"), "utf8"));
     expect(res.preflight.passed).toBe(true);
-    expect(res.tests.map((t: { name: string; outcome: string }) => [t.name, t.outcome])).toEqual(GPU_TESTS.map((n) => [n, "error"]));
-    for (const t of res.tests) {
+    expect(res.tests.map((t: { name: string; outcome: string }) => [t.name, t.outcome])).toEqual([...GPU_TESTS, "nic-loopback"].map((n) => [n, "error"]));
+    // the ib_write_bw loopback needs no torch: it ran, found no HCA here, and says so: unmeasured, an error
+    const loop = res.tests.find((t: { name: string }) => t.name === "nic-loopback");
+    expect(loop.units[0].measurement.metrics.nic_loopback_gbps_min).toBeNull();
+    expect(loop.units[0].measurement.unmeasured.nic_loopback_gbps_min).toBe(`${node}: no InfiniBand device (/sys/class/infiniband is empty)`);
+    expect(loop.units[0].verdict.reason).toBe(`nic_loopback_gbps_min unmeasured: ${node}: no InfiniBand device (/sys/class/infiniband is empty) (expected ≥ 380 Gb/s)`);
+    for (const t of res.tests.filter((t: { name: string }) => t.name !== "nic-loopback")) {
       // the command each rank ran carries the backend the plan chose from gpusPerNode
       expect(t.launch.command.join(" ")).toContain("-m gpucheck_workload --inventory --telemetry-interval 0.5 --backend nccl ");
       const unit = t.units[0];
@@ -90,7 +95,7 @@ describe("h100-8x's GPU tests on CPU ranks", () => {
       expect(unit.verdict.reason).toContain(`on ${node}: the suite asks for GPUs`);
     }
     // the summary's table: every test ERROR, none PASS
-    for (const name of GPU_TESTS) expect(r.stdout).toMatch(new RegExp(`^${name} +\\S+ +ERROR `, "m"));
-    expect(r.stdout).toContain(`ERROR: ${GPU_TESTS.length} errors`);
+    for (const name of [...GPU_TESTS, "nic-loopback"]) expect(r.stdout).toMatch(new RegExp(`^${name} +\\S+ +ERROR `, "m"));
+    expect(r.stdout).toContain(`ERROR: ${GPU_TESTS.length + 1} errors`);
   }, 620_000);
 });

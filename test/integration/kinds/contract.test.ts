@@ -141,6 +141,7 @@ const runs = {
       String(1024 ** 2),
     ]),
   ),
+  nicLoopback: inTurn(() => ranks(1, ["nic-loopback", "--hcas", "mlx5_0,mlx5_3"], { PATH: "/usr/bin:/bin" })),
 };
 // a run that fails is reported by its test, not as an unhandled rejection
 for (const r of Object.values(runs)) r.catch(() => {});
@@ -261,7 +262,7 @@ test("nvlink: two CPU ranks time both ordered pairs alone and at once into one G
     ["link", 1, "rank 1 (CPU)→rank 0 (CPU)", every],
   ]);
   // no copy engine on a CPU: the phase is null with the reason, said once per host, never a pass
-  for (const metric of ["nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min"]) {
+  for (const metric of ["nvlink_ce_gbps_min", "nvlink_ce_gbps_median", "nvlink_ce_all_gbps_min", "nvlink_nvbw_read_gbps_min"]) {
     expect(m.metrics[metric]).toBeNull();
     expect(m.unmeasured![metric]).toMatch(/^\S+: device: cpu — no GPU, so no copy engine: the copy-engine phase did not run$/);
   }
@@ -276,6 +277,15 @@ test("nic: two CPU ranks, no InfiniBand: perftest metrics null with the reason, 
   expect(m.unmeasured!.nic_lat_us_max).toBe("no InfiniBand device (/sys/class/infiniband is empty)");
   expect(m.metrics.nic_tcp_gbyte_s).toBeGreaterThan(0);
   expect(m.details!.nic_tcp_gbyte_s).toMatch(/^device: cpu — TCP over lo \(\S+ 127\.0\.0\.1 → \S+ 127\.0\.0\.1\), no RDMA NIC crossed; 16777216 bytes in /);
+}, 120_000);
+
+test("nic-loopback: no InfiniBand here: one reason for the node, in the contract", async () => {
+  const out = await runs.nicLoopback;
+  const [result] = taggedLines(out, "RESULT");
+  expectValid(KINDS["nic-loopback"], result, "nic-loopback");
+  const m = KINDS["nic-loopback"].measure(out, { params: undefined });
+  expect(m.metrics.nic_loopback_gbps_min).toBeNull();
+  expect(m.unmeasured!.nic_loopback_gbps_min).toMatch(/^\S+: no InfiniBand device \(\/sys\/class\/infiniband is empty\)$/);
 }, 120_000);
 
 test("inventory on this machine (no GPU, no InfiniBand): every gap null with its reason, in the contract", async () => {
