@@ -109,7 +109,8 @@ export function trendsOf(store: SeriesStore, opts: TrendOptions): Trend[] {
     // a count that should stay at zero (errors, Xids) degrades when it moves at all
     const counter = info.unit === "count" && info.better === "lower";
     const failed = counter ? end > reference : drift > opts.maxDrift;
-    const series = values.map((v) => (v === null ? "—" : fmt(v))).join(", ");
+    // each value with its round: an interrupted round is no round of the series, so the numbers can skip
+    const series = values.map((v, i) => `${all[i]}: ${v === null ? "—" : fmt(v)}`).join(", ");
     const verb = info.better === "higher" ? (end < reference ? "fell" : "rose") : end > reference ? "rose" : "fell";
     const changeText = change === null ? `from 0 to ${fmt(end)}` : `${verb} ${pct(Math.abs(change))}`;
     const how = `${fmt(reference)} ${info.unit} (median of ${span(first.map((p) => p.round))}) → ${fmt(end)} ${info.unit} (median of ${span(last.map((p) => p.round))})`;
@@ -124,7 +125,7 @@ export function trendsOf(store: SeriesStore, opts: TrendOptions): Trend[] {
       verdict: failed ? "failed" : "passed",
       // a part that held gets one short line; one that degraded gets its worst round and whole series
       message: failed
-        ? `${who}: ${s.metric} ${changeText} over the soak: ${how}, beyond ${limit}; worst round ${worst.round} (${fmt(worst.value)}); series ${series}`
+        ? `${who}: ${s.metric} ${changeText} over the soak: ${how}, beyond ${limit}; worst round ${worst.round} (${fmt(worst.value)}); by round ${series}`
         : `${who}: ${s.metric} ${changeText} over the soak: ${how}, within ${limit}`,
     });
   }

@@ -51,7 +51,7 @@ describe("trendsOf", () => {
     expect(t[1]!.end).toBe(557.5);
     expect(t[1]!.worst).toEqual({ round: 6, value: 555 });
     expect(t[1]!.message).toBe(
-      "node1 GPU 1 (GPU-1, 00000000:11:00.0): tflops fell 20 % over the soak: 695 TFLOP/s (median of rounds 1–2) → 558 TFLOP/s (median of rounds 5–6), beyond the 10 % a part may drift (--max-drift); worst round 6 (555); series 700, 690, 600, 560, 560, 555",
+      "node1 GPU 1 (GPU-1, 00000000:11:00.0): tflops fell 20 % over the soak: 695 TFLOP/s (median of rounds 1–2) → 558 TFLOP/s (median of rounds 5–6), beyond the 10 % a part may drift (--max-drift); worst round 6 (555); by round 1: 700, 2: 690, 3: 600, 4: 560, 5: 560, 6: 555",
     );
     expect(t[1]!.slopePerRound!).toBeLessThan(0);
   });

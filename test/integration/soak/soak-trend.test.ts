@@ -138,7 +138,7 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)`;
       const host = checks[1]!.part!.host;
       expect(checks[1]!.message).toMatch(
         new RegExp(
-          `^${host} rank 1 \\(CPU[^)]*\\): gemm_fp32_tflops fell \\d+ % over the soak: [0-9.]+ TFLOP/s \\(median of round 1\\) → [0-9.]+ TFLOP/s \\(median of round 6\\), beyond the 30 % a part may drift \\(--max-drift\\); worst round \\d \\([0-9.]+\\); series [0-9.]+, [0-9.]+, [0-9.]+, —, [0-9.]+, [0-9.]+$`,
+          `^${host} rank 1 \\(CPU[^)]*\\): gemm_fp32_tflops fell \\d+ % over the soak: [0-9.]+ TFLOP/s \\(median of round 1\\) → [0-9.]+ TFLOP/s \\(median of round 6\\), beyond the 30 % a part may drift \\(--max-drift\\); worst round \\d \\([0-9.]+\\); by round 1: [0-9.]+, 2: [0-9.]+, 3: [0-9.]+, 5: [0-9.]+, 6: [0-9.]+$`,
         ),
       );
       const junit = readFileSync(join(out, "junit.xml"), "utf8");
