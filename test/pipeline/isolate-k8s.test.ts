@@ -15,7 +15,7 @@ import { k8s } from "../../plugins/k8s.ts";
 import { runTest } from "../../plugins/k8s/lifecycle.ts";
 import { FakeCluster } from "../k8s-fake/cluster.ts";
 import { PYTHON } from "../k8s-fake/harness.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
+import { assertResultsValid } from "../report/results-check.ts";
 import { tempDir } from "../tmp.ts";
 
 const NAMES = ["node-a", "node-b", "node-c", "node-d"];

@@ -14,7 +14,7 @@ import { buildPlan } from "../../lib/plan/plan.ts";
 import "../../cli/platforms.ts";
 import { FakeSlurm } from "../fakes/fake-slurm.ts";
 import { onFakeSlurm } from "../platforms/fake-slurm-platform.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
+import { assertResultsValid } from "../report/results-check.ts";
 import { tempDir } from "../tmp.ts";
 import { PYTHON } from "./fake-platform.ts";
 

@@ -12,8 +12,8 @@ import { executePlan } from "../../lib/pipeline/run-suite.ts";
 import { renderSummary } from "../../lib/report/summary.ts";
 import { fakeWorkload, type NodeFault } from "../fakes/fake-workload.ts";
 import { planLines, silentProgress } from "../pipeline/planned-suite.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
-import { assertJunitValid } from "../report/xsd.ts";
+import { assertResultsValid } from "../report/results-check.ts";
+import { assertJunitValid } from "../report/junit-check.ts";
 import { tempDir } from "../tmp.ts";
 
 export interface PatternTarget {

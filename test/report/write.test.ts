@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../../lib/report/results.ts";
 import { writeFinalFiles, writeReports, writeRunFiles } from "../../lib/report/write.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
-import { assertResultsValid } from "./json-schema.ts";
-import { assertJunitValid } from "./xsd.ts";
+import { assertResultsValid } from "./results-check.ts";
+import { assertJunitValid } from "./junit-check.ts";
 import { assertCdxValid, assertCtrfValid } from "./ecosystem-validators.ts";
 import { tempDir } from "../tmp.ts";
 
