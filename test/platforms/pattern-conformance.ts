@@ -3,7 +3,7 @@
 // platform that runs a round's groups side by side and can be driven in-process, each run asserting
 // the same bad node by its place in the run's host list: what results.json, junit.xml and the
 // summary name must not depend on which platform found it.
-import { expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliOverrides, Platform } from "../../lib/core/platform.ts";
@@ -38,6 +38,9 @@ const PATTERNS = [
   { name: "ring with onFailure: isolate", keys: ["nodes: 4", "onFailure: isolate"] },
 ] as const;
 const FAULTS = [undefined, "fail", "hang"] as const;
+/** which scenarios a table runs: the unit tier runs none and fail; the hanging node, whose runs mostly
+ * wait out timeouts, runs in test/integration/platforms/patterns-hang.test.ts */
+export type PatternFault = "none" | "fail" | "hang";
 /** the node every faulty scenario breaks, by its place in the host list */
 const BAD = 2;
 
@@ -74,12 +77,17 @@ export async function runPattern(t: PatternTarget, keys: readonly string[], faul
  * their time is waiting for a hung unit's timeout, while a healthy unit must stay well inside that
  * timeout on a loaded machine, which too many runs at once in this one process would not.
  */
-export function patternConformance(name: string, target: () => PatternTarget, opts: { timeoutMs?: number; atOnce?: number } = {}): void {
+export function patternConformance(
+  name: string,
+  target: () => PatternTarget,
+  opts: { timeoutMs?: number; atOnce?: number; faults: readonly PatternFault[]; eager?: boolean },
+): void {
+  const faults = FAULTS.filter((f) => opts.faults.includes(f ?? "none"));
   let runs: Map<string, Promise<PatternRun>> | undefined;
   const all = () => {
     if (runs) return runs;
     const t = target();
-    const queue = PATTERNS.flatMap((p) => FAULTS.map((f) => ({ key: `${p.name}/${f}`, keys: p.keys, fault: f && { node: t.nodes[BAD]!, end: f } })));
+    const queue = PATTERNS.flatMap((p) => faults.map((f) => ({ key: `${p.name}/${f}`, keys: p.keys, fault: f && { node: t.nodes[BAD]!, end: f } })));
     queue.sort((a, b) => Number(b.fault?.end === "hang") - Number(a.fault?.end === "hang"));
     const started = new Map(queue.map((s) => [s.key, Promise.withResolvers<PatternRun>()]));
     const next = async (): Promise<void> => {
@@ -94,8 +102,10 @@ export function patternConformance(name: string, target: () => PatternTarget, op
     for (const r of runs.values()) r.catch(() => {});
     return runs;
   };
+  // eager: the scenarios start once the platform is up, beside other tables' in the same file
+  if (opts.eager) beforeAll(() => void all());
   for (const p of PATTERNS) {
-    for (const f of FAULTS) {
+    for (const f of faults) {
       test(
         `${name}: ${p.name}, ${f === undefined ? "no fault" : `one node's collective ${f === "fail" ? "fails" : "hangs"}`}: ${f ? "that node is named bad, and no other" : "no node is named"}`,
         async () => {

@@ -38,7 +38,9 @@ describe("what the in-process check refuses (test/integration/report/validators.
   test("a broken file is named with its problem, and so are wrong counts", () => {
     const dir = tempDir("gpucheck-junit-");
     writeFileSync(join(dir, "bad.xml"), `<testsuite name="x" tests="1" failures="0" errors="0" time="1,5.5"><testcase name="a"/></testsuite>`);
-    expect(() => assertJunitValid(join(dir, "bad.xml"))).toThrow(`${join(dir, "bad.xml")} does not validate against junit-10.xsd:\n${join(dir, "bad.xml")}: /testsuite: time="1,5.5" is not a SUREFIRE_TIME`);
+    expect(() => assertJunitValid(join(dir, "bad.xml"))).toThrow(
+      `${join(dir, "bad.xml")} does not validate against junit-10.xsd:\n${join(dir, "bad.xml")}: /testsuite: time="1,5.5" is not a SUREFIRE_TIME`,
+    );
     writeFileSync(join(dir, "count.xml"), `<testsuite name="x" tests="2" failures="0" errors="0"><testcase name="a"/></testsuite>`);
     expect(() => assertJunitValid(join(dir, "count.xml"))).toThrow(`${join(dir, "count.xml")}: testsuite 1 says tests="2" but has 1`);
     expect(readFileSync(join(dir, "count.xml"), "utf8")).toContain("testsuite");

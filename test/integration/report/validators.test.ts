@@ -6,7 +6,7 @@
 // a JUnit consumer reads out of gpucheck's XML after parsing (xmllint's XPath). No daemon, ~2 s.
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { renderJunit } from "../../../lib/report/junit.ts";
 import { parseResults } from "../../../lib/report/results.ts";
@@ -54,14 +54,6 @@ describe("xmllint agrees with the in-process junit check", () => {
       if (r.status === 0) accepted.push(what);
     }
     expect(accepted).toEqual([]);
-  });
-
-  test("assertJunitValid (xmllint) reports a broken file with xmllint's message, and wrong counts", () => {
-    const dir = tempDir("gpucheck-junit-");
-    writeFileSync(join(dir, "bad.xml"), `<testsuite name="x" tests="1" failures="0" errors="0" time="1,5.5"><testcase name="a"/></testsuite>`);
-    expect(() => assertJunitValid(join(dir, "bad.xml"))).toThrow("does not validate against junit-10.xsd");
-    writeFileSync(join(dir, "count.xml"), `<testsuite name="x" tests="2" failures="0" errors="0"><testcase name="a"/></testsuite>`);
-    expect(() => assertJunitValid(join(dir, "count.xml"))).toThrow(`${join(dir, "count.xml")}: testsuite 1 says tests="2" but has 1`);
   });
 });
 
