@@ -10,7 +10,7 @@ import { FakeDockerEngine } from "../fakes/fake-docker.ts";
 import { type PatternFault, patternConformance } from "./pattern-conformance.ts";
 
 /** The table on docker, for the scenarios given (see PatternFault). */
-export function dockerPatterns(opts: { faults: readonly PatternFault[]; eager?: boolean }): void {
+export function dockerPatterns(opts: { faults: readonly PatternFault[] }): void {
   let engines: FakeDockerEngine[] = [];
   beforeAll(async () => {
     engines = await Promise.all([2, 3, 4, 5].map((n) => FakeDockerEngine.start({ tcp: `127.0.0.${n}` })));

@@ -9,7 +9,7 @@ import { type PatternFault, patternConformance } from "./pattern-conformance.ts"
 
 const HOSTS = ["h1", "h2", "h3", "h4"];
 /** The table on fake-hosts, for the scenarios given (see PatternFault). */
-export function fakeHostsPatterns(opts: { faults: readonly PatternFault[]; eager?: boolean }): void {
+export function fakeHostsPatterns(opts: { faults: readonly PatternFault[] }): void {
   beforeAll(() => {
     // planning finds the platform by name; each scenario runs through its own, with its fault
     registerPlatforms({ ...PLATFORMS, "fake-hosts": fakeHostsPlatform({ hosts: HOSTS, end: () => "ok" }) });

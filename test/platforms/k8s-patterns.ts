@@ -12,7 +12,7 @@ import { type PatternFault, patternConformance } from "./pattern-conformance.ts"
 
 const NODES = ["node-a", "node-b", "node-c", "node-d"];
 /** The table on k8s, for the scenarios given (see PatternFault). */
-export function k8sPatterns(opts: { faults: readonly PatternFault[]; eager?: boolean }): void {
+export function k8sPatterns(opts: { faults: readonly PatternFault[] }): void {
   let cluster: FakeCluster;
   beforeAll(async () => {
     cluster = await FakeCluster.start({ nodes: NODES.map((name) => ({ name })) });

@@ -3,7 +3,7 @@
 // platform that runs a round's groups side by side and can be driven in-process, each run asserting
 // the same bad node by its place in the run's host list: what results.json, junit.xml and the
 // summary name must not depend on which platform found it.
-import { beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliOverrides, Platform } from "../../lib/core/platform.ts";
@@ -77,11 +77,7 @@ export async function runPattern(t: PatternTarget, keys: readonly string[], faul
  * their time is waiting for a hung unit's timeout, while a healthy unit must stay well inside that
  * timeout on a loaded machine, which too many runs at once in this one process would not.
  */
-export function patternConformance(
-  name: string,
-  target: () => PatternTarget,
-  opts: { timeoutMs?: number; atOnce?: number; faults: readonly PatternFault[]; eager?: boolean },
-): void {
+export function patternConformance(name: string, target: () => PatternTarget, opts: { timeoutMs?: number; atOnce?: number; faults: readonly PatternFault[] }): void {
   const faults = FAULTS.filter((f) => opts.faults.includes(f ?? "none"));
   let runs: Map<string, Promise<PatternRun>> | undefined;
   const all = () => {
@@ -102,8 +98,6 @@ export function patternConformance(
     for (const r of runs.values()) r.catch(() => {});
     return runs;
   };
-  // eager: the scenarios start once the platform is up, beside other tables' in the same file
-  if (opts.eager) beforeAll(() => void all());
   for (const p of PATTERNS) {
     for (const f of faults) {
       test(

@@ -9,7 +9,7 @@ import { installFakeSsh, type FakeSsh } from "../fakes/fake-ssh.ts";
 import { type PatternFault, patternConformance } from "./pattern-conformance.ts";
 
 /** The table on ssh, for the scenarios given (see PatternFault). */
-export function sshPatterns(opts: { faults: readonly PatternFault[]; eager?: boolean }): void {
+export function sshPatterns(opts: { faults: readonly PatternFault[] }): void {
   let fake: FakeSsh;
   beforeAll(() => {
     fake = installFakeSsh();
