@@ -10,8 +10,8 @@ import type { Progress } from "../../lib/report/progress.ts";
 import { executePlan } from "../../lib/pipeline/run-suite.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { tempDir } from "../tmp.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
-import { assertJunitValid } from "../report/xsd.ts";
+import { assertResultsValid } from "../report/results-check.ts";
+import { assertJunitValid } from "../report/junit-check.ts";
 import { type Behaviour, fakePlatform, PYTHON } from "./fake-platform.ts";
 
 /** A suite of gloo collectives, one per named test, each with its own timeout. */

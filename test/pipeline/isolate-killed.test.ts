@@ -9,7 +9,7 @@ import { registerPlatforms } from "../../lib/core/platform.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { RUN_RECORDS_FILE } from "../../lib/execute/record.ts";
 import { executePlan } from "../../lib/pipeline/run-suite.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
+import { assertResultsValid } from "../report/results-check.ts";
 import { tempDir } from "../tmp.ts";
 import { fakeHostsPlatform } from "./fake-hosts.ts";
 import { PYTHON } from "./fake-platform.ts";

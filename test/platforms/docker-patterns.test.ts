@@ -2,25 +2,8 @@
 // fake engine per node (test/fakes/fake-docker.ts), each on a loopback address of its own so the
 // platform takes them for four hosts, the nodes' faults in their software (test/fakes/fake-workload.ts).
 // Plain HTTP to them, said by name (insecureTcp): fakes on loopback, no TLS to test here (docker-tls.test.ts).
-import { afterAll, beforeAll } from "bun:test";
-import "../../cli/platforms.ts";
-import type { Platform } from "../../lib/core/platform.ts";
-import { docker } from "../../plugins/docker.ts";
-import { FakeDockerEngine } from "../fakes/fake-docker.ts";
-import { patternConformance } from "./pattern-conformance.ts";
+// Here the scenarios with no fault and a failing node; the hanging node's, which mostly wait out
+// timeouts, are in test/integration/platforms/patterns-hang.test.ts.
+import { dockerPatterns } from "./docker-patterns.ts";
 
-let engines: FakeDockerEngine[] = [];
-beforeAll(async () => {
-  engines = await Promise.all([2, 3, 4, 5].map((n) => FakeDockerEngine.start({ tcp: `127.0.0.${n}` })));
-});
-afterAll(async () => {
-  await Promise.all(engines.map((e) => e.stop()));
-});
-
-patternConformance("docker", () => ({
-  nodes: ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"],
-  setup: () => ({
-    platformYaml: `{ type: docker, docker: { hosts: [${engines.map((e) => e.url).join(", ")}], insecureTcp: true, network: none, ulimits: false, pull: never, stopGraceS: 1 } }`,
-    platform: docker as Platform<unknown>,
-  }),
-}));
+dockerPatterns({ faults: ["none", "fail"] });

@@ -134,37 +134,4 @@ test("--keep leaves the objects and says how to delete them", async () => {
     expect.arrayContaining([expect.stringMatching(/^jobs\//), expect.stringMatching(/^configmaps\//), expect.stringMatching(/^services\//), expect.stringMatching(/^pods\//)]),
   );
 }, 30_000);
-
-test("the real workload: a gloo all-reduce between two pods that meet at rank 0's DNS name", async () => {
-  const t = scriptTest("allreduce", PYTHON, "", { nodes: 2, ranksPerNode: 1, timeoutMs: 60_000 });
-  const args = [
-    "-m",
-    "gpucheck_workload",
-    "collective",
-    "--op",
-    "all_reduce",
-    "--min-bytes",
-    "1024",
-    "--max-bytes",
-    "65536",
-    "--factor",
-    "4",
-    "--iters",
-    "3",
-    "--warmup",
-    "1",
-    "--dtype",
-    "float",
-    "--backend",
-    "gloo",
-    "--impl",
-    "workload",
-  ];
-  const launch = { ...t.launch, args, env: { GPUCHECK_DIST_TIMEOUT_S: "30" } };
-  const r = await runOnFake(cluster, { ...t, launch });
-  const u = r.units[0]!;
-  expect(u.status).toBe("completed");
-  // rank 0 prints the nccl-tests layout the executor parses; the last size is 64 KiB
-  expect(u.output).toMatch(/^\s+65536\s+16384\s+float\s+sum\s/m);
-  expect(u.output).toContain("# Avg bus bandwidth");
-}, 60_000);
+// the real workload (torch's gloo) between two pods: test/integration/platforms/k8s-workload.test.ts

@@ -1,33 +1,8 @@
 // The isolating patterns' conformance table (pattern-conformance.ts) on the k8s platform against the
 // in-process fake API server: each round an Indexed Job per group, pinned to its nodes, the nodes'
 // faults in their software (test/fakes/fake-workload.ts).
-import { afterAll, beforeAll } from "bun:test";
-import "../../cli/platforms.ts";
-import type { Platform } from "../../lib/core/platform.ts";
-import { k8s } from "../../plugins/k8s.ts";
-import { runTest } from "../../plugins/k8s/lifecycle.ts";
-import { FakeCluster } from "../k8s-fake/cluster.ts";
-import { tempDir } from "../tmp.ts";
-import { patternConformance } from "./pattern-conformance.ts";
+// Here the scenarios with no fault and a failing node; the hanging node's, which mostly wait out
+// timeouts, are in test/integration/platforms/patterns-hang.test.ts.
+import { k8sPatterns } from "./k8s-patterns.ts";
 
-const NODES = ["node-a", "node-b", "node-c", "node-d"];
-let cluster: FakeCluster;
-beforeAll(async () => {
-  cluster = await FakeCluster.start({ nodes: NODES.map((name) => ({ name })) });
-});
-afterAll(async () => {
-  await cluster.stop();
-});
-
-patternConformance("k8s", () => ({
-  nodes: NODES,
-  // a healthy pair's Job (scheduled, its pods started and followed) took over 10 s at a load of 150 on 2 cores
-  hangTimeout: "20s",
-  setup: () => {
-    const kubeconfig = cluster.kubeconfig(tempDir("gpucheck-pattern-kc-"), { namespace: "gpu" });
-    return {
-      platformYaml: `{ type: k8s, k8s: { image: python:3-local, namespace: gpu, nodes: [${NODES.join(", ")}] } }`,
-      platform: { ...(k8s as Platform<unknown>), run: (ctx) => runTest(ctx as Parameters<typeof runTest>[0], { source: { env: { KUBECONFIG: kubeconfig } } }) },
-    };
-  },
-}));
+k8sPatterns({ faults: ["none", "fail"] });

@@ -1,23 +1,8 @@
 // The isolating patterns' conformance table (pattern-conformance.ts) on the ssh platform with the
 // fake ssh client (test/fakes/ssh.sh), whose hosts are scratch directories on this machine, the
 // nodes' faults in their software (test/fakes/fake-workload.ts).
-import { afterAll, beforeAll } from "bun:test";
-import "../../cli/platforms.ts";
-import type { Platform } from "../../lib/core/platform.ts";
-import { ssh } from "../../plugins/ssh.ts";
-import { installFakeSsh, type FakeSsh } from "../fakes/fake-ssh.ts";
-import { patternConformance } from "./pattern-conformance.ts";
+// Here the scenarios with no fault and a failing node; the hanging node's, which mostly wait out
+// timeouts, are in test/integration/platforms/patterns-hang.test.ts.
+import { sshPatterns } from "./ssh-patterns.ts";
 
-let fake: FakeSsh;
-beforeAll(() => {
-  fake = installFakeSsh();
-});
-afterAll(() => fake.uninstall());
-
-patternConformance("ssh", () => ({
-  nodes: ["node1", "node2", "node3", "node4"],
-  setup: () => ({
-    platformYaml: "{ type: ssh, ssh: { hosts: [node1, node2, node3, node4], peerFailureGraceMs: 500, killGraceMs: 500 } }",
-    platform: ssh as Platform<unknown>,
-  }),
-}));
+sshPatterns({ faults: ["none", "fail"] });

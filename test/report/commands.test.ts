@@ -7,8 +7,8 @@ import { join, resolve } from "node:path";
 import { serialiseResults } from "../../lib/report/results.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
-import { assertResultsValid } from "./json-schema.ts";
-import { assertJunitValid } from "./xsd.ts";
+import { assertResultsValid } from "./results-check.ts";
+import { assertJunitValid } from "./junit-check.ts";
 import { removeAfterRun, tempDir } from "../tmp.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

@@ -13,7 +13,7 @@ import { renderCertificateHtml } from "../../lib/sign/certificate-html.ts";
 import { ResultsFileSchema } from "../../lib/report/results-schema.ts";
 import type { ComponentValues, Expectation, Measurement } from "../../lib/core/types.ts";
 import { results, test } from "../fixtures/results/build.ts";
-import { assertJunitTextValid } from "./xsd.ts";
+import { assertJunitTextValid } from "./junit-check.ts";
 
 const gpu = (index: number, tflops: number): ComponentValues => ({
   part: { type: "gpu", host: "gpu-01", rank: index, index, uuid: `GPU-0000000${index}-aaaa-bbbb-cccc-dddddddddddd`, pciBusId: `00000000:${18 + index}:00.0` },

@@ -13,7 +13,7 @@ import { certificateView } from "../../lib/sign/certificate-view.ts";
 import { renderCertificateMd } from "../../lib/sign/certificate-md.ts";
 import { buildStatement } from "../../lib/sign/statement.ts";
 import { results, test } from "../fixtures/results/build.ts";
-import { assertJunitTextValid } from "./xsd.ts";
+import { assertJunitTextValid } from "./junit-check.ts";
 
 const text = readFileSync(new URL("../fixtures/dcgm/dcgm-4.2.3-gb10-level1-persistence-fail.json", import.meta.url), "utf8");
 const doc = JSON.parse(text.slice(text.indexOf("{")));

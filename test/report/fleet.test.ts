@@ -12,7 +12,7 @@ import { renderSummary } from "../../lib/report/summary.ts";
 import { writeRunFiles } from "../../lib/report/write.ts";
 import { FLEET_TESTS, fleetHost, fleetResults } from "../fixtures/results/fleet.ts";
 import { tempDir } from "../tmp.ts";
-import { assertJunitSchemaValid } from "./xsd.ts";
+import { assertJunitSchemaValid } from "./junit-check.ts";
 
 const FAILING = [16, 499, 998];
 const LOST = 700;

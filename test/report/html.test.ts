@@ -7,7 +7,7 @@ import { writeFinalFiles } from "../../lib/report/write.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { dumpDom, screenshot } from "./chromium.ts";
-import { assertJunitValid } from "./xsd.ts";
+import { assertJunitValid } from "./junit-check.ts";
 import { tempDir } from "../tmp.ts";
 
 /** data-* attributes of every <svg class="plot"> in a DOM dump, by plot id. */

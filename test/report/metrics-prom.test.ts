@@ -1,53 +1,13 @@
-// metrics.prom read back by Prometheus' Python client (its text-format and OpenMetrics parsers) and by
-// a parser written here from the format's grammar, for the values (the integration tier runs
+// metrics.prom read back by a parser written from the format's grammar (test/report/prom-parse.ts;
+// Prometheus' Python client in test/integration/report/metrics-prom-client.test.ts), for the values (the integration tier runs
 // `promtool check metrics` and node_exporter on the binary's file): families, escaping, NaN for what
 // was not measured, verdicts as labels, and a killed run never passed.
 import { describe, expect, test } from "bun:test";
 import { renderMetricsProm } from "../../lib/report/metrics-prom.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { gemmParts, killedAhead } from "./ecosystem-fixtures.ts";
-import { prometheusClientReads } from "./ecosystem-validators.ts";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { tempDir } from "../tmp.ts";
 
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The Prometheus text format (exposition 0.0.4): HELP and TYPE before each family's samples, nothing else. */
-function parse(text: string): { samples: Sample[]; types: Record<string, string> } {
-  const samples: Sample[] = [];
-  const types: Record<string, string> = {};
-  const lines = text.split("\n");
-  expect(lines.at(-1)).toBe("");
-  expect(lines.at(-2)).toBe("# EOF");
-  for (const line of lines.slice(0, -2)) {
-    expect(line).not.toBe(""); // OpenMetrics allows no blank line
-    const meta = line.match(/^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$/);
-    if (meta) {
-      if (meta[1] === "TYPE") types[meta[2]!] = meta[3]!;
-      continue;
-    }
-    const m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/);
-    if (!m) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    const body = m[2] ?? "";
-    const re = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)/gy;
-    let l: RegExpExecArray | null;
-    let at = 0;
-    while ((l = re.exec(body))) {
-      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
-      at = re.lastIndex;
-    }
-    expect(at).toBe(body.length);
-    expect(types[m[1]!]).toBe("gauge"); // TYPE before its samples
-    samples.push({ name: m[1]!, labels, value: m[3] === "NaN" ? NaN : Number(m[3]) });
-  }
-  return { samples, types };
-}
+import { parse, type Sample } from "./prom-parse.ts";
 
 const of = (s: Sample[], name: string) => s.filter((x) => x.name === name);
 
@@ -63,19 +23,7 @@ describe("metrics.prom", () => {
     }
   });
 
-  test("Prometheus' own client reads every run's file, as the Prometheus text format and as OpenMetrics, sample for sample", () => {
-    const dir = tempDir("gpucheck-prom-");
-    const runs = Object.entries({ ...FIXTURES, gemmParts, killedAhead }).map(([name, build]) => {
-      const text = renderMetricsProm(build());
-      writeFileSync(join(dir, `${name}.prom`), text);
-      return { path: join(dir, `${name}.prom`), samples: parse(text).samples.length };
-    });
-    expect(prometheusClientReads(...runs.map((r) => r.path))).toEqual(runs.map((r) => ({ path: r.path, prometheus: r.samples, openmetrics: r.samples })));
-    // the check is real: OpenMetrics needs the closing line
-    const cut = join(dir, "cut.prom");
-    writeFileSync(cut, renderMetricsProm(FIXTURES.passing()).replace("# EOF\n", ""));
-    expect(prometheusClientReads(cut)[0]!.openmetrics).toBe("ValueError: Missing # EOF at end");
-  });
+  // Prometheus' own Python client on the same files: test/integration/report/metrics-prom-client.test.ts
 
   test("per part: each judged value with its verdict, the unmeasured GPU NaN and an error, never 0", () => {
     const { samples } = parse(renderMetricsProm(gemmParts()));

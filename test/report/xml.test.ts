@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { attrs, cdata, escapeAttr, escapeText, stripAnsi, xmlSafe } from "../../lib/core/xml.ts";
-import { assertJunitTextValid } from "./xsd.ts";
+import { assertJunitTextValid } from "./junit-check.ts";
 
 describe("characters XML 1.0 forbids are removed, not encoded", () => {
   test("ANSI colour and cursor sequences go whole, not just their ESC", () => {

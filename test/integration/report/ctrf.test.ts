@@ -3,13 +3,13 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderCtrf } from "../../lib/report/ctrf.ts";
-import { renderJunit } from "../../lib/report/junit.ts";
-import { fleetResults } from "../fixtures/results/fleet.ts";
-import { FIXTURES } from "../fixtures/results/fixtures.ts";
-import { tempDir } from "../tmp.ts";
-import { assertCtrfValid, ctrfSchemaErrors } from "./ecosystem-validators.ts";
-import { gemmParts, killedAhead } from "./ecosystem-fixtures.ts";
+import { renderCtrf } from "../../../lib/report/ctrf.ts";
+import { renderJunit } from "../../../lib/report/junit.ts";
+import { fleetResults } from "../../fixtures/results/fleet.ts";
+import { FIXTURES } from "../../fixtures/results/fixtures.ts";
+import { tempDir } from "../../tmp.ts";
+import { assertCtrfValid, ctrfSchemaErrors } from "../../report/ecosystem-validators.ts";
+import { gemmParts, killedAhead } from "../../report/ecosystem-fixtures.ts";
 
 const written = (name: string, text: string) => {
   const path = join(tempDir("gpucheck-ctrf-"), name);

@@ -5,11 +5,11 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gpucheck as run } from "../e2e/cli.ts";
-import { keySigner, serializeEnvelope, signEnvelope } from "../../lib/sign/dsse.ts";
-import { IN_TOTO_PAYLOAD_TYPE } from "../../lib/sign/envelope.ts";
-import { TEST_RESULT_FILE } from "../../lib/sign/test-result.ts";
-import { keyFiles, resultsCopy, SIGN, tmp } from "./keys-fixture.ts";
+import { gpucheck as run } from "../../e2e/cli.ts";
+import { keySigner, serializeEnvelope, signEnvelope } from "../../../lib/sign/dsse.ts";
+import { IN_TOTO_PAYLOAD_TYPE } from "../../../lib/sign/envelope.ts";
+import { TEST_RESULT_FILE } from "../../../lib/sign/test-result.ts";
+import { keyFiles, resultsCopy, SIGN, tmp } from "../../sign/keys-fixture.ts";
 
 function gpucheck(...args: string[]) {
   const p = run(args, { cwd: tmp(), timeoutMs: 60_000 });

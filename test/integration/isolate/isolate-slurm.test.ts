@@ -1,22 +1,23 @@
+// Needs torch: its preflight checks PyTorch on the Python the suite names (hence the integration tier).
 // `pattern: pairwise` on the slurm platform through the whole pipeline in-process: the plan's
 // rounds, each round one job of the fake Slurm (test/fakes/fake-slurm.ts) with a step per pair
 // running the real workload (gloo on CPU), each pair judged, and the isolation naming the node
 // whose link is cut. The real Slurm runs a round in test/integration/platforms/slurm.test.ts.
-import { silentProgress } from "./planned-suite.ts";
+import { silentProgress } from "../../pipeline/planned-suite.ts";
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Progress } from "../../lib/core/progress.ts";
-import type { ResultsFile } from "../../lib/core/types.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
-import { executePlan } from "../../lib/pipeline/run-suite.ts";
-import { buildPlan } from "../../lib/plan/plan.ts";
-import "../../cli/platforms.ts";
-import { FakeSlurm } from "../fakes/fake-slurm.ts";
-import { onFakeSlurm } from "../platforms/fake-slurm-platform.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
-import { tempDir } from "../tmp.ts";
-import { PYTHON } from "./fake-platform.ts";
+import type { Progress } from "../../../lib/core/progress.ts";
+import type { ResultsFile } from "../../../lib/core/types.ts";
+import { loadSuite } from "../../../lib/load/mod.ts";
+import { executePlan } from "../../../lib/pipeline/run-suite.ts";
+import { buildPlan } from "../../../lib/plan/plan.ts";
+import "../../../cli/platforms.ts";
+import { FakeSlurm } from "../../fakes/fake-slurm.ts";
+import { onFakeSlurm } from "../../platforms/fake-slurm-platform.ts";
+import { assertResultsValid } from "../../report/results-check.ts";
+import { tempDir } from "../../tmp.ts";
+import { PYTHON } from "../../pipeline/fake-platform.ts";
 
 test("pairwise over 4 slurm nodes: one job per round, a step per pair, the node whose link is cut named bad and no other", async () => {
   const dir = tempDir("gpucheck-isolate-slurm-");

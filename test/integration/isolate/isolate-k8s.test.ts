@@ -1,22 +1,23 @@
+// Needs torch: its preflight checks PyTorch on the Python the suite names (hence the integration tier).
 // `pattern: pairwise` on the k8s platform through the whole pipeline in-process, against the fake
 // API server (test/k8s-fake): each round one Indexed Job per pair, pinned to its nodes, running the
 // real workload (gloo on CPU), each pair judged, and the isolation naming the node whose pods fail.
-import { silentProgress } from "./planned-suite.ts";
+import { silentProgress } from "../../pipeline/planned-suite.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Progress } from "../../lib/core/progress.ts";
-import type { ResultsFile } from "../../lib/core/types.ts";
-import { loadSuite } from "../../lib/load/mod.ts";
-import { executePlan } from "../../lib/pipeline/run-suite.ts";
-import { buildPlan } from "../../lib/plan/plan.ts";
-import "../../cli/platforms.ts";
-import { k8s } from "../../plugins/k8s.ts";
-import { runTest } from "../../plugins/k8s/lifecycle.ts";
-import { FakeCluster } from "../k8s-fake/cluster.ts";
-import { PYTHON } from "../k8s-fake/harness.ts";
-import { assertResultsValid } from "../report/json-schema.ts";
-import { tempDir } from "../tmp.ts";
+import type { Progress } from "../../../lib/core/progress.ts";
+import type { ResultsFile } from "../../../lib/core/types.ts";
+import { loadSuite } from "../../../lib/load/mod.ts";
+import { executePlan } from "../../../lib/pipeline/run-suite.ts";
+import { buildPlan } from "../../../lib/plan/plan.ts";
+import "../../../cli/platforms.ts";
+import { k8s } from "../../../plugins/k8s.ts";
+import { runTest } from "../../../plugins/k8s/lifecycle.ts";
+import { FakeCluster } from "../../k8s-fake/cluster.ts";
+import { PYTHON } from "../../k8s-fake/harness.ts";
+import { assertResultsValid } from "../../report/results-check.ts";
+import { tempDir } from "../../tmp.ts";
 
 const NAMES = ["node-a", "node-b", "node-c", "node-d"];
 let cluster: FakeCluster;
