@@ -150,7 +150,7 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)`;
       for (const u of rounds.units.filter((u) => u.verdict.outcome === "passed")) expect(u.verdict.reason).toMatch(/\(rounds\/00\d\/results\.json \(sha256 [0-9a-f]{64}\)\)$/);
 
       // the node history of the same part across its acceptance (round 1) and two later health runs
-      // (rounds 5 and 6, under the quota): rank 1 drifts from its accepted figure, rank 0 does not
+      // (rounds 5 and 6, under the quota): rank 1 drifts from its accepted figure, further than rank 0
       const db = join(dir, "history.db");
       expect(gpucheck(["history", "import", join(out, "rounds", "001"), "--history", db], { cwd: dir }).status).toBe(0);
       for (const n of ["005", "006"]) expect(gpucheck(["history", "import", join(out, "rounds", n), "--history", db, "--health"], { cwd: dir }).status).toBe(0);
@@ -167,7 +167,9 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)`;
           .map((p) => p.drift!);
       expect(drift("rank 1 (CPU)").every((d) => d < -0.3)).toBe(true);
       expect(drift("rank 1 (CPU)")).toHaveLength(2);
-      expect(drift("rank 0 (CPU)").every((d) => d > -0.3)).toBe(true);
+      // rank 0 runs free: whatever the machine's load did to it, rank 1 fell further in both runs
+      const free = drift("rank 0 (CPU)");
+      expect(drift("rank 1 (CPU)").every((d, i) => d < free[i]!)).toBe(true);
     },
     400_000,
   );
