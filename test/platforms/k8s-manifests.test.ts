@@ -58,7 +58,9 @@ describe("every built-in suite renders schema-valid manifests in every mode", ()
       ] as const) {
         test(`${name} / ${mode} / ${variant}`, async () => {
           const suite = await loadSuite(name);
-          suite.platform.settings.k8s = { ...settings, mode };
+          // a rack suite isolates by tray, so it names its nodes before the run (platform.k8s.nodes)
+          const trays = name === "gb200-nvl72" ? { nodes: Array.from({ length: 18 }, (_, i) => `tray-${String(i + 1).padStart(2, "0")}`) } : {};
+          suite.platform.settings.k8s = { ...settings, mode, ...trays };
           const plan = buildPlan(suite, { platform: "k8s", cli: { image: IMAGE } });
           expect(plan.tests.length).toBeGreaterThan(0);
           for (const t of plan.tests) {
@@ -67,7 +69,8 @@ describe("every built-in suite renders schema-valid manifests in every mode", ()
             // the YAML is the same objects, as kubectl would read them
             expect(parseAllDocuments(r.yaml).map((d) => d.toJS())).toEqual(JSON.parse(JSON.stringify(r.manifests)));
             const kinds = r.manifests.map((m) => m.kind);
-            if (t.perNode) expect(kinds).toEqual(["ConfigMap", "Job"]);
+            // per node: one Job, or one per node where the suite names them (a Job each, in turn)
+            if (t.perNode) expect([kinds[0], [...new Set(kinds.slice(1))]]).toEqual(["ConfigMap", ["Job"]]);
             else expect(kinds).toEqual(mode === "indexed-job" ? ["ConfigMap", "Service", "Job"] : ["ConfigMap", mode === "pytorchjob" ? "PyTorchJob" : "MPIJob"]);
             for (const pod of r.manifests.flatMap(templates)) {
               // every pod of every mode, launchers included: no service-account token to steal (issue 31)
