@@ -158,14 +158,20 @@ export const COMMANDS: CommandSpec[] = [
       {
         name: "snapshot",
         description: "write the topology of a fabric known to be good (iblinkinfo), one cable a line",
-        options: [{ flags: "-o, --out <file>", description: "the topology file to write (default: standard output)" }, { flags: "--via <command>", description: "run the diagnostics under this command, split on spaces (\"ssh sm-node\"; the tests use ibsim-run)" }],
+        options: [
+          { flags: "-o, --out <file>", description: "the topology file to write (default: standard output)" },
+          { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
+        ],
         load: async () => ({ main: (await import("./commands/fabric.ts")).snapshot }),
         noZod: true,
       },
       {
         name: "counters",
         description: "save the fabric's error counters (ibqueryerrors) to compare after a test",
-        options: [{ flags: "-o, --out <file>", description: "where to write them (required)", required: true }, { flags: "--via <command>", description: "run the diagnostics under this command, split on spaces (\"ssh sm-node\"; the tests use ibsim-run)" }],
+        options: [
+          { flags: "-o, --out <file>", description: "where to write them (required)", required: true },
+          { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
+        ],
         load: async () => ({ main: (await import("./commands/fabric.ts")).counters }),
         noZod: true,
       },
@@ -175,7 +181,7 @@ export const COMMANDS: CommandSpec[] = [
         options: [
           { flags: "--topology <file>", description: "the declared topology (gpucheck fabric snapshot writes one; required)", required: true },
           { flags: "--counters-before <file>", description: "counters saved by gpucheck fabric counters before the test: name the ones that moved since" },
-          { flags: "--via <command>", description: "run the diagnostics under this command, split on spaces (\"ssh sm-node\"; the tests use ibsim-run)" },
+          { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
           { flags: "--json", description: "print JSON: the findings" },
         ],
         load: async () => ({ main: (await import("./commands/fabric.ts")).check }),

@@ -8,7 +8,7 @@ import { EXIT } from "../core/errors.ts";
 import { compareFabric, counterFindings, type Finding } from "../kinds/fabric/checks.ts";
 import { parseIbqueryerrors } from "../kinds/fabric/ibqueryerrors.ts";
 import { parseIblinkinfo } from "../kinds/fabric/iblinkinfo.ts";
-import { parseTopology, formatTopology } from "../kinds/fabric/topology.ts";
+import { formatTopology, parseTopology, TopologyError } from "../kinds/fabric/topology.ts";
 import type { Printer } from "./printer.ts";
 
 export class FabricToolError extends Error {}
@@ -26,7 +26,12 @@ function runTool(via: string | undefined, argv: string[]): string {
     );
   }
   if (r.status !== 0) {
-    const why = (r.stderr || r.stdout).trim().split("\n").filter((l) => l.trim()).slice(-1)[0] ?? "no output";
+    const why =
+      (r.stderr || r.stdout)
+        .trim()
+        .split("\n")
+        .filter((l) => l.trim())
+        .slice(-1)[0] ?? "no output";
     throw new FabricToolError(`"${shown}" exited ${r.status} while reading the fabric: ${why}; run it by hand on a node with the subnet manager's view`);
   }
   return r.stdout;
@@ -39,7 +44,8 @@ function readText(path: string, what: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
-    throw new FabricToolError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; give the path of a file you can read`);
+    // a file the user named: a usage error (exit 2), like a topology line that cannot be read
+    throw new TopologyError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; give the path of a file you can read`);
   }
 }
 

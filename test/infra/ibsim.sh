@@ -41,7 +41,7 @@ start() {
   mkfifo "$BASE/console"
   IBSIM_SOCKNAME=$SOCK setsid ibsim -s "$net" <"$BASE/console" >"$BASE/ibsim.log" 2>&1 &
   echo $! >"$BASE/ibsim.pid"
-  setsid sleep 1000000 >"$BASE/console" &
+  setsid sleep 1000000 >"$BASE/console" 2>/dev/null </dev/null &
   echo $! >"$BASE/holder.pid"
   for _ in $(seq 50); do grep -q 'Network simulator ready' "$BASE/ibsim.log" && break; sleep 0.1; done
   grep -q 'Network simulator ready' "$BASE/ibsim.log" || { echo "ibsim.sh: ibsim did not start, see $BASE/ibsim.log" >&2; exit 1; }

@@ -65,7 +65,9 @@ describe("topology file", () => {
   });
 
   test("an empty file says how to make one", () => {
-    expect(() => parseTopology("# nothing\n", "fab.topo")).toThrow("fab.topo: no cables in the fabric topology; write one a line or make one with gpucheck fabric snapshot --out fab.topo");
+    expect(() => parseTopology("# nothing\n", "fab.topo")).toThrow(
+      "fab.topo: no cables in the fabric topology; write one a line or make one with gpucheck fabric snapshot --out fab.topo",
+    );
   });
 });
 
@@ -124,7 +126,7 @@ describe("error counters", () => {
   });
 
   test("a sweep that never finished is an error", () => {
-    expect(() => parseIbqueryerrors("Errors for 0x1 \"x\"\n", "ibqueryerrors")).toThrow(
+    expect(() => parseIbqueryerrors('Errors for 0x1 "x"\n', "ibqueryerrors")).toThrow(
       'ibqueryerrors: no "## Summary: N nodes checked" line; ibqueryerrors did not finish a sweep of the subnet (run it by hand to see why)',
     );
   });

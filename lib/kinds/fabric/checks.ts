@@ -69,11 +69,23 @@ export function compareFabric(design: DesignLink[], ports: LinkInfoPort[]): Find
       const p = (atA ?? atB) as LinkInfoPort;
       const at = `cable ${showEnd(l.a)} – ${showEnd(l.b)} (topology line ${l.line})`;
       if (p.state !== "Active" || p.phys !== "LinkUp")
-        findings.push({ kind: "port-state", parts: [endKey(l.a), endKey(l.b)], message: `${at} is ${p.state}/${p.phys}, expected Active/LinkUp; check the subnet manager sees it, then ${RESEAT(l.a, l.b)}` });
+        findings.push({
+          kind: "port-state",
+          parts: [endKey(l.a), endKey(l.b)],
+          message: `${at} is ${p.state}/${p.phys}, expected Active/LinkUp; check the subnet manager sees it, then ${RESEAT(l.a, l.b)}`,
+        });
       if (l.width && p.width !== l.width)
-        findings.push({ kind: "width", parts: [endKey(l.a), endKey(l.b)], message: `${at} trained at ${p.width ?? "no width"}, expected ${l.width}: lanes are down; ${RESEAT(l.a, l.b)}` });
+        findings.push({
+          kind: "width",
+          parts: [endKey(l.a), endKey(l.b)],
+          message: `${at} trained at ${p.width ?? "no width"}, expected ${l.width}: lanes are down; ${RESEAT(l.a, l.b)}`,
+        });
       if (l.speedGbps && p.speedGbps !== null && Number(p.speedGbps) !== Number(l.speedGbps))
-        findings.push({ kind: "speed", parts: [endKey(l.a), endKey(l.b)], message: `${at} runs at ${p.speedGbps} Gbps a lane, expected ${l.speedGbps}: check both ports' enabled speeds and the cable's rating; ${RESEAT(l.a, l.b)}` });
+        findings.push({
+          kind: "speed",
+          parts: [endKey(l.a), endKey(l.b)],
+          message: `${at} runs at ${p.speedGbps} Gbps a lane, expected ${l.speedGbps}: check both ports' enabled speeds and the cable's rating; ${RESEAT(l.a, l.b)}`,
+        });
       continue;
     }
     // miscabled: an end of this design cable holds a cable to another port; named once per real cable
@@ -95,7 +107,10 @@ export function compareFabric(design: DesignLink[], ports: LinkInfoPort[]): Find
       parts: [endKey(l.a), endKey(l.b)],
       message:
         `cable ${showEnd(l.a)} – ${showEnd(l.b)} (topology line ${l.line}) is missing: ${states.length ? states.join(", ") : "neither end answers"}` +
-        `${[l.a, l.b].filter((e) => !nodes.has(e.node)).map((e) => `; "${e.node}" is not in the fabric`).join("")}; ${RESEAT(l.a, l.b)}`,
+        `${[l.a, l.b]
+          .filter((e) => !nodes.has(e.node))
+          .map((e) => `; "${e.node}" is not in the fabric`)
+          .join("")}; ${RESEAT(l.a, l.b)}`,
     });
   }
   findings.push(...miswiredFindings(miswired, designPeer));
