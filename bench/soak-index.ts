@@ -52,7 +52,15 @@ const series = emptySeries();
 const perRound: number[] = [];
 for (let r = 1; r <= rounds; r++) {
   const t0 = now();
-  const round = { round: r, dir: `rounds/${String(r).padStart(3, "0")}`, startedAt: results.startedAt, endedAt: results.endedAt, outcome: results.outcome, complete: true, resultsSha256: "0".repeat(64) };
+  const round = {
+    round: r,
+    dir: `rounds/${String(r).padStart(3, "0")}`,
+    startedAt: results.startedAt,
+    endedAt: results.endedAt,
+    outcome: results.outcome,
+    complete: true,
+    resultsSha256: "0".repeat(64),
+  };
   state.history.push({ ...round, tests: roundSummaries(round, results) });
   appendRound(series, r, results);
   writeSeries(dir, series);
@@ -84,7 +92,9 @@ const med = [...perRound].sort((a, b) => a - b)[perRound.length >> 1]!;
 console.log(`soak index at ${nodes} nodes × ${rounds} rounds (${cpu ? "CPU" : "wall"} ms):`);
 console.log(`  per round (summary + series append + write): median ${med.toFixed(0)}, last ${perRound.at(-1)!.toFixed(0)}`);
 console.log(`  read series.json ${readSeriesMs.toFixed(0)}, trends ${trendsMs.toFixed(0)} (${trends.length} series), write the index ${writeMs.toFixed(0)}`);
-console.log(`  sizes MiB: series.json ${size("series.json")}, soak.json ${size("soak.json")}, results.json ${size("results.json")}, junit.xml ${size("junit.xml")}, report.html ${size("report.html")}`);
+console.log(
+  `  sizes MiB: series.json ${size("series.json")}, soak.json ${size("soak.json")}, results.json ${size("results.json")}, junit.xml ${size("junit.xml")}, report.html ${size("report.html")}`,
+);
 console.log(`  reading the index: parse results.json ${parseMs.toFixed(0)}, render junit ${junitMs.toFixed(0)}, render report.html ${htmlMs.toFixed(0)}`);
 console.log(`  peak RSS of this process (which also holds the 1,000-node run it repeats) ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 // a reader of the index on its own: `gpucheck report` (reads results.json, writes junit.xml, report.html, summary)

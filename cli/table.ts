@@ -190,6 +190,44 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: "fabric",
+    description: "the InfiniBand fabric against its design: cabling, link width and speed, port state, error counters (docs/fabric.md)",
+    subcommands: [
+      {
+        name: "snapshot",
+        description: "write the topology of a fabric known to be good (iblinkinfo), one cable a line",
+        options: [
+          { flags: "-o, --out <file>", description: "the topology file to write (default: standard output)" },
+          { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
+        ],
+        load: async () => ({ main: (await import("./commands/fabric.ts")).snapshot }),
+        noZod: true,
+      },
+      {
+        name: "counters",
+        description: "save the fabric's error counters (ibqueryerrors) to compare after a test",
+        options: [
+          { flags: "-o, --out <file>", description: "where to write them (required)", required: true },
+          { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
+        ],
+        load: async () => ({ main: (await import("./commands/fabric.ts")).counters }),
+        noZod: true,
+      },
+      {
+        name: "check",
+        description: "compare the fabric with a topology file and name every difference; exit 1 when there is one",
+        options: [
+          { flags: "--topology <file>", description: "the declared topology (gpucheck fabric snapshot writes one; required)", required: true },
+          { flags: "--counters-before <file>", description: "counters saved by gpucheck fabric counters before the test: name the ones that moved since" },
+          { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
+          { flags: "--json", description: "print JSON: the findings" },
+        ],
+        load: async () => ({ main: (await import("./commands/fabric.ts")).check }),
+        noZod: true,
+      },
+    ],
+  },
+  {
     name: "history",
     description: "the node history: every imported run's figures per node and part (serial, UUID), their drift and swaps",
     subcommands: [

@@ -27,6 +27,9 @@ PKGS=(
   python3-prometheus-client # metrics.prom read by Prometheus' Python client as Prometheus text and as OpenMetrics
   qemu-user-static     # the linux-arm64 binary (Grace hosts) run for real: test/integration/arm64.test.ts
   libc6-arm64-cross    # the arm64 loader and libc that qemu-aarch64-static -L /usr/aarch64-linux-gnu gives it
+  ibsim-utils          # gpucheck fabric: a simulated InfiniBand subnet (test/infra/ibsim.sh, test/integration/fabric/)
+  infiniband-diags     # gpucheck fabric: iblinkinfo, ibqueryerrors, ibportstate against it
+  opensm               # gpucheck fabric: LIDs for the simulated subnet
   fio                  # kind storage: the workload runs fio; test/integration/storage/ and workload/tests/test_storage.py
 )
 bash "$(dirname "$0")/apt-install.sh" "${PKGS[@]}"

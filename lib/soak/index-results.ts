@@ -174,7 +174,9 @@ function trendTest(test: RoundTestSummary, trends: Trend[], state: SoakState): T
       measurement: { metrics: {}, ...(Object.keys(series).length ? { series } : {}) },
       verdict: {
         outcome,
-        reason: bad.length ? bad.map((c) => c.message).join("; ") : `${plural(ts.length, "trend")} over ${plural(ts[0]!.rounds.length, "round")}, each within its limit${small ? "" : " (listed in series.json)"}`,
+        reason: bad.length
+          ? bad.map((c) => c.message).join("; ")
+          : `${plural(ts.length, "trend")} over ${plural(ts[0]!.rounds.length, "round")}, each within its limit${small ? "" : " (listed in series.json)"}`,
         checks,
       },
       logs: [],
