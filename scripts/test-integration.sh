@@ -14,17 +14,26 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 bun run build >/dev/null || { echo "test-integration.sh: build failed" >&2; exit 1; }
 export GPUCHECK_TEST_BINARY="$PWD/compiled/gpucheck"
 
-infra=()
-for name in ssh slurm slurm-lab docker netns; do
+# start NAME: test/infra/NAME.sh start, its output in /tmp/gpucheck-infra-NAME.log, its seconds in
+# /tmp/gpucheck-infra-NAME.seconds; a daemon that does not start is said here, and still listed below
+start() {
+  local t0=$SECONDS
   # the daemons outlive this run: they keep /tmp, not a TMPDIR scripts/test.sh removes afterwards
-  if TMPDIR=/tmp bash "test/infra/$name.sh" start >"/tmp/gpucheck-infra-$name.log" 2>&1; then
-    infra+=("$name")
-  else
-    echo "test-integration.sh: could not start $name (see /tmp/gpucheck-infra-$name.log):" >&2
-    tail -5 "/tmp/gpucheck-infra-$name.log" >&2
-    infra+=("$name") # listed anyway: its tests must fail loudly, not skip
+  if ! TMPDIR=/tmp bash "test/infra/$1.sh" start >"/tmp/gpucheck-infra-$1.log" 2>&1; then
+    echo "test-integration.sh: could not start $1 (see /tmp/gpucheck-infra-$1.log):" >&2
+    tail -5 "/tmp/gpucheck-infra-$1.log" >&2
   fi
-done
+  echo $((SECONDS - t0)) >"/tmp/gpucheck-infra-$1.seconds"
+}
+# Three chains at once (CI's wall time is their longest, not their sum); within a chain, one after
+# another: netns.sh shares ssh.sh's test user and ~/.ssh/config, slurm-lab.sh shares slurm.sh's munged.
+infra=(ssh slurm slurm-lab docker netns)
+t0=$SECONDS
+{ start ssh; start netns; } &
+{ start slurm; start slurm-lab; } &
+start docker &
+wait
+echo "test-integration.sh: daemons started in $((SECONDS - t0)) s ($(for n in "${infra[@]}"; do printf '%s %s s, ' "$n" "$(cat "/tmp/gpucheck-infra-$n.seconds")"; done | sed 's/, $//'))" >&2
 stop() { for name in "${infra[@]}"; do [ -f "test/infra/$name.sh" ] && bash "test/infra/$name.sh" stop >/dev/null 2>&1; done; }
 trap stop EXIT
 # docker.sh also starts podman's Docker-compatible API when it can
