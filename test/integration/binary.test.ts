@@ -72,7 +72,7 @@ describe.skipIf(!existsSync(binary))("compiled/gpucheck copied alone into an emp
       const r = spawnSync(exe, ["plan", suite, ...args, "--json"], { cwd: dir, encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: dir }, maxBuffer: 64 * 1024 * 1024 });
       expect(`${suite} ${args.join(" ")}: ${r.stderr}`).toBe(`${suite} ${args.join(" ")}: `);
       const plan = JSON.parse(r.stdout);
-      expect(plan.tests.length).toBe(suite === "b200-8x" ? 13 : 6);
+      expect(plan.tests.length).toBe(suite === "b200-8x" ? 14 : 6);
       for (const t of plan.tests) expect(t.launch.args.slice(0, 2)).toEqual(["-m", "gpucheck_workload"]);
     }
     const local = run("plan", "gb200-nvl72", "--platform", "local");

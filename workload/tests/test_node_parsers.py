@@ -131,9 +131,9 @@ def test_sysfs_ports(tmp_path):
         (tmp_path / rel).write_text(text)
     assert ib.read_sysfs(str(tmp_path)) == [
         {"device": "mlx5_0", "port": 1, "state": "ACTIVE", "phys_state": "LinkUp", "rate_gbps": 400,
-         "link_layer": "InfiniBand", "firmware": "28.39.1002", "pcie_speed": "32.0 GT/s PCIe", "pcie_width": "16"},
+         "link_layer": "InfiniBand", "firmware": "28.39.1002", "board_id": None, "pcie_speed": "32.0 GT/s PCIe", "pcie_width": "16"},
         {"device": "mlx5_1", "port": 1, "state": "DOWN", "phys_state": "Disabled", "rate_gbps": 40,
-         "link_layer": "Ethernet", "firmware": None, "pcie_speed": None, "pcie_width": None},
+         "link_layer": "Ethernet", "firmware": None, "board_id": None, "pcie_speed": None, "pcie_width": None},
     ]
     assert ib.read_sysfs(str(tmp_path / "absent")) == []
 

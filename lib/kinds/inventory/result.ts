@@ -60,6 +60,10 @@ export const inventoryResult = z.lazy(() => {
     ib_ports: z.array(port).nullable().describe("null: neither sysfs nor ibstat could be read (see unmeasured.ib_ports)"),
     ib_source: z.enum(["sysfs", "ibstat"]).nullable(),
     ofed: text(),
+    // the versions a baseline: block compares (lib/baseline); absent from inventories before they were read
+    kernel: text().optional().describe("uname -r"),
+    fabric_manager: text().optional().describe("nv-fabricmanager --version; null: not installed or unreadable (see unmeasured.fabric_manager)"),
+    dcgm: text().optional().describe("dcgmi --version; null: not installed or unreadable (see unmeasured.dcgm)"),
     xid_events: z.array(xidEvent).nullable().describe("null: the kernel log could not be read (see unmeasured.xid_events)"),
     xid_source: text(),
     imex: z
