@@ -58,13 +58,15 @@ def test_a_rank_sharing_its_cpu_with_a_busy_process_is_flagged():
 
 
 def test_the_checksum_runs_throughout_and_agrees_on_healthy_ranks():
-    r = _result(run_ranks(2, ["burn", "--duration", "2", "--checksum-every", "5"]))
-    assert r["checksum_every"] == 5
+    # every 2nd iteration: on a busy 2-core CI (pytest beside the integration tier) a 2 s burn ran only 7
+    # iterations, and every 5th gave 2 checks; every 2nd still checks several times under that load
+    r = _result(run_ranks(2, ["burn", "--duration", "2", "--checksum-every", "2"]))
+    assert r["checksum_every"] == 2
     for rank in r["ranks"]:
         c = rank["checksum"]
-        # the first iteration and every fifth after it, while the load runs
-        assert c["checks"] == (rank["iteration"]["n"] + 4) // 5 > 2
-        assert (c["n"], c["dtype"], c["every"], c["mismatches"], c["no_majority"], c["mismatch_at_s"]) == (256, "fp32", 5, 0, 0, [])
+        # the first iteration and every second after it, while the load runs
+        assert c["checks"] == (rank["iteration"]["n"] + 1) // 2 > 2
+        assert (c["n"], c["dtype"], c["every"], c["mismatches"], c["no_majority"], c["mismatch_at_s"]) == (256, "fp32", 2, 0, 0, [])
 
 
 def test_a_rank_that_corrupts_now_and_then_under_load_is_counted_at_each_check(monkeypatch):
