@@ -4,21 +4,11 @@ import { err, out, syncStderr } from "../output.ts";
 import { type HealthFlags, runHealth } from "../../lib/pipeline/health.ts";
 import { PLATFORMS } from "../platforms.ts";
 import { useColor } from "./color.ts";
+import { stopOnSignals } from "./signals.ts";
 
 export async function main(flags: HealthFlags): Promise<number> {
   const cancel = new AbortController();
-  const interruptible = (note: (text: string) => void) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      note(`${sig}: stopping the health run`);
-      cancel.abort("cancelled");
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    return () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    };
-  };
+  const interruptible = (note: (text: string) => void) => stopOnSignals(cancel, (sig) => note(`${sig}: stopping the health run`));
   const code = await runHealth({
     flags,
     platforms: PLATFORMS,

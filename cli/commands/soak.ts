@@ -5,21 +5,13 @@ import { err, out, syncStderr } from "../output.ts";
 import { runSoak, type SoakFlags } from "../../lib/pipeline/soak.ts";
 import { PLATFORMS } from "../platforms.ts";
 import { useColor } from "./color.ts";
+import { stopOnSignals } from "./signals.ts";
 
 export async function main(given: string | undefined, flags: SoakFlags): Promise<number> {
   const cancel = new AbortController();
-  let interrupts = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    interrupts += 1;
-    if (interrupts > 1) {
-      err(`\ngpucheck: ${sig} again, exiting without waiting for cleanup\n`);
-      process.exit(130);
-    }
-    err(`\ngpucheck: ${sig}: stopping the soak after killing what its round started; resume it with gpucheck soak --resume <its directory>\n`);
-    cancel.abort("cancelled");
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const uninstall = stopOnSignals(cancel, (sig) =>
+    err(`\ngpucheck: ${sig}: stopping the soak after killing what its round started; resume it with gpucheck soak --resume <its directory>\n`),
+  );
   try {
     const code = await runSoak({
       ref: given,
@@ -31,7 +23,6 @@ export async function main(given: string | undefined, flags: SoakFlags): Promise
     });
     return cancel.signal.aborted ? 130 : code;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    uninstall();
   }
 }

@@ -4,28 +4,12 @@ import { err, out, syncStderr } from "../output.ts";
 import { runSuite, type SuiteFlags } from "../../lib/pipeline/suite.ts";
 import { PLATFORMS } from "../platforms.ts";
 import { useColor } from "./color.ts";
+import { stopOnSignals } from "./signals.ts";
 
 export async function main(given: string | undefined, flags: SuiteFlags): Promise<number> {
   const cancel = new AbortController();
-  const interruptible = (note: (text: string) => void) => {
-    let interrupts = 0;
-    const onSignal = (sig: NodeJS.Signals) => {
-      interrupts += 1;
-      if (interrupts > 1) {
-        // the user insists: leave now; every finished test is already on disk
-        err(`\ngpucheck: ${sig} again, exiting without waiting for cleanup\n`);
-        process.exit(130);
-      }
-      note(`${sig}: stopping the run, killing what it started (press Ctrl-C again to exit at once)`);
-      cancel.abort("cancelled");
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    return () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    };
-  };
+  const interruptible = (note: (text: string) => void) =>
+    stopOnSignals(cancel, (sig) => note(`${sig}: stopping the run, killing what it started (press Ctrl-C again to exit at once)`));
   const code = await runSuite({
     ref: given,
     flags,
