@@ -43,5 +43,48 @@ echo "test-integration.sh: infra: $GPUCHECK_INFRA" >&2
 
 paths=()
 for a in "$@"; do [[ $a == -* ]] || paths+=("$a"); done
-[ ${#paths[@]} -eq 0 ] && set -- "$@" test/integration
-bun test --timeout 120000 --path-ignore-patterns="node_modules/**" "$@"
+if [ ${#paths[@]} -gt 0 ] || [ "${GPUCHECK_INTEGRATION_SHARDS:-2}" = 1 ]; then
+  [ ${#paths[@]} -eq 0 ] && set -- "$@" test/integration
+  bun test --timeout 120000 --path-ignore-patterns="node_modules/**" "$@"
+  exit $?
+fi
+
+# The whole tier runs as two bun processes at once: most of its time is spent waiting (on a hung
+# unit's timeout, on sshd, slurmctld or dockerd, on a shaped link), not on the two cores. The
+# "daemons" shard holds every file that uses the loopback sshd's, the local Slurm, dockerd or podman
+# (test/infra/ssh.sh, slurm.sh, docker.sh): those tests stop hosts, drain nodes and count what is left
+# on them, so they run one after another as before. The "lab" shard holds the rest: the fault lab's
+# namespaced hosts and Slurm cluster (netns.sh, slurm-lab.sh), cgroup and blkio limits, the fake
+# Kubernetes API, the local platform. The two sums are about even (BENCHMARKS.md, CI time per tier).
+# GPUCHECK_INTEGRATION_SHARDS=1 runs the tier as one process, in bun's order.
+daemons=(test/integration/platforms/ssh test/integration/platforms/docker test/integration/platforms/slurm
+  test/integration/e2e/kill-matrix.test.ts test/integration/e2e/attacks.test.ts test/integration/e2e/docker.test.ts
+  test/integration/e2e/fail-fast-rerun.test.ts test/integration/e2e/preflight.test.ts
+  test/integration/e2e/output-pipes.test.ts test/integration/health/slurm-drain.test.ts
+  test/integration/report/validators.test.ts test/integration/infra.test.ts test/integration/binary.test.ts
+  test/integration/infra/fault-lab-slurm.test.ts)
+mapfile -t all < <(find test/integration -name '*.test.ts' | sort)
+lab_files=() daemon_files=()
+for f in "${all[@]}"; do
+  in_daemons=""
+  for d in "${daemons[@]}"; do [[ $f == "$d"* ]] && in_daemons=1; done
+  if [ -n "$in_daemons" ]; then daemon_files+=("$f"); else lab_files+=("$f"); fi
+done
+# each shard writes its own JUnit report (the lab's beside the one asked for, with -lab in its name):
+# scripts/test.sh counts every report in its directory
+lab_args=()
+for a in "$@"; do
+  if [[ $a == --reporter-outfile=* ]]; then lab_args+=("${a%.xml}-lab.xml"); else lab_args+=("$a"); fi
+done
+lab_log=$(mktemp /tmp/gpucheck-integration-lab-XXXXXX.log)
+echo "test-integration.sh: ${#daemon_files[@]} files in the daemons shard, ${#lab_files[@]} in the lab shard (its output follows)" >&2
+bun test --timeout 120000 --path-ignore-patterns="node_modules/**" "${lab_args[@]}" "${lab_files[@]}" >"$lab_log" 2>&1 &
+lab_pid=$!
+bun test --timeout 120000 --path-ignore-patterns="node_modules/**" "$@" "${daemon_files[@]}"
+daemon_rc=$?
+wait $lab_pid
+lab_rc=$?
+echo "test-integration.sh: the lab shard's output:" >&2
+cat "$lab_log"
+rm -f "$lab_log"
+[ $daemon_rc = 0 ] && [ $lab_rc = 0 ]

@@ -1,61 +1,18 @@
 // The fault lab's faults are real: each is measured on the hosts (bytes through the link, datagrams
 // that arrive, CPU time a process gets) with and without it, and only the host it was set on changes.
-// Every test undoes what it set; the last one checks that the kernel shows no fault anywhere.
+// Every test undoes what it set; the last one checks that the kernel shows no fault anywhere. The
+// local Slurm's CPU faults are in fault-lab-slurm.test.ts.
 import { describe, expect, test } from "bun:test";
-import type { ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { type CgroupFaults, NETNS_INFRA, netnsLab, SLURM_INFRA, SLURM_LAB_INFRA, slurmFaults, slurmLab } from "./fault-lab.ts";
-import { busyOnHost, busyOnNode, busyShare, CONNECT, cpuTicks, finish, firstLine, python, tcpMbit, udpDelivered } from "./probes.ts";
+import { type Busy, expectCap, expectFreeze } from "./fault-expect.ts";
+import { NETNS_INFRA, netnsLab, SLURM_LAB_INFRA, slurmLab } from "./fault-lab.ts";
+import { busyOnHost, CONNECT, finish, firstLine, python, tcpMbit, udpDelivered } from "./probes.ts";
 
 const tn = NETNS_INFRA ? test : test.skip;
-const ts = SLURM_INFRA ? test : test.skip;
 const tl = SLURM_LAB_INFRA ? test : test.skip;
 const MB = 1 << 20;
 
-/** The pid a BUSY program printed first, with the process that runs it. */
-async function busyPid(p: ChildProcess): Promise<number> {
-  return Number((await firstLine(p)).split(" ")[1]);
-}
-
-/** A busy process is making progress over `ms` when its CPU time grows. */
-async function progress(pid: number, ms = 800): Promise<number> {
-  const before = cpuTicks(pid);
-  await Bun.sleep(ms);
-  return cpuTicks(pid) - before;
-}
-
-type Busy = (host: string, seconds: number) => ChildProcess;
 const hostBusy: Busy = (host, seconds) => busyOnHost(netnsLab(), host, seconds);
-
-/** With `capped` at 10 % of a CPU, a busy loop there gets about that, and one on `free` far more. */
-async function expectCap(faults: CgroupFaults, busy: Busy, capped: string, free: string): Promise<void> {
-  const undo = await faults.cpuCap(capped, 10);
-  try {
-    const [share, freeShare] = await Promise.all([busyShare(busy(capped, 2)), busyShare(busy(free, 2))]);
-    expect(share).toBeLessThan(0.13);
-    expect(freeShare).toBeGreaterThan(2 * share);
-  } finally {
-    await undo();
-  }
-}
-
-/** With `frozen` frozen, a busy process there gets no CPU time while one on `other` does; thawed, it runs again. */
-async function expectFreeze(faults: CgroupFaults, busy: Busy, frozen: string, other: string): Promise<void> {
-  const [pid, otherPid] = await Promise.all([busyPid(busy(frozen, 15)), busyPid(busy(other, 15))]);
-  try {
-    const undo = await faults.freeze(frozen);
-    try {
-      const [f, o] = await Promise.all([progress(pid), progress(otherPid)]);
-      expect(f).toBe(0);
-      expect(o).toBeGreaterThan(0);
-    } finally {
-      await undo();
-    }
-    expect(await progress(pid)).toBeGreaterThan(0);
-  } finally {
-    for (const p of [pid, otherPid]) process.kill(p, "SIGKILL"); // its ssh session or srun step ends with it
-  }
-}
 
 describe("netns lab: network faults", () => {
   tn(
@@ -153,15 +110,6 @@ describe("netns lab: CPU and freeze faults", () => {
   tn("freeze: a process on the frozen host makes no progress while one on another host does; thawed, it goes on", () => expectFreeze(netnsLab(), hostBusy, "ns3", "ns4"), 30_000);
 });
 
-describe("slurm: per-node faults act on that node's job steps", () => {
-  ts("cpu-cap: a step on the capped node gets its 10 % of a CPU, one on another node far more", () => expectCap(slurmFaults, busyOnNode, "node2", "node1"), 30_000);
-  ts(
-    "freeze: a step on the frozen node makes no progress while one on another node does; thawed, it goes on",
-    () => expectFreeze(slurmFaults, busyOnNode, "node2", "node1"),
-    30_000,
-  );
-});
-
 // The namespaced Slurm cluster: every probe is a job step (srun -w snI), so what it measures is what
 // a rank on that node gets.
 describe("slurm lab: network faults act on one node's job steps", () => {
@@ -250,14 +198,6 @@ describe("bad input: the exact message, and nothing applied", () => {
     expect(await refusal(lab.cutFabric("node1"))).toBe(`slurm-lab.sh: no node node1: the lab has ${n} nodes (sn1-sn${n})`);
     expect((await lab.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
   });
-
-  ts("slurm.sh", async () => {
-    const n = (await slurmFaults.status()).length;
-    expect(await refusal(slurmFaults.cpuCap("node9", 10))).toBe(`slurm.sh: no node node9: the cluster has ${n} nodes (node1-node${n})`);
-    expect(await refusal(slurmFaults.cpuCap("node1", 100_000))).toBe(`slurm.sh: cpu-cap: "100000" is not a percentage of one CPU from 1 to ${availableParallelism() * 100}`);
-    expect(await refusal(slurmFaults.freeze("node0"))).toBe(`slurm.sh: no node node0: the cluster has ${n} nodes (node1-node${n})`);
-    expect((await slurmFaults.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
-  });
 });
 
 // Runs last: whatever a test set, its own undo took away (read from the kernel: qdiscs, filters, link
@@ -268,8 +208,5 @@ describe("every fault was undone", () => {
   });
   tl("slurm lab: no node has a fault", async () => {
     expect((await slurmLab().status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
-  });
-  ts("slurm: no node has a fault", async () => {
-    expect((await slurmFaults.status()).filter((l) => !l.endsWith(": no fault"))).toEqual([]);
   });
 });

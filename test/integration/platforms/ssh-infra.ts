@@ -1,6 +1,7 @@
 // What the ssh integration tests share: whether the sshd's of test/infra/ssh.sh are expected,
 // what that script wrote about them, and a way to kill and revive one host.
 import { execFileSync } from "node:child_process";
+import { readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { readInfraEnv } from "../infra-env.ts";
 
@@ -56,14 +57,32 @@ export async function remoteLeftovers(user: string, graceMs = 5000): Promise<str
   return left;
 }
 
-/** Processes of the test user (every fake host's remote side) alive now, but not sshd itself. */
+/** Processes of the test user (every fake host's remote side) alive now, but not sshd itself. Only
+ *  those in this process's network namespace: the loopback hosts' (test/infra/ssh.sh). The fault lab's
+ *  hosts (test/infra/netns.sh) log in as the same user, each in a namespace of its own, and its tests
+ *  run beside these in the integration tier's other shard (scripts/test-integration.sh). */
 export function remoteProcesses(user: string): string[] {
+  let lines: string[];
   try {
-    return execFileSync("ps", ["-u", user, "-o", "pid=,stat=,args="], { encoding: "utf8" })
+    lines = execFileSync("ps", ["-u", user, "-o", "pid=,stat=,args="], { encoding: "utf8" })
       .split("\n")
       .map((l) => l.trim())
       .filter((l) => l && !/^\d+\s+Z/.test(l) && !l.includes("sshd:"));
   } catch {
     return []; // ps exits 1 when the user has no process
+  }
+  const ours = netns("self");
+  return lines.filter((l) => {
+    const ns = netns(l.split(/\s+/, 1)[0]!);
+    // a process that ended since ps listed it has no namespace to read, and is not left over
+    return ns !== undefined && ns === ours;
+  });
+}
+
+function netns(pid: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined;
   }
 }

@@ -76,11 +76,16 @@ describe("gpucheck soak on CPU ranks, a real CPU quota from round 3", () => {
 with open(sys.argv[1] + "/cgroup.procs", "w") as f: f.write(str(os.getpid()))
 sys.argv = sys.argv[3:]
 runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)`;
-      writeFileSync(wrapper, `#!/bin/sh\nif [ -e ${slow} ] && [ "$RANK" = 1 ]; then exec /usr/bin/python3 -c '${enter}' ${cgroup} "$@"; fi\nexec /usr/bin/python3 "$@"\n`);
+      // both ranks at nice -10: the integration tier's other shard runs beside this file (scripts/test-integration.sh),
+      // and its load must not move rank 0's figure from round to round as much as the quota moves rank 1's
+      writeFileSync(
+        wrapper,
+        `#!/bin/sh\nif [ -e ${slow} ] && [ "$RANK" = 1 ]; then exec nice -n -10 /usr/bin/python3 -c '${enter}' ${cgroup} "$@"; fi\nexec nice -n -10 /usr/bin/python3 "$@"\n`,
+      );
       chmodSync(wrapper, 0o755);
       const out = join(dir, "out");
       const args = ["--python", wrapper, "--progress", "none"];
-      const run = gpucheckAsync(["soak", "suite.yaml", "--rounds", "5", "--max-drift", "30%", "--out", out, ...args], { cwd: dir });
+      const run = gpucheckAsync(["soak", "suite.yaml", "--rounds", "5", "--max-drift", "40%", "--out", out, ...args], { cwd: dir });
       const waitFor = async (what: string, ok: () => boolean) => {
         const deadline = Date.now() + 120_000;
         while (!ok()) {
@@ -138,7 +143,7 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)`;
       const host = checks[1]!.part!.host;
       expect(checks[1]!.message).toMatch(
         new RegExp(
-          `^${host} rank 1 \\(CPU[^)]*\\): gemm_fp32_tflops fell \\d+ % over the soak: [0-9.]+ TFLOP/s \\(median of round 1\\) → [0-9.]+ TFLOP/s \\(median of round 6\\), beyond the 30 % a part may drift \\(--max-drift\\); worst round \\d \\([0-9.]+\\); by round 1: [0-9.]+, 2: [0-9.]+, 3: [0-9.]+, 5: [0-9.]+, 6: [0-9.]+$`,
+          `^${host} rank 1 \\(CPU[^)]*\\): gemm_fp32_tflops fell \\d+ % over the soak: [0-9.]+ TFLOP/s \\(median of round 1\\) → [0-9.]+ TFLOP/s \\(median of round 6\\), beyond the 40 % a part may drift \\(--max-drift\\); worst round \\d \\([0-9.]+\\); by round 1: [0-9.]+, 2: [0-9.]+, 3: [0-9.]+, 5: [0-9.]+, 6: [0-9.]+$`,
         ),
       );
       const junit = readFileSync(join(out, "junit.xml"), "utf8");
