@@ -26,9 +26,10 @@ export function k8sPatterns(opts: { faults: readonly PatternFault[] }): void {
     () => ({
       nodes: NODES,
       // a hung unit waits this out in every round (5 in pairwise); a healthy pair's Job (scheduled, its pods
-      // started and followed) took at most 1.5 s here (2026-11-28, 2 cores at load 6-9, the three hang
-      // scenarios at once), though over 10 s at a load of 150
-      hangTimeout: "6s",
+      // started and followed) took at most 1.5 s with the three hang scenarios
+      // alone at load 6-9, and 6 s held in the whole unit tier at load 16 (2026-11-28, 2 cores); over 10 s
+      // at a load of 150
+      hangTimeout: "10s",
       setup: () => {
         const kubeconfig = cluster.kubeconfig(tempDir("gpucheck-pattern-kc-"), { namespace: "gpu" });
         return {
