@@ -7,12 +7,31 @@ import type { NodeInventory } from "../../lib/core/types.ts";
 
 const workload = join(import.meta.dir, "..", "..", "workload");
 const fixtures = join(workload, "tests", "fixtures");
+/** each capture set's report, parsed once per file: a Python start is most of a test's time */
+const reports = new Map<string, string>();
+let python: string | undefined;
+/**
+ * The interpreter `python3` on $PATH resolves to, asked once: a version manager's shim (pyenv) on
+ * $PATH takes over a second to start on a loaded machine, every time. Its -S start skips site-packages,
+ * which the parsers (standard library only) never need.
+ */
+function interpreter(): string {
+  if (python) return python;
+  const r = spawnSync("python3", ["-S", "-c", "import sys; print(sys.executable)"], { encoding: "utf8" });
+  if (r.status !== 0 || !r.stdout.trim()) throw new Error(`test/parsers/_inventory.ts: python3 on $PATH did not say where it is (exit ${r.status}): ${r.stderr}`);
+  python = r.stdout.trim();
+  return python;
+}
 
 /**
  * An inventory as a node would report it, from captures: `-q` for the GPUs, `nvlink -s` (the 1-GPU
  * H100 capture repeated for each GPU index, when given), ibstat, and `nvidia-imex-ctl -N` when given.
  */
 export function node(opts: { q: string; nvlink?: string | null; ibstat?: string; hostname?: string; imex?: string }): NodeInventory {
+  const key = JSON.stringify(opts);
+  // a fresh object each call: tests may change what they are given
+  const known = reports.get(key);
+  if (known !== undefined) return toInventory(JSON.parse(known));
   const script = `
 import json, sys
 sys.path.insert(0, ${JSON.stringify(workload)})
@@ -33,7 +52,8 @@ print(json.dumps({"hostname": o.get("hostname", "gpu01"), "gpus": gpus, "driver"
   "imex": imex.parse(fx(o["imex"])) if o.get("imex") else None,
   "unmeasured": {} if nv else {"nvlinks": "nvidia-smi nvlink -s exited 255: Failed to get NVLink status"}}))
 `;
-  const r = spawnSync("python3", ["-c", script, JSON.stringify(opts)], { encoding: "utf8" });
+  const r = spawnSync(interpreter(), ["-S", "-c", script, key], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(r.stderr);
+  reports.set(key, r.stdout);
   return toInventory(JSON.parse(r.stdout));
 }

@@ -23,6 +23,9 @@ export function dockerPatterns(opts: { faults: readonly PatternFault[] }): void 
     "docker",
     () => ({
       nodes: ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"],
+      // a hung unit waits this out in every round (5 in pairwise). A healthy pair took at most 1.7 s with
+      // the three hang scenarios alone at load 8, but over 5 s in the whole unit tier at load 16
+      // (2026-11-28, 2 cores), so 5 s failed there: the default 10 s stays
       setup: () => ({
         platformYaml: `{ type: docker, docker: { hosts: [${engines.map((e) => e.url).join(", ")}], insecureTcp: true, network: none, ulimits: false, pull: never, stopGraceS: 1 } }`,
         platform: docker as Platform<unknown>,

@@ -25,8 +25,11 @@ export function k8sPatterns(opts: { faults: readonly PatternFault[] }): void {
     "k8s",
     () => ({
       nodes: NODES,
-      // a healthy pair's Job (scheduled, its pods started and followed) took over 10 s at a load of 150 on 2 cores
-      hangTimeout: "20s",
+      // a hung unit waits this out in every round (5 in pairwise); a healthy pair's Job (scheduled, its pods
+      // started and followed) took at most 1.5 s with the three hang scenarios
+      // alone at load 6-9, and 6 s held in the whole unit tier at load 16 (2026-11-28, 2 cores); over 10 s
+      // at a load of 150
+      hangTimeout: "10s",
       setup: () => {
         const kubeconfig = cluster.kubeconfig(tempDir("gpucheck-pattern-kc-"), { namespace: "gpu" });
         return {

@@ -19,7 +19,7 @@ import { tempDir } from "../tmp.ts";
 export interface PatternTarget {
   /** the run's hosts, in the order the plan takes them */
   nodes: string[];
-  /** the test's timeout in the hang cases (default 10s): far above what a healthy unit takes on a loaded machine (a round of docker containers took over 5 s on this 2-core machine at a load of 60) */
+  /** the test's timeout in the hang cases (default 10s): every round with the hung node waits it out, so each platform sets it a few times above what a healthy unit took under load, measured (a round of docker containers took over 5 s on this 2-core machine at a load of 60) */
   hangTimeout?: string;
   /** the suite's `platform:` line and the platform the run goes through, for a run whose ranks run `python` */
   setup(python: string, fault: NodeFault | undefined): { platformYaml: string; platform: Platform<unknown>; cli?: CliOverrides; python?: string };

@@ -20,6 +20,9 @@ export function sshPatterns(opts: { faults: readonly PatternFault[] }): void {
     "ssh",
     () => ({
       nodes: ["node1", "node2", "node3", "node4"],
+      // a hung unit waits this out in every round (5 in pairwise). A healthy pair took at most 2.1 s with
+      // the three hang scenarios alone at load 8, but over 5 s in the whole unit tier at load 16
+      // (2026-11-28, 2 cores), so 5 s failed there: the default 10 s stays
       setup: () => ({
         platformYaml: "{ type: ssh, ssh: { hosts: [node1, node2, node3, node4], peerFailureGraceMs: 500, killGraceMs: 500 } }",
         platform: ssh as Platform<unknown>,

@@ -12,11 +12,18 @@ function gpucheck(...args: string[]) {
   return { code: p.status, out: p.stdout, err: p.stderr };
 }
 
-function keys(): { key: string; pub: string; fingerprint: string } {
+type Keys = { key: string; pub: string; fingerprint: string };
+/** key pairs made by `gpucheck keygen`, shared across this file's tests (none writes to them): a CLI start each is time */
+const made: Keys[] = [];
+/** The `which`th key pair: a test that needs two different keys asks for 0 and 1. */
+function keys(which = 0): Keys {
+  const known = made[which];
+  if (known) return known;
   const dir = join(tmp(), "keys");
   const kg = gpucheck("keygen", "--out", dir);
   expect(kg.code).toBe(0);
-  return { key: join(dir, "gpucheck.key"), pub: join(dir, "gpucheck.pub"), fingerprint: /^fingerprint: (SHA256:\S+)/m.exec(kg.out)![1]! };
+  made[which] = { key: join(dir, "gpucheck.key"), pub: join(dir, "gpucheck.pub"), fingerprint: /^fingerprint: (SHA256:\S+)/m.exec(kg.out)![1]! };
+  return made[which];
 }
 
 /** results.json edited as a killed run leaves it: no endedAt, the third test still unfinished. */
@@ -70,7 +77,7 @@ describe("certify refuses what it must not sign", () => {
 
   test("a signed run stays signed: a second certify, even with another key, exits 2 and changes nothing", () => {
     const a = keys();
-    const b = keys();
+    const b = keys(1);
     const dir = resultsCopy("h100-2node");
     expect(gpucheck("certify", dir, "--key", a.key).code).toBe(0);
     const names = ["certificate.intoto.json", "certificate.html", "certificate.md"];
@@ -88,7 +95,7 @@ describe("certify refuses what it must not sign", () => {
 
   test("certify --out signs a new directory linking the same evidence: every file of the signed run keeps its bytes, both certificates verify", () => {
     const a = keys();
-    const b = keys();
+    const b = keys(1);
     const dir = resultsCopy("h100-2node");
     expect(gpucheck("certify", dir, "--key", a.key).code).toBe(0);
     const hashes = (d: string) =>
@@ -209,7 +216,7 @@ describe("verify pins the key and the cluster", () => {
     const verify = (...more: string[]) => gpucheck("verify", cert, "--key", k.pub, "--results", dir, ...more);
     expect(verify("--expect-fingerprint", k.fingerprint, "--expect-cluster", "acme-h100-a").code).toBe(0);
     expect(verify("--expect-fingerprint", k.fingerprint.slice("SHA256:".length)).code).toBe(0);
-    const other = keys().fingerprint;
+    const other = keys(1).fingerprint;
     expect(verify("--expect-fingerprint", other)).toEqual({
       code: 1,
       out: "",
