@@ -157,6 +157,7 @@ export const COMMANDS: CommandSpec[] = [
       NODES,
       EACH_NODE,
       { flags: "--json", description: "print JSON" },
+      { flags: "--budget <duration>", description: "refuse a plan whose expected total (shown in the plan) exceeds this, e.g. 30m, naming the tests to drop" },
       {
         flags: "--health",
         description: "with --platform k8s: the DaemonSet (and its RBAC) that runs `gpucheck health --suite <suite>` on every GPU node and sets the Node condition GPUCheckHealthy",
