@@ -76,6 +76,7 @@ export const COMMANDS: CommandSpec[] = [
       },
     ],
     options: [
+      { flags: "--budget <duration>", description: "refuse to start a run whose expected total (gpucheck plan shows it) exceeds this, e.g. 30m, naming the tests to drop" },
       { ...PLATFORM, description: "platform to run on (default: the suite's platform.type; with --rerun-failed, that run's)" },
       PYTHON,
       { flags: "--hosts <h1,h2,...>", description: "hosts for the ssh platform (or node list for slurm)" },

@@ -1,9 +1,8 @@
 // `gpucheck plan`: the fully resolved plan; nothing runs.
 import type { Printer } from "./printer.ts";
 import type { PlatformRegistry } from "../core/platform.ts";
-import { formatWarning, SuiteError } from "../core/errors.ts";
-import { parseDuration } from "../core/units.ts";
-import { budgetFits, budgetRefusal, expectedPlanTime } from "../plan/expected-time.ts";
+import { formatWarning } from "../core/errors.ts";
+import { checkBudget } from "../plan/expected-time.ts";
 import { loadSuiteWarnings } from "../load/mod.ts";
 import { buildPlan } from "../plan/plan.ts";
 import { redactDeep, redactionOf } from "../core/redact.ts";
@@ -33,14 +32,7 @@ export async function showPlan({ ref, flags, platforms, print }: PlanRequest): P
     err(`${formatWarning(w)}
 `);
   const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags), platforms });
-  if (flags.budget !== undefined) {
-    const budget = parseDuration(flags.budget);
-    if (!budget.ok || budget.value <= 0) throw new SuiteError(`gpucheck: plan: --budget ${JSON.stringify(flags.budget)}: ${budget.ok ? "must be above 0" : budget.reason}`);
-    const expected = expectedPlanTime(plan);
-    const refusal = budgetRefusal(plan.suite.name, expected, budget.value);
-    if (refusal) throw new SuiteError(refusal);
-    err(`${budgetFits(expected, budget.value)}\n`);
-  }
+  if (flags.budget !== undefined) err(`gpucheck: ${checkBudget("plan", plan, flags.budget)}\n`);
   // what runs has the values; what is printed has *** (lib/core/redact.ts)
   const shown = redactDeep(plan, redactionOf(suite));
   out(flags.json ? `${JSON.stringify(shown, null, 2)}\n` : renderPlanText(shown));

@@ -1,7 +1,9 @@
 // How long a plan is expected to take, per test and in total, and whether it fits a --budget. A test's
 // own kind estimates it where its sizes say (lib/kinds/<kind>/time.ts); otherwise its timeout is the
 // upper bound. An isolating pattern runs one such launch per round of its first pass.
+import { SuiteError } from "../core/errors.ts";
 import { formatDuration } from "../core/quantity.ts";
+import { parseDuration } from "../core/units.ts";
 import type { Plan, PlannedTest } from "../core/types.ts";
 import { burnExpectedMs } from "../kinds/burn/time.ts";
 import { measuredTime } from "./measured-times.ts";
@@ -40,7 +42,7 @@ export interface ExpectedPlanTime {
 export function expectedPlanTime(plan: Plan): ExpectedPlanTime {
   const tests = plan.tests.map((t) => ({ name: t.name, ...expectedTestTime(t) }));
   const sum = tests.reduce((a, t) => a + t.ms, 0);
-  const measured = measuredTime(plan.suite.name);
+  const measured = measuredTime(plan.suite.name, tests.length);
   const total = measured
     ? { ms: measured.wallMs, basis: `measured: ${measured.source}` }
     : { ms: sum, basis: `estimated: the sum of the ${tests.length} tests' estimates` };
@@ -48,7 +50,7 @@ export function expectedPlanTime(plan: Plan): ExpectedPlanTime {
 }
 
 /** undefined when the plan fits; else the one-line refusal naming the tests to drop, longest first */
-export function budgetRefusal(suite: string, expected: ExpectedPlanTime, budgetMs: number): string | undefined {
+export function budgetRefusal(command: string, suite: string, expected: ExpectedPlanTime, budgetMs: number): string | undefined {
   const over = expected.total.ms - budgetMs;
   if (over <= 0) return undefined;
   const longest = [...expected.tests].sort((a, b) => b.ms - a.ms);
@@ -59,10 +61,20 @@ export function budgetRefusal(suite: string, expected: ExpectedPlanTime, budgetM
     drop.push(t);
     saved += t.ms;
   }
-  const what = saved >= over ? `drop ${drop.map((t) => `${t.name} (${fmtMs(t.ms)})`).join(", ")}` : "no set of its tests fits: raise --budget";
-  return `gpucheck: plan: suite ${suite} is expected to take ${fmtMs(expected.total.ms)} (${expected.total.basis}), over --budget ${fmtMs(budgetMs)} by ${fmtMs(over)}; to fit, ${what}`;
+  const what = saved >= over && drop.length < longest.length ? `drop ${drop.map((t) => `${t.name} (${fmtMs(t.ms)})`).join(", ")}` : "dropping tests cannot bring it under: raise --budget";
+  return `gpucheck: ${command}: suite ${suite} is expected to take ${fmtMs(expected.total.ms)} (${expected.total.basis}), over --budget ${fmtMs(budgetMs)} by ${fmtMs(over)}; to fit, ${what}`;
 }
 
 export function budgetFits(expected: ExpectedPlanTime, budgetMs: number): string {
   return `expected total ${fmtMs(expected.total.ms)} fits --budget ${fmtMs(budgetMs)} with ${fmtMs(budgetMs - expected.total.ms)} to spare`;
+}
+
+/** `--budget` of plan and suite: throws the refusal (exit 2) before anything runs; else the line saying the margin */
+export function checkBudget(command: string, plan: Plan, budget: string): string {
+  const parsed = parseDuration(budget);
+  if (!parsed.ok || parsed.value <= 0) throw new SuiteError(`gpucheck: ${command}: --budget ${JSON.stringify(budget)}: ${parsed.ok ? "must be above 0" : parsed.reason}`);
+  const expected = expectedPlanTime(plan);
+  const refusal = budgetRefusal(command, plan.suite.name, expected, parsed.value);
+  if (refusal) throw new SuiteError(refusal);
+  return budgetFits(expected, parsed.value);
 }

@@ -1,8 +1,8 @@
 // The plan's expected times: a kind's own estimate, the timeout as the upper bound, a pattern's rounds,
 // a measured suite's total, and the exact --budget messages.
 import { expect, test } from "bun:test";
-import type { PlannedTest } from "../../lib/core/types.ts";
-import { budgetFits, budgetRefusal, type ExpectedPlanTime, expectedTestTime } from "../../lib/plan/expected-time.ts";
+import type { Plan, PlannedTest } from "../../lib/core/types.ts";
+import { budgetFits, budgetRefusal, checkBudget, type ExpectedPlanTime, expectedTestTime } from "../../lib/plan/expected-time.ts";
 import { measuredTime } from "../../lib/plan/measured-times.ts";
 
 function planned(spec: Record<string, unknown>, timeoutMs: number, isolation?: PlannedTest["isolation"]): PlannedTest {
@@ -36,9 +36,9 @@ test("a pairwise pattern takes one launch per round; onFailure isolation adds no
   expect(expectedTestTime(planned({ kind: "collective" }, 60_000, { ...iso, onFailure: true } as PlannedTest["isolation"])).ms).toBe(60_000);
 });
 
-test("gpu-1x's total is the measured one, with its BENCHMARKS.md section", () => {
-  expect(measuredTime("gpu-1x")?.source).toStartWith('BENCHMARKS.md "GPU figures"');
-  expect(measuredTime("h100-8x")).toBeUndefined();
+test("gpu-1x's total is the measured one, with its BENCHMARKS.md section; a plan of fewer tests (--only) is estimated", () => {
+  expect(measuredTime("gpu-1x", 8)?.source).toStartWith('BENCHMARKS.md "GPU figures"');
+  expect(measuredTime("gpu-1x", 3)).toBeUndefined();
 });
 
 const expected: ExpectedPlanTime = {
@@ -51,22 +51,31 @@ const expected: ExpectedPlanTime = {
 };
 
 test("a plan over budget is refused, naming the tests to drop, longest first, until it fits", () => {
-  expect(budgetRefusal("h100-8x", expected, 1_800_000)).toBe(
+  expect(budgetRefusal("plan", "h100-8x", expected, 1_800_000)).toBe(
     "gpucheck: plan: suite h100-8x is expected to take 55m00s (estimated: the sum of the 3 tests' estimates), over --budget 30m00s by 25m00s; to fit, drop dcgm-diag (40m00s)",
   );
-  expect(budgetRefusal("h100-8x", expected, 600_000)).toBe(
+  expect(budgetRefusal("plan", "h100-8x", expected, 600_000)).toBe(
     "gpucheck: plan: suite h100-8x is expected to take 55m00s (estimated: the sum of the 3 tests' estimates), over --budget 10m00s by 45m00s; to fit, drop dcgm-diag (40m00s), burn (10m00s)",
   );
 });
 
-test("a measured total no set of tests can bring under the budget says to raise it", () => {
+test("a budget that only dropping every test would meet says to raise it", () => {
   const measured = { tests: [{ name: "a", ms: 1000, basis: "" }], total: { ms: 234_000, basis: "measured: X" } };
-  expect(budgetRefusal("gpu-1x", measured, 60_000)).toBe(
-    "gpucheck: plan: suite gpu-1x is expected to take 3m54s (measured: X), over --budget 1m00s by 2m54s; to fit, no set of its tests fits: raise --budget",
+  expect(budgetRefusal("plan", "gpu-1x", measured, 60_000)).toBe(
+    "gpucheck: plan: suite gpu-1x is expected to take 3m54s (measured: X), over --budget 1m00s by 2m54s; to fit, dropping tests cannot bring it under: raise --budget",
   );
 });
 
 test("a plan that fits says its total and margin", () => {
-  expect(budgetRefusal("h100-8x", expected, 3_600_000)).toBeUndefined();
+  expect(budgetRefusal("plan", "h100-8x", expected, 3_600_000)).toBeUndefined();
   expect(budgetFits(expected, 3_600_000)).toBe("expected total 55m00s fits --budget 1h00m00s with 5m00s to spare");
+});
+
+test("--budget that is no duration, or zero, is refused before anything is planned to run", () => {
+  const plan = { suite: { name: "s" }, tests: [] } as unknown as Plan;
+  expect(() => checkBudget("suite", plan, "soon")).toThrow(
+    'gpucheck: suite: --budget "soon": invalid duration "soon": expected a number with ms, s, m or h (e.g. 90s, 10m, 1h30m); a plain number is seconds',
+  );
+  expect(() => checkBudget("plan", plan, "0m")).toThrow('gpucheck: plan: --budget "0m": must be above 0');
+  expect(checkBudget("plan", plan, "30m")).toBe("expected total 0s fits --budget 30m00s with 30m00s to spare");
 });
