@@ -6,6 +6,7 @@ import { formatDuration } from "../core/quantity.ts";
 import { parseDuration } from "../core/units.ts";
 import type { Plan, PlannedTest } from "../core/types.ts";
 import { burnExpectedMs } from "../kinds/burn/time.ts";
+import { dcgmExpectedMs } from "../kinds/dcgm/time.ts";
 import { measuredTime } from "./measured-times.ts";
 
 export interface ExpectedTime {
@@ -21,6 +22,7 @@ export function fmtMs(ms: number): string {
 
 function kindEstimate(t: PlannedTest): ExpectedTime | undefined {
   if (t.spec.kind === "burn") return burnExpectedMs(t.spec.burn);
+  if (t.spec.kind === "dcgm") return dcgmExpectedMs(t.spec.dcgm);
   return undefined;
 }
 

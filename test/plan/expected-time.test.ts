@@ -23,6 +23,14 @@ test("a burn longer than its timeout is cut at the timeout, the upper bound", ()
   });
 });
 
+test("a dcgm test takes its level's documented length; level 4, undocumented, its timeout", () => {
+  expect(expectedTestTime(planned({ kind: "dcgm", dcgm: { level: 3 } }, 2_400_000))).toEqual({
+    ms: 900_000,
+    basis: "estimated from dcgm.level 3: level 3 lasts about 15 minutes (NVIDIA's dcgmi diag reference)",
+  });
+  expect(expectedTestTime(planned({ kind: "dcgm", dcgm: { level: 4 } }, 7_200_000)).basis).toBe("estimated from the timeout (2h00m00s), an upper bound");
+});
+
 test("a kind without its own estimate takes its timeout as the upper bound", () => {
   expect(expectedTestTime(planned({ kind: "collective" }, 45_000))).toEqual({ ms: 45_000, basis: "estimated from the timeout (45s), an upper bound" });
 });
