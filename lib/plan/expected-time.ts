@@ -45,9 +45,7 @@ export function expectedPlanTime(plan: Plan): ExpectedPlanTime {
   const tests = plan.tests.map((t) => ({ name: t.name, ...expectedTestTime(t) }));
   const sum = tests.reduce((a, t) => a + t.ms, 0);
   const measured = measuredTime(plan.suite.name, tests.length);
-  const total = measured
-    ? { ms: measured.wallMs, basis: `measured: ${measured.source}` }
-    : { ms: sum, basis: `estimated: the sum of the ${tests.length} tests' estimates` };
+  const total = measured ? { ms: measured.wallMs, basis: `measured: ${measured.source}` } : { ms: sum, basis: `estimated: the sum of the ${tests.length} tests' estimates` };
   return { tests, total };
 }
 
@@ -63,7 +61,8 @@ export function budgetRefusal(command: string, suite: string, expected: Expected
     drop.push(t);
     saved += t.ms;
   }
-  const what = saved >= over && drop.length < longest.length ? `drop ${drop.map((t) => `${t.name} (${fmtMs(t.ms)})`).join(", ")}` : "dropping tests cannot bring it under: raise --budget";
+  const what =
+    saved >= over && drop.length < longest.length ? `drop ${drop.map((t) => `${t.name} (${fmtMs(t.ms)})`).join(", ")}` : "dropping tests cannot bring it under: raise --budget";
   return `gpucheck: ${command}: suite ${suite} is expected to take ${fmtMs(expected.total.ms)} (${expected.total.basis}), over --budget ${fmtMs(budgetMs)} by ${fmtMs(over)}; to fit, ${what}`;
 }
 
