@@ -76,6 +76,7 @@ export const COMMANDS: CommandSpec[] = [
       },
     ],
     options: [
+      { flags: "--budget <duration>", description: "refuse to start a run whose expected total (gpucheck plan shows it) exceeds this, e.g. 30m, naming the tests to drop" },
       { ...PLATFORM, description: "platform to run on (default: the suite's platform.type; with --rerun-failed, that run's)" },
       PYTHON,
       { flags: "--hosts <h1,h2,...>", description: "hosts for the ssh platform (or node list for slurm)" },
@@ -157,6 +158,7 @@ export const COMMANDS: CommandSpec[] = [
       NODES,
       EACH_NODE,
       { flags: "--json", description: "print JSON" },
+      { flags: "--budget <duration>", description: "refuse a plan whose expected total (shown in the plan) exceeds this, e.g. 30m, naming the tests to drop" },
       {
         flags: "--health",
         description: "with --platform k8s: the DaemonSet (and its RBAC) that runs `gpucheck health --suite <suite>` on every GPU node and sets the Node condition GPUCheckHealthy",

@@ -2,6 +2,7 @@
 import type { Printer } from "./printer.ts";
 import type { PlatformRegistry } from "../core/platform.ts";
 import { formatWarning } from "../core/errors.ts";
+import { checkBudget } from "../plan/expected-time.ts";
 import { loadSuiteWarnings } from "../load/mod.ts";
 import { buildPlan } from "../plan/plan.ts";
 import { redactDeep, redactionOf } from "../core/redact.ts";
@@ -11,6 +12,8 @@ import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli
 export interface PlanFlags extends HostFlags, NodeFlags {
   platform?: string;
   json?: boolean;
+  /** `--budget 30m`: refuse a plan expected to take longer (lib/plan/expected-time.ts) */
+  budget?: string;
 }
 
 export interface PlanRequest {
@@ -29,6 +32,7 @@ export async function showPlan({ ref, flags, platforms, print }: PlanRequest): P
     err(`${formatWarning(w)}
 `);
   const plan = buildPlan(suite, { platform: flags.platform, cli: cliOverrides(flags), ...nodeOptions(flags), platforms });
+  if (flags.budget !== undefined) err(`gpucheck: ${checkBudget("plan", plan, flags.budget)}\n`);
   // what runs has the values; what is printed has *** (lib/core/redact.ts)
   const shown = redactDeep(plan, redactionOf(suite));
   out(flags.json ? `${JSON.stringify(shown, null, 2)}\n` : renderPlanText(shown));

@@ -8,6 +8,7 @@ import { executePlan } from "./run-suite.ts";
 import { exitCodeFor } from "../assess/judge.ts";
 import { loadSuite, resolvedSuiteYaml } from "../load/mod.ts";
 import { buildPlan } from "../plan/plan.ts";
+import { checkBudget } from "../plan/expected-time.ts";
 import { createProgress } from "../report/progress.ts";
 import { renderSummary } from "../report/summary.ts";
 import { readResults } from "../report/results.ts";
@@ -34,6 +35,8 @@ export interface SuiteFlags extends HostFlags, NodeFlags {
   force?: boolean;
   groupReadable?: boolean;
   preflightOnly?: boolean;
+  /** `--budget 30m`: refuse a plan expected to take longer (lib/plan/expected-time.ts) */
+  budget?: string;
   progress: "auto" | "tty" | "plain" | "none";
 }
 
@@ -87,6 +90,8 @@ export async function runSuite(request: SuiteRequest): Promise<number> {
     ...nodeOptions(flags),
     platforms,
   });
+  // before a node is touched: a plan that cannot fit the budget names what to drop
+  if (flags.budget !== undefined) err(`gpucheck: ${checkBudget("suite", plan, flags.budget)}\n`);
   const baseline = flags.baseline ? readBaseline(flags.baseline) : undefined;
   // a relative threshold without a baseline could only end as an error after every test ran
   const relative = plan.tests.flatMap((t) => t.expect.filter((e) => e.baselineRatio !== undefined).map((e) => `${t.name}: ${e.text}`));

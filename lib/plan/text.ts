@@ -1,6 +1,7 @@
 // A plan for people: per test what runs where, with the platform's rendering verbatim.
 import type { Slots } from "../core/slots.ts";
 import type { Plan, PlannedIsolation, PlannedUnit } from "../core/types.ts";
+import { expectedPlanTime, fmtMs } from "./expected-time.ts";
 
 export function renderPlanText(plan: Plan): string {
   const out: string[] = [];
@@ -9,6 +10,8 @@ export function renderPlanText(plan: Plan): string {
   out.push(`platform ${plan.platform}`);
   if (plan.hosts) out.push(`hosts ${plan.hosts.join(", ")}`);
   for (const w of plan.warnings) out.push(`warning: ${w}`);
+  const expected = expectedPlanTime(plan);
+  out.push(`expected total ${fmtMs(expected.total.ms)} (${expected.total.basis})`);
   out.push("");
   for (const [i, t] of plan.tests.entries()) {
     const where = t.perNode ? (t.placement ? `per node on ${t.placement.hosts.length} host(s)` : "per node on every node") : `${t.nodes} node(s)`;
@@ -16,6 +19,7 @@ export function renderPlanText(plan: Plan): string {
       `${i + 1}. ${t.name}  [${t.kind}]  ${where} × ${t.ranksPerNode} ranks (world ${t.worldSize}), ${t.gpusPerNode} GPU(s)/node, timeout ${Math.round(t.timeoutMs / 1000)}s`,
     );
     if (t.placement) out.push(`   runs on: ${t.placement.hosts.join(", ")}${t.placement.unused.length ? `; unused: ${t.placement.unused.join(", ")}` : ""}`);
+    out.push(`   expected: ${fmtMs(expected.tests[i].ms)} (${expected.tests[i].basis})`);
     out.push(`   command: ${[t.launch.python, ...t.launch.args].join(" ")}`);
     const env = Object.entries(t.launch.env);
     if (env.length) out.push(`   env: ${env.map(([k, v]) => `${k}=${v}`).join(" ")}`);
