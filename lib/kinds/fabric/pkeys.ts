@@ -14,8 +14,7 @@ const CAPACITY = /^(\d+) pkeys capacity for this port/m;
 
 /** The non-empty PKey entries of one port's table, in table order. */
 export function parseSmpqueryPkeys(text: string, source = "smpquery pkeys"): number[] {
-  if (!CAPACITY.test(text))
-    throw new ParseError(`${source}: no "N pkeys capacity for this port" line; smpquery did not read the port's PKey table (run it by hand to see why)`);
+  if (!CAPACITY.test(text)) throw new ParseError(`${source}: no "N pkeys capacity for this port" line; smpquery did not read the port's PKey table (run it by hand to see why)`);
   const keys: number[] = [];
   for (const line of text.split("\n")) {
     const row = ROW.exec(line);
@@ -58,7 +57,13 @@ export function comparePkeys(ports: Map<string, number[]>, declared?: number[]):
     const have = setKey(keys);
     if (have === expected) continue;
     const shown = keys.length ? keys.map(hex).join(", ") : "no PKey";
-    const want = expected === null ? `; ${source}` : `, expected partitions [${expected.split(",").map((k) => hex(Number(k))).join(", ")}] (${source})`;
+    const want =
+      expected === null
+        ? `; ${source}`
+        : `, expected partitions [${expected
+            .split(",")
+            .map((k) => hex(Number(k)))
+            .join(", ")}] (${source})`;
     findings.push({
       kind: "pkey",
       parts: [port],
