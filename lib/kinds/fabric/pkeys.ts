@@ -44,7 +44,7 @@ export function comparePkeys(ports: Map<string, number[]>, declared?: number[]):
   let source: string;
   if (declared) {
     expected = setKey(declared);
-    source = `the suite's fabric.pkeys [${declared.map(hex).join(", ")}]`;
+    source = `the declared PKeys [${declared.map(hex).join(", ")}]`;
   } else {
     const count = new Map<string, number>();
     for (const keys of ports.values()) count.set(setKey(keys), (count.get(setKey(keys)) ?? 0) + 1);
