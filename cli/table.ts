@@ -221,6 +221,10 @@ export const COMMANDS: CommandSpec[] = [
         options: [
           { flags: "--topology <file>", description: "the declared topology (gpucheck fabric snapshot writes one; required)", required: true },
           { flags: "--counters-before <file>", description: "counters saved by gpucheck fabric counters before the test: name the ones that moved since" },
+          {
+            flags: "--pkeys <list>",
+            description: 'also read every compute HCA port\'s PKey table (smpquery pkeys) and name the ports that differ: "majority", or the expected PKeys ("0x7fff,0x8001")',
+          },
           { flags: "--via <command>", description: 'run the diagnostics under this command, split on spaces ("ssh sm-node"; the tests use ibsim-run)' },
           { flags: "--json", description: "print JSON: the findings" },
         ],

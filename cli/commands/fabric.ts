@@ -10,6 +10,6 @@ export async function counters(flags: { out: string; via?: string }): Promise<nu
   return fabricCounters({ flags, print: printer() });
 }
 
-export async function check(flags: { topology: string; countersBefore?: string; via?: string; json?: boolean }): Promise<number> {
+export async function check(flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean }): Promise<number> {
   return fabricCheck({ flags, print: printer() });
 }

@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { EXIT, ParseError } from "../core/errors.ts";
 import { compareFabric, counterFindings, type Finding } from "../kinds/fabric/checks.ts";
 import { parseIbqueryerrors } from "../kinds/fabric/ibqueryerrors.ts";
-import { parseIblinkinfo } from "../kinds/fabric/iblinkinfo.ts";
+import { type LinkInfoPort, parseIblinkinfo } from "../kinds/fabric/iblinkinfo.ts";
+import { comparePkeys, parseSmpqueryPkeys } from "../kinds/fabric/pkeys.ts";
 import { formatTopology, parseTopology, TopologyError } from "../kinds/fabric/topology.ts";
 import type { Printer } from "./printer.ts";
 
@@ -66,6 +67,25 @@ function guarded(print: Printer, body: () => number): number {
   }
 }
 
+/** --pkeys: "majority" (null: the set most ports hold is the expectation) or a comma list of PKeys. */
+function parsePkeyList(text: string): number[] | null {
+  if (text.trim() === "majority") return null;
+  const keys = text.split(",").map((k) => k.trim());
+  const bad = keys.find((k) => !/^0x[0-9a-f]{1,4}$/i.test(k));
+  if (bad !== undefined) throw new TopologyError(`--pkeys "${text}": "${bad}" is not a PKey; give "majority" or PKeys in hex separated by commas ("0x7fff,0x8001")`);
+  return keys.map(Number);
+}
+
+/** The PKey table of every HCA port that iblinkinfo found with a LID: compute ports are the CAs. */
+function pkeyFindings(via: string | undefined, ports: LinkInfoPort[], expected: number[] | undefined): Finding[] {
+  const tables = new Map<string, number[]>();
+  for (const p of ports.filter((x) => x.nodeType === "CA" && x.lid > 0)) {
+    const argv = ["smpquery", "pkeys", String(p.lid), String(p.port)];
+    tables.set(`"${p.node}" port ${p.port}`, parseSmpqueryPkeys(runTool(via, argv), `${argv.join(" ")} ("${p.node}" port ${p.port})`));
+  }
+  return comparePkeys(tables, expected);
+}
+
 export function fabricSnapshot({ flags, print }: { flags: { out?: string; via?: string }; print: Printer }): number {
   return guarded(print, () => {
     const ports = parseIblinkinfo(runTool(flags.via, IBLINKINFO));
@@ -88,13 +108,15 @@ export function fabricCounters({ flags, print }: { flags: { out: string; via?: s
   });
 }
 
-export function fabricCheck({ flags, print }: { flags: { topology: string; countersBefore?: string; via?: string; json?: boolean }; print: Printer }): number {
+export function fabricCheck({ flags, print }: { flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean }; print: Printer }): number {
   return guarded(print, () => {
     const design = parseTopology(readText(flags.topology, "the fabric topology"), flags.topology);
+    const expectedPkeys = flags.pkeys === undefined ? undefined : parsePkeyList(flags.pkeys);
     const before = flags.countersBefore ? parseIbqueryerrors(readText(flags.countersBefore, "the earlier counters"), flags.countersBefore) : null;
     const ports = parseIblinkinfo(runTool(flags.via, IBLINKINFO));
     const after = parseIbqueryerrors(runTool(flags.via, IBQUERYERRORS, IBQUERYERRORS_OK));
     const findings: Finding[] = [...compareFabric(design, ports), ...counterFindings(before, after, ports)];
+    if (expectedPkeys !== undefined) findings.push(...pkeyFindings(flags.via, ports, expectedPkeys ?? undefined));
     if (flags.json) print.out(`${JSON.stringify({ cables: design.length, ports: ports.length, findings }, null, 2)}\n`);
     else {
       for (const f of findings) print.out(`FAIL ${f.kind}: ${f.message}\n`);

@@ -9,7 +9,8 @@
 #                                              then one opensm sweep; prints the env file's path
 #   bash test/infra/ibsim.sh cmd 'LINE'        one line to ibsim's console (Unlink, Link, ReLink,
 #                                              PerformanceSet ...; `help` lists them), answer in $BASE/ibsim.log
-#   bash test/infra/ibsim.sh sweep             opensm sweeps again (after a link change, as an SM would)
+#   bash test/infra/ibsim.sh sweep [PARTS]     opensm sweeps again (after a link change, as an SM would);
+#                                              PARTS: a partitions.conf that opensm applies (-P), PKeys per port
 #   bash test/infra/ibsim.sh stop              ibsim, its console holder and the state directory go
 #   bash test/infra/ibsim.sh status            running or not
 #
@@ -25,7 +26,9 @@ alive() { [[ -f $BASE/$1.pid ]] && kill -0 "$(cat "$BASE/$1.pid")" 2>/dev/null; 
 
 sweep() {
   # One opensm sweep: assigns LIDs and brings ports to Active; -o exits once the subnet is up.
-  IBSIM_SOCKNAME=$SOCK OSM_TMP_DIR=$BASE OSM_CACHE_DIR=$BASE timeout 60 ibsim-run opensm -o -f "$BASE/opensm.log" >"$BASE/opensm.out" 2>&1 ||
+  local parts=()
+  [[ -n ${1:-} ]] && parts=(-P "$(realpath "$1")")
+  IBSIM_SOCKNAME=$SOCK OSM_TMP_DIR=$BASE OSM_CACHE_DIR=$BASE timeout 60 ibsim-run opensm -o "${parts[@]}" -f "$BASE/opensm.log" >"$BASE/opensm.out" 2>&1 ||
     { echo "ibsim.sh: opensm's sweep failed, see $BASE/opensm.out" >&2; return 1; }
 }
 
@@ -71,7 +74,7 @@ stop() {
 case "${1:-}" in
   start) start "${2:-}" ;;
   cmd) cmd "$2" ;;
-  sweep) sweep ;;
+  sweep) sweep "${2:-}" ;;
   stop) stop ;;
   status) if alive ibsim; then echo "ibsim running, pid $(cat "$BASE/ibsim.pid")"; else echo "ibsim not running"; exit 1; fi ;;
   *) sed -n '8,13p' "$0"; exit 2 ;;

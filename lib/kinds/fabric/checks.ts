@@ -5,7 +5,7 @@ import type { PortCounters } from "./ibqueryerrors.ts";
 import type { LinkInfoPort } from "./iblinkinfo.ts";
 import { type DesignLink, type End, endKey, showEnd } from "./topology.ts";
 
-export type FindingKind = "switch-missing" | "link-missing" | "wrong-port" | "port-state" | "width" | "speed" | "counter";
+export type FindingKind = "switch-missing" | "link-missing" | "wrong-port" | "port-state" | "width" | "speed" | "counter" | "pkey";
 
 export interface Finding {
   kind: FindingKind;

@@ -6,7 +6,7 @@
 // next. One ibsim for the file. Needs ibsim-utils, infiniband-diags, opensm (scripts/ci-deps.sh).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../tmp.ts";
 
@@ -111,6 +111,29 @@ describe("gpucheck fabric on the ibsim fat tree", () => {
     expect(gpucheck("fabric", "counters", "--via", "ibsim-run", "--out", "after.txt").status).toBe(0);
     expect(check(["--counters-before", "after.txt"]).status).toBe(0);
     for (const c of ["SymbolErrorCounter", "LinkErrorRecoveryCounter"]) ibsim("cmd", `PerformanceSet "leaf01"[5] PortCounters.${c}=0`);
+  });
+
+  test("PKeys: node16 alone in partition 0x8001 is named against the majority and against a declared set", () => {
+    // opensm's partitions.conf: 0x8001 holds node16's port GUID only, as if the other 15 were left out of it
+    writeFileSync(join(dir, "partitions.conf"), "Default=0x7fff, ipoib : ALL=full ;\ncompute=0x8001 : 0x000000000010001f=full ;\n");
+    ibsim("sweep", join(dir, "partitions.conf"));
+    const fix = "add the port's GUID to the partition in the subnet manager's partitions.conf (or remove it from the one it should not be in) and let the SM sweep";
+    expect(check(["--pkeys", "majority"])).toEqual({
+      status: 1,
+      lines: [
+        `FAIL pkey: "node16 mlx5_0" port 1 holds PKeys [0xffff, 0x8001], expected partitions [0x7fff] (what 15 of 16 compute ports hold); ${fix}`,
+        "1 difference(s) from fat-tree.topo (24 cables)",
+      ],
+    });
+    const declared = check(["--pkeys", "0x7fff,0x8001"]);
+    expect([declared.status, declared.lines.length]).toEqual([1, 16]);
+    expect(declared.lines[0]).toBe(`FAIL pkey: "node01 mlx5_0" port 1 holds PKeys [0xffff], expected partitions [0x0001, 0x7fff] (the declared PKeys [0x7fff, 0x8001]); ${fix}`);
+    expect(declared.lines.some((l) => l.includes('"node16 mlx5_0"'))).toBe(false);
+    const bad = gpucheck("fabric", "check", "--topology", "fat-tree.topo", "--via", "ibsim-run", "--pkeys", "0x7fff,zz");
+    expect([bad.status, bad.stderr]).toEqual([
+      2,
+      'gpucheck fabric: --pkeys "0x7fff,zz": "zz" is not a PKey; give "majority" or PKeys in hex separated by commas ("0x7fff,0x8001")\n',
+    ]);
   });
 
   test("a topology it cannot read: exit 2, the file and line named", () => {
