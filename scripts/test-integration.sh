@@ -43,20 +43,22 @@ echo "test-integration.sh: infra: $GPUCHECK_INFRA" >&2
 
 paths=()
 for a in "$@"; do [[ $a == -* ]] || paths+=("$a"); done
-if [ ${#paths[@]} -gt 0 ] || [ "${GPUCHECK_INTEGRATION_SHARDS:-2}" = 1 ]; then
+if [ ${#paths[@]} -gt 0 ] || [ "${GPUCHECK_INTEGRATION_SHARDS:-1}" != 2 ]; then
   [ ${#paths[@]} -eq 0 ] && set -- "$@" test/integration
   bun test --timeout 120000 --path-ignore-patterns="node_modules/**" "$@"
   exit $?
 fi
 
-# The whole tier runs as two bun processes at once: most of its time is spent waiting (on a hung
-# unit's timeout, on sshd, slurmctld or dockerd, on a shaped link), not on the two cores. The
+# GPUCHECK_INTEGRATION_SHARDS=2 runs the whole tier as two bun processes at once. Not the default:
+# measured on a fresh clone (BENCHMARKS.md, CI time per tier) it took the tier from about 2,950 s to
+# about 2,400 s, but the timing-sensitive fault tests (a hung pair cut at 30 s, a soak's drift of a rank
+# at full speed) failed under the other shard's load, and CI must be green. The
 # "daemons" shard holds every file that uses the loopback sshd's, the local Slurm, dockerd or podman
 # (test/infra/ssh.sh, slurm.sh, docker.sh): those tests stop hosts, drain nodes and count what is left
 # on them, so they run one after another as before. The "lab" shard holds the rest: the fault lab's
 # namespaced hosts and Slurm cluster (netns.sh, slurm-lab.sh), cgroup and blkio limits, the fake
-# Kubernetes API, the local platform. The two sums are about even (BENCHMARKS.md, CI time per tier).
-# GPUCHECK_INTEGRATION_SHARDS=1 runs the tier as one process, in bun's order.
+# Kubernetes API, the local platform. The two sums are about even. By default the tier is one process,
+# in bun's order.
 daemons=(test/integration/platforms/ssh test/integration/platforms/docker test/integration/platforms/slurm
   test/integration/e2e/kill-matrix.test.ts test/integration/e2e/attacks.test.ts test/integration/e2e/docker.test.ts
   test/integration/e2e/fail-fast-rerun.test.ts test/integration/e2e/preflight.test.ts

@@ -239,8 +239,9 @@ describe("slurm on a real Slurm", () => {
       for (let i = 0; i < 600 && !/job \d+ RUNNING/.test(ofTest()); i++) await Bun.sleep(100);
       expect(ofTest()).toMatch(/job \d+ RUNNING/);
       // the ranks are up on the (local) nodes before the interrupt
-      // (up to 30 s: slurmstepd starting 4 ranks on a loaded 2-core machine)
-      for (let i = 0; i < 300 && (await processesWithEnv(marker)).length < 4; i++) await Bun.sleep(100);
+      // up to 90 s: each node's launcher (one Python, seen first) imports torch before it starts its 2
+      // ranks, which took over 30 s on a loaded 2-core machine
+      for (let i = 0; i < 900 && (await processesWithEnv(marker)).length < 4; i++) await Bun.sleep(100);
       expect((await processesWithEnv(marker)).length).toBeGreaterThanOrEqual(4);
       run.child.kill("SIGINT");
       expect(await run.exited).toBe(130);
@@ -252,7 +253,7 @@ describe("slurm on a real Slurm", () => {
     } finally {
       await cleanUp(run, "gpucheck-slurm-sigint");
     }
-  }, 120_000);
+  }, 240_000);
 
   it("--hosts names the nodes of the job; more hosts than the test's nodes is Slurm's refusal, quoted", async () => {
     const ctx = slurmContext(scriptTest("pinned", PY, SHOW_RANK, { nodes: 2, ranksPerNode: 2 }), { cli: { hosts: ["node3", "node4"] } });
