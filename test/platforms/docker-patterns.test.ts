@@ -3,7 +3,7 @@
 // platform takes them for four hosts, the nodes' faults in their software (test/fakes/fake-workload.ts).
 // Plain HTTP to them, said by name (insecureTcp): fakes on loopback, no TLS to test here (docker-tls.test.ts).
 // Here the scenarios with no fault and a failing node; the hanging node's, which mostly wait out
-// timeouts, are in test/integration/platforms/patterns-hang.test.ts.
+// timeouts, are in docker-patterns-hang.test.ts beside this file.
 import { dockerPatterns } from "./docker-patterns.ts";
 
 dockerPatterns({ faults: ["none", "fail"] });

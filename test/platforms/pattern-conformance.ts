@@ -39,7 +39,7 @@ const PATTERNS = [
 ] as const;
 const FAULTS = [undefined, "fail", "hang"] as const;
 /** which scenarios a table runs: the unit tier runs none and fail; the hanging node, whose runs mostly
- * wait out timeouts, runs in test/integration/platforms/patterns-hang.test.ts */
+ * wait out timeouts, runs in a file of its own per platform (test/platforms/*-patterns-hang.test.ts) */
 export type PatternFault = "none" | "fail" | "hang";
 /** the node every faulty scenario breaks, by its place in the host list */
 const BAD = 2;
