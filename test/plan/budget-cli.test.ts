@@ -1,7 +1,7 @@
 // --budget through the CLI: `suite` refuses before anything runs (no results directory), `plan`
 // says the margin of a plan that fits and shows the measured total it compared.
 import { expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gpucheck, tempDir } from "../e2e/cli.ts";
 
@@ -21,4 +21,14 @@ test("plan --budget: a plan that fits says its total and margin; the total is gp
   expect(r.stderr).toBe("gpucheck: expected total 3m54s fits --budget 30m00s with 26m06s to spare\n");
   expect(r.stdout).toContain('\nexpected total 3m54s (measured: BENCHMARKS.md "GPU figures": the whole suite with preflight on one H100 80GB HBM3');
   expect(r.stdout).toContain("   expected: 2m00s (estimated from burn.duration (120s of load, plus a warm-up of 3 iterations))\n");
+});
+
+test("a suite file that takes the name gpu-1x is estimated, never given the built-in suite's measured total", () => {
+  const cwd = tempDir("gpucheck-budget-own-");
+  writeFileSync(join(cwd, "gpu-1x.yaml"), "name: gpu-1x\nextends: gpu-1x\n");
+  const r = gpucheck(["plan", join(cwd, "gpu-1x.yaml")]);
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain("\nexpected total ");
+  expect(r.stdout).not.toContain("measured: BENCHMARKS.md");
+  expect(r.stdout).toContain("(estimated: the sum of the 8 tests' estimates)");
 });
