@@ -67,10 +67,14 @@ test("a plan over budget is refused, naming the tests to drop, longest first, un
   );
 });
 
-test("a budget that only dropping every test would meet says to raise it", () => {
+test("a budget that only dropping every test would meet says to raise it; so does a measured total, whose parts are not measured", () => {
+  const one = { tests: [{ name: "a", ms: 120_000, basis: "" }], total: { ms: 120_000, basis: "estimated: the sum of the 1 tests' estimates" } };
+  expect(budgetRefusal("plan", "mine", one, 60_000)).toBe(
+    "gpucheck: plan: suite mine is expected to take 2m00s (estimated: the sum of the 1 tests' estimates), over --budget 1m00s by 1m00s; to fit, dropping tests cannot bring it under: raise --budget",
+  );
   const measured = { tests: [{ name: "a", ms: 1000, basis: "" }], total: { ms: 234_000, basis: "measured: X" } };
   expect(budgetRefusal("plan", "gpu-1x", measured, 60_000)).toBe(
-    "gpucheck: plan: suite gpu-1x is expected to take 3m54s (measured: X), over --budget 1m00s by 2m54s; to fit, dropping tests cannot bring it under: raise --budget",
+    "gpucheck: plan: suite gpu-1x is expected to take 3m54s (measured: X), over --budget 1m00s by 2m54s; to fit, raise --budget (only the whole suite's time is measured, so what dropping a test saves is not known)",
   );
 });
 
