@@ -67,9 +67,9 @@ function guarded(print: Printer, body: () => number): number {
   }
 }
 
-/** --pkeys: "majority" (null: the set most ports hold is the expectation) or a comma list of PKeys. */
-function parsePkeyList(text: string): number[] | null {
-  if (text.trim() === "majority") return null;
+/** --pkeys: "majority" (the set most ports hold is the expectation) or a comma list of PKeys. */
+function parsePkeyList(text: string): number[] | "majority" {
+  if (text.trim() === "majority") return "majority";
   const keys = text.split(",").map((k) => k.trim());
   const bad = keys.find((k) => !/^0x[0-9a-f]{1,4}$/i.test(k));
   if (bad !== undefined) throw new TopologyError(`--pkeys "${text}": "${bad}" is not a PKey; give "majority" or PKeys in hex separated by commas ("0x7fff,0x8001")`);
@@ -116,7 +116,7 @@ export function fabricCheck({ flags, print }: { flags: { topology: string; count
     const ports = parseIblinkinfo(runTool(flags.via, IBLINKINFO));
     const after = parseIbqueryerrors(runTool(flags.via, IBQUERYERRORS, IBQUERYERRORS_OK));
     const findings: Finding[] = [...compareFabric(design, ports), ...counterFindings(before, after, ports)];
-    if (expectedPkeys !== undefined) findings.push(...pkeyFindings(flags.via, ports, expectedPkeys ?? undefined));
+    if (expectedPkeys !== undefined) findings.push(...pkeyFindings(flags.via, ports, expectedPkeys === "majority" ? undefined : expectedPkeys));
     if (flags.json) print.out(`${JSON.stringify({ cables: design.length, ports: ports.length, findings }, null, 2)}\n`);
     else {
       for (const f of findings) print.out(`FAIL ${f.kind}: ${f.message}\n`);
