@@ -50,7 +50,7 @@ IN_PROCESS = r"""
 import json, statistics, sys, time, types
 import torch, torch.distributed as dist
 from gpucheck_workload import dist as pg, ranks
-from gpucheck_workload.collective import Bench
+from gpucheck_workload.kinds.collective import Bench
 from gpucheck_workload.ops import Collective
 pairs, iters, warmup, size = (int(a) for a in sys.argv[1:5])
 r = ranks.detect()

@@ -21,7 +21,23 @@ const WHY: Record<string, string> = {
   EBADF: "standard output is closed",
 };
 
-function writeAll(fd: number, text: string): void {
+/**
+ * Where standard output and error go instead, while a test runs a command in its own process
+ * (test/e2e/cli.ts): a process start per case was most of the unit tier's CPU time.
+ */
+let capture: ((fd: 1 | 2, text: string) => void) | undefined;
+export function captureOutput(to: typeof capture): void {
+  capture = to;
+}
+
+/** One write to standard output (1) or error (2), as commander makes it (cli/program.ts). */
+export function writeFd(fd: 1 | 2, text: string): void {
+  if (capture) capture(fd, text);
+  else writeSync(fd, text);
+}
+
+function writeAll(fd: 1 | 2, text: string): void {
+  if (capture) return capture(fd, text);
   const buf = Buffer.from(text);
   let off = 0;
   while (off < buf.length) {

@@ -3,8 +3,8 @@
 // writing a command line. Each command's module is imported only when that command runs (a chunk
 // of its own in the binary: scripts/build.ts splits the bundle).
 import { Argument, Command, Option } from "commander";
-import { writeSync } from "node:fs";
 import { VERSION_LINE } from "../lib/core/version.ts";
+import { writeFd } from "./output.ts";
 import { COMMANDS, type CommandSpec, PROGRAM } from "./table.ts";
 
 /** What runs a command once commander has parsed it; args: its arguments, its options, then commander's Command. */
@@ -18,7 +18,7 @@ export function buildProgram(run: Run): Command {
     .helpOption(PROGRAM.help.flags, PROGRAM.help.description)
     .showHelpAfterError()
     // synchronous, as every command's output (cli/output.ts): --help into a pipe arrives whole
-    .configureOutput({ writeOut: (s) => writeSync(1, s), writeErr: (s) => writeSync(2, s) })
+    .configureOutput({ writeOut: (s) => writeFd(1, s), writeErr: (s) => writeFd(2, s) })
     .exitOverride()
     .addHelpText("after", PROGRAM.afterHelp);
   for (const spec of COMMANDS) addCommand(program, spec, run);

@@ -157,6 +157,7 @@ export const COMMANDS: CommandSpec[] = [
       IMAGE,
       NODES,
       EACH_NODE,
+      { flags: "--only <names>", description: "plan only these tests (comma-separated), as suite --only runs them" },
       { flags: "--json", description: "print JSON" },
       { flags: "--budget <duration>", description: "refuse a plan whose expected total (shown in the plan) exceeds this, e.g. 30m, naming the tests to drop" },
       {

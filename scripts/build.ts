@@ -11,8 +11,8 @@ const bun = process.execPath;
 writeFileSync(join(root, "lib", "core", "assets.gen.ts"), renderAssets());
 // what start-up reads instead of computing it: `gpucheck list` (from the suites just embedded, so
 // each generator runs in a process of its own), `--help` in a pipe, the shapes verify checks, the
-// built-in suites' data
-for (const gen of ["gen-list.ts", "gen-help.ts", "gen-shapes.ts", "gen-suite-data.ts"]) {
+// built-in suites' data; and results.json's types (type-only, for the type check)
+for (const gen of ["gen-list.ts", "gen-help.ts", "gen-shapes.ts", "gen-suite-data.ts", "gen-results-types.ts"]) {
   const p = Bun.spawnSync([bun, join(root, "scripts", gen)], { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) {
     console.error(`build: scripts/${gen} failed with ${p.exitCode}`);

@@ -3,7 +3,7 @@
 import { judgeTest, judgeUnit } from "./judge.ts";
 import { paramsOf } from "../kinds/mod.ts";
 import { measure, measureFleet } from "./measure.ts";
-import { collectInventories } from "../parsers/inventory.ts";
+import { collectInventories } from "../kinds/inventory/parse.ts";
 import { summariseTelemetry } from "../parsers/telemetry.ts";
 import type { Expectation, Kind, Measurement, NodeInventory, PlannedTest, ResultsFile, TelemetrySummary, TestResult, UnitResult } from "../core/types.ts";
 import type { RunRecord } from "../execute/record.ts";

@@ -70,6 +70,7 @@ function judgeChecks(expect: Expectation[], run: UnitRunForJudge, baseline: Meas
       problems.push(...r.problems);
     }
     checks.push(...implicitChecks(expect, m));
+    if (run.kind) checks.push(...((KINDS[run.kind] as AnyKind).checks?.(m) ?? []));
   }
   // a GPU suite's figure from a CPU, or from one GPU twice, is never judged as the node's GPUs; said
   // first: it explains every threshold that could not be judged after it

@@ -170,6 +170,20 @@ export const REMEDIATION_RULES: RemediationRule[] = [
   },
   { kind: "nic", metric: ALL, class: "reseat-cable", why: "the HCA pair is slow: the cables of both HCAs to their switch ports", source: "azureNhc" },
   // kinds other branches add (fabric against the design, storage with fio)
+  {
+    kind: "fabric",
+    metric: /^fabric_pkeys$/,
+    class: "reconfigure",
+    why: "the port's partitions are the subnet manager's setting: add its GUID to the partition in partitions.conf (or take it out of the one it should not be in) and let the SM sweep",
+    source: "clustermax",
+  },
+  {
+    kind: "fabric",
+    metric: /^fabric_counters$/,
+    class: "reseat-cable",
+    why: "error counters moved on the link: the cable or transceiver between the two named ports",
+    source: "azureNhc",
+  },
   { kind: "fabric", metric: ALL, class: "reseat-cable", why: "the link differs from the design: reseat or move the cable named at both ends", source: "coreweave" },
   {
     kind: "storage",

@@ -5,6 +5,7 @@ import { judgeRun } from "./judge.ts";
 import { NOT_STARTED } from "../execute/not-started.ts";
 import type { PlannedTest, ResultsFile } from "../core/types.ts";
 import { skippedTest, unfinishedTest } from "./test-result.ts";
+import { notRunnableResult } from "./not-runnable.ts";
 
 export interface RunEnd {
   /** why the run stopped before its last test (--fail-fast) */
@@ -36,7 +37,11 @@ export function closeRun(results: ResultsFile, planned: PlannedTest[], end: RunE
     stopped = "interrupted by Ctrl-C or SIGTERM";
     notStarted = `${NOT_STARTED}: the run was interrupted (Ctrl-C or SIGTERM)`;
   }
-  for (const test of planned.slice(ran)) results.tests.push(skippedTest(test, !end.interrupted && end.blocked ? end.blocked(test.name) : notStarted, end.now));
+  for (const test of planned.slice(ran)) {
+    // a test the platform could never run is that error whatever stopped the run before it, bar Ctrl-C
+    if (test.notRunnable && !end.interrupted) results.tests.push(notRunnableResult({ ...test, notRunnable: test.notRunnable }, end.now));
+    else results.tests.push(skippedTest(test, !end.interrupted && end.blocked ? end.blocked(test.name) : notStarted, end.now));
+  }
   if (stopped) results.stopped = stopped;
   // a run where no test ran (--preflight-only, Ctrl-C during preflight) did not pass: nothing was judged
   results.outcome = judgeRun(results.tests);

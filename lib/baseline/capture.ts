@@ -4,8 +4,8 @@
 // baseline learned from a node that is itself inconsistent would pass its own fault.
 import type { NodeInventory } from "../core/types.ts";
 import { SuiteError } from "../core/errors.ts";
-import { partsOf } from "../parsers/inventory-config.ts";
-import { computePorts } from "../parsers/inventory.ts";
+import { partsOf } from "../kinds/inventory/config.ts";
+import { computePorts } from "../kinds/inventory/parse.ts";
 import { BASELINE_FIELDS } from "./fields.ts";
 
 export interface Captured {

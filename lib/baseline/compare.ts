@@ -2,7 +2,7 @@
 // whose version differs is one finding naming the node, the part and both values. A baseline field
 // the node could not read is unreadable, never a match.
 import type { NodeInventory } from "../core/types.ts";
-import { type ConfigFinding, partsOf } from "../parsers/inventory-config.ts";
+import { type ConfigFinding, partsOf } from "../kinds/inventory/config.ts";
 
 type Obj = Record<string, unknown>;
 

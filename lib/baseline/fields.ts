@@ -1,5 +1,5 @@
 // The firmware and software baseline (issue 28 item 2): the versions a node must run, by inventory
-// config field (lib/parsers/inventory-config.ts says where each is read). A suite gives them in its
+// config field (lib/kinds/inventory/config.ts says where each is read). A suite gives them in its
 // inventory test's `baseline:` block, or `gpucheck baseline capture` learns them from a golden node.
 
 /** baseline field → what it is; the order is the order `baseline capture` writes them in. */

@@ -5,7 +5,7 @@ import type { ZodType } from "./schema.ts";
 import type { MetricInfo } from "./metrics.ts";
 import type { PlotSpec } from "./plot-svg.ts";
 import type { PathKey, Problem } from "./issues.ts";
-import type { Measurement, PlannedTest, TestResult, TestSpec, UnitResult } from "./types.ts";
+import type { Measurement, MetricCheck, PlannedTest, TestResult, TestSpec, UnitResult } from "./types.ts";
 
 export type Report = (path: PathKey[], message: string, where?: Problem["at"], also?: PathKey[][]) => void;
 /** true when none of these fields failed to parse ("gpusPerNode" covers defaults.gpusPerNode) */
@@ -102,6 +102,13 @@ export interface TestKind<K extends string, P, Block extends object> {
   fleet?(measurements: Array<Measurement | null>, params: P | undefined): void;
   /** `gpucheck judge`: the saved measurements recounted against the judging suite's block */
   recount?(measurements: Array<Measurement | null>, params: P | undefined): Array<Measurement | null>;
+  /** checks the kind always makes, whatever the thresholds (fabric: one per difference from the design) */
+  checks?(m: Measurement): MetricCheck[];
+  /**
+   * The test runs no rank on the nodes: the run takes its reading where gpucheck runs
+   * (lib/execute/here.ts), once per run, and the preflight asks nothing of the nodes for it.
+   */
+  runsHere?: boolean;
   /** what the kind's result schema (lib/kinds/results.ts) reads, for the schema's description */
   resultSource: string;
 }

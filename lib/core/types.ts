@@ -1,8 +1,41 @@
 // The data that flows through the pipeline:
 //   suite.yaml → Suite → Plan → UnitRun[] → Measurement → Verdict → ResultsFile
 // Everything here is plain data (JSON-serialisable) so plans and results can be printed,
-// saved and re-judged without the code that produced them.
-import type { IsolationVerdict, Pattern as IsolationPattern } from "./isolation.ts";
+// saved and re-judged without the code that produced them. results.json's shapes (ResultsFile down to
+// Measurement and Verdict) are generated from its schema (lib/report/results-schema.ts, by
+// scripts/gen-results-types.ts) into results.gen.ts; they are re-exported here.
+import type * as Results from "./results.gen.ts";
+import type { Expectation, IsolatingPattern, UnitStatus } from "./results.gen.ts";
+
+export type {
+  Check,
+  ComponentValues,
+  EvidenceBundle,
+  Expectation,
+  FleetRule,
+  IsolatingPattern,
+  Measurement,
+  MetricCheck,
+  NodeInventory,
+  OutlierRule,
+  Outcome,
+  PartId,
+  PreflightNode,
+  PreflightProbe,
+  PreflightProblem,
+  PreflightResult,
+  RankDeviceId,
+  Remediation,
+  SeriesPoint,
+  TelemetrySummary,
+  TransportCheck,
+  TransportRule,
+  TransportSummary,
+  UnitResult,
+  UnitStatus,
+  Verdict,
+} from "./results.gen.ts";
+
 /**
  * What a test of each kind carries besides the common fields, by the kind's name:
  * `{ collective: { collective: CollectiveParams }, … }`. Empty here: each kind's own file adds its
@@ -15,60 +48,13 @@ export interface KindBlocks {}
 /** A test kind's name: the keys of the registry (lib/kinds/mod.ts). */
 export type Kind = keyof KindBlocks;
 
-/** A threshold on one named metric. Values are stored in the metric's canonical unit. */
-export interface Expectation {
-  metric: string;
-  /** canonical unit of the metric, e.g. "GB/s", "samples/s", "count", "ms", "%" */
-  unit: string;
-  min?: number;
-  max?: number;
-  /** message size in bytes for per-size metrics (busbw, algbw, time_us); default: the largest size */
-  at?: number;
-  /** relative threshold: measured ≥ ratio × baseline (with --baseline) */
-  baselineRatio?: number;
-  /** the metric is measured per component (a kind's componentMetrics): one check per part */
-  perComponent?: true;
-  /** per-component metrics only: each part against the median of its peers */
-  outlier?: OutlierRule;
-  /** `outlier:` on a metric with one value per unit: each node of a per-node test against the median of every node of the test */
-  fleet?: FleetRule;
-  /** the threshold as the user wrote it, for messages */
-  text: string;
-  /** metric "transport" only: the transports NCCL must have used, and those it must not have */
-  transport?: TransportRule;
-}
-
-/**
- * `outlier: { below: 0.93 }`: a part fails when its value is under 0.93 × the median of the other
- * parts of its type in its unit (`over: unit`), or of every part of the test (`over: fleet`).
- * `above` for lower-is-better metrics: fails when over ratio × the median.
- */
-export interface OutlierRule {
-  side: "below" | "above";
-  ratio: number;
-  over: "unit" | "fleet";
-}
-
-/**
- * `busbw: { outlier: { over: fleet } }` in a per-node test: a node fails when its value lies more
- * than `k` scaled MADs from the median of the test's nodes on the bad side (`mad: k`, 3 by default),
- * or, with `below`/`above`, past that ratio to the median.
- */
-export interface FleetRule {
-  side: "below" | "above";
-  k?: number;
-  ratio?: number;
-}
-
-/** `transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/core/metrics.ts) */
-export interface TransportRule {
-  require: string[];
-  forbid: string[];
-}
+/** One test's results in results.json, its kind one of the registry's. */
+export type TestResult = Results.TestResult<Kind>;
+/** results.json: everything one run measured and decided. */
+export type ResultsFile = Results.ResultsFile<Kind>;
 
 export const PATTERNS = ["ring", "pairwise", "bisect", "adaptive", "each-node"] as const;
 export type Pattern = (typeof PATTERNS)[number];
-export type IsolatingPattern = IsolationPattern;
 
 /** What every test has, whatever its kind. */
 export interface TestCommon {
@@ -120,6 +106,8 @@ export interface Suite {
   queueTimeoutMs: number;
   /** `defaults.eachNode`: every one-node test runs on each host of the run, a verdict per host (as --each-node) */
   eachNode?: boolean;
+  /** `evidence:` the failed nodes' bundles: their size limit (bytes), the time the nodes have (ms), or `collect: false` for none */
+  evidence?: { maxBytes?: number; timeout?: number; collect?: boolean };
   tests: TestSpec[];
   source: {
     path: string;
@@ -160,6 +148,8 @@ export interface PlannedTest {
   units: PlannedUnit[];
   /** `pattern: pairwise | bisect | adaptive` or `onFailure: isolate`: the hosts it isolates among and its rounds as far as the plan knows them */
   isolation?: PlannedIsolation;
+  /** why the platform cannot run this test (lib/plan/not-runnable.ts): nothing is launched, the run records it as an error; units empty, rendered null */
+  notRunnable?: string;
   /** the platform's rendering (ssh argv, sbatch script, container options, manifests): pure data */
   rendered: unknown;
 }
@@ -220,18 +210,12 @@ export interface Plan {
   hosts?: string[];
   /** hosts some test leaves unused, one line per test */
   warnings: string[];
+  /** a suite with a fabric test: the sweep of the fabric's error counters the run takes before its first test, and the file it writes */
+  fabricStart?: { command: string[]; file: string };
+  /** the per-node units the platform runs at once (ssh and k8s maxParallel): a per-node test of more takes turns */
+  perNodeWindow?: number;
   tests: PlannedTest[];
 }
-
-/** How one unit (the whole test, or one node in per-node mode) ended, as the platform saw it. */
-export type UnitStatus =
-  | "completed" // every rank exited 0
-  | "failed" // a rank exited non-zero
-  | "timeout"
-  | "cancelled" // Ctrl-C / SIGTERM
-  | "infra" // could not launch, host unreachable, job state NODE_FAIL …
-  | "skipped" // node drained/down, not attempted
-  | "unfinished"; // written ahead: the run had not ended it (a killed run leaves it so)
 
 export interface RankLog {
   rank: number;
@@ -256,332 +240,4 @@ export interface UnitRun {
   tail: string;
   /** an infra unit: the hosts that stopped answering (unreachable, a connection lost mid-run), which an isolation holds against them */
   lost?: string[];
-}
-
-/** One component of a node (a GPU, a CPU standing in for one, a NIC, a GPU↔GPU link), named as a verdict must name it. */
-export interface PartId {
-  type: "gpu" | "cpu" | "nic" | "link" | "disk";
-  host: string;
-  rank?: number;
-  /** nvidia-smi's GPU index (not torch's, which CUDA_VISIBLE_DEVICES renumbers) */
-  index?: number;
-  uuid?: string;
-  pciBusId?: string;
-  /** the GPU or CPU model, the NIC's device name (mlx5_0), a disk's path and device, or a link's two ends ("GPU 0 (GPU-…, 00000000:19:00.0)→GPU 3 (…)") */
-  name?: string;
-}
-
-/** One component's own values, by per-component metric name (`gemm_bf16_tflops`, not `gemm_bf16_tflops_min`). */
-export interface ComponentValues {
-  part: PartId;
-  metrics: Record<string, number | null>;
-  /** metrics of this component whose source could not be read → why (their value is null) */
-  unmeasured?: Record<string, string>;
-  /** what lies behind a metric's value on this part (DCGM's failure text, how a NIC figure was taken), quoted when its check fails */
-  details?: Record<string, string>;
-  /** the tool that measured this part where a kind has more than one (nic: "perftest" or "nccl-p2p"), named in every check of it */
-  source?: string;
-  /** NCCL's account of this part's own run (a collective's rail): a `transport:` threshold is judged on each part that has one */
-  transport?: TransportSummary;
-}
-
-export interface SeriesPoint {
-  x: number;
-  y: number;
-}
-
-export interface Measurement {
-  /** scalar metrics: busbw (at the largest size), wrong, samples_per_s, … */
-  metrics: Record<string, number | null>;
-  /** per-size metrics for collectives, keyed by metric name: [size bytes, value] */
-  bySize?: Record<string, Array<[number, number | null]>>;
-  /** series for plots: training throughput over steps etc. */
-  series?: Record<string, SeriesPoint[]>;
-  /** the parsed output, kept whole in results.json (nccl table, train JSON, inventory) */
-  raw?: unknown;
-  /**
-   * Metrics whose source could not be read, with the reason ("the kernel log could not be read:
-   * dmesg: Operation not permitted"). Their value in `metrics` is null and any check on them is an
-   * error: an unmeasured metric is never passed.
-   */
-  unmeasured?: Record<string, string>;
-  /** the parts behind a metric's value ("mlx5_5 port 1 Down"), quoted when its check fails */
-  details?: Record<string, string>;
-  /** collectives on NCCL: NCCL's own account of the transports it used (lib/parsers/nccl-info.ts) */
-  transport?: TransportSummary;
-  /** kinds that measure each part on its own (gemm: every GPU): each part's values, judged part by part */
-  components?: ComponentValues[];
-  /** the device each rank ran on, as the per-GPU kinds report it: a GPU suite judges these before any threshold (lib/assess/devices.ts) */
-  devices?: RankDeviceId[];
-}
-
-/** Who a rank was and what it ran on: a GPU by nvidia-smi's index, UUID and PCI bus, or a CPU. */
-export interface RankDeviceId {
-  rank: number;
-  host: string;
-  type: "cuda" | "cpu";
-  /** the GPU's or CPU's model */
-  name: string | null;
-  index: number | null;
-  uuid: string | null;
-  pciBusId: string | null;
-  /** on a GPU: why index, UUID or bus could not be read */
-  unnamed?: string;
-}
-
-/** "unfinished": a planned test a run written ahead lists until it ends; a killed run leaves it so. */
-export type Outcome = "passed" | "failed" | "error" | "skipped" | "unfinished";
-
-/** A threshold on a number. */
-export interface MetricCheck {
-  metric: string;
-  expectation: string;
-  measured: number | null;
-  expected: number;
-  unit: string;
-  ok: boolean;
-  /** e.g. "busbw 182.3 GB/s at 8 GiB < 400 GB/s expected (-54%)" */
-  message: string;
-  /** a per-component check: the part it judged */
-  part?: PartId;
-  /** an outlier check: the median it was compared with, the value's ratio to it, and the parts behind the median */
-  outlier?: { median: number; ratio: number; from: string[]; mad?: number };
-  /** a missed check: what an operator does next, with its published source (lib/assess/remediation.ts) */
-  remediation?: Remediation;
-}
-
-/** `transport:` against what NCCL said it used. */
-export interface TransportCheck {
-  metric: "transport";
-  expectation: string;
-  /** the transports NCCL used (keys of TransportSummary.transports); null when that is unknown (an error) */
-  measured: string[] | null;
-  expected: TransportRule;
-  unit: "";
-  ok: boolean;
-  /** e.g. "transport: NET/Socket used, NET/IB required (connections: 16 × NET/Socket, 24 × P2P/IPC)" */
-  message: string;
-  /** a per-component check (one rail of a collective): the part it judged */
-  part?: PartId;
-  /** a missed check: what an operator does next, with its published source (lib/assess/remediation.ts) */
-  remediation?: Remediation;
-}
-
-export type Check = MetricCheck | TransportCheck;
-
-/** What to do about a missed check: a class of published operator practice, the action naming the part, its source. */
-export interface Remediation {
-  class: "reset-gpu" | "reboot-node" | "reseat-cable" | "reflash-firmware" | "reinstall-driver" | "reconfigure" | "rma-part" | "check-cooling" | "escalate-vendor";
-  action: string;
-  source: string;
-}
-
-export interface Verdict {
-  outcome: Outcome;
-  /** one line: the headline of why */
-  reason: string;
-  checks: Check[];
-}
-
-export interface TelemetrySummary {
-  samples: number;
-  /** the telemetry metrics (lib/core/metrics.ts TELEMETRY_METRICS) of this unit */
-  metrics?: Record<string, number | null>;
-  /** telemetry metrics whose source some node could not read → why */
-  unmeasured?: Record<string, string>;
-  /** the parts behind each telemetry metric (which GPU, port or link, which Xid) */
-  details?: Record<string, string>;
-  maxTempC: number | null;
-  maxPowerW: number | null;
-  meanUtilPct: number | null;
-  throttleReasons: string[];
-  xids: string[];
-  series?: Record<string, SeriesPoint[]>;
-  /** results.json of a test of many units: the file under the results directory that holds `series` (lib/report/write.ts) */
-  seriesFile?: string;
-}
-
-export interface UnitResult {
-  unit: string;
-  hosts: string[];
-  status: UnitStatus;
-  message?: string;
-  startedAt: string;
-  endedAt: string;
-  durationS: number;
-  measurement: Measurement | null;
-  verdict: Verdict;
-  logs: string[];
-  tail: string;
-  telemetry?: TelemetrySummary;
-  /** an infra unit: the hosts that stopped answering, by name */
-  lost?: string[];
-  /** a stand-in answered instead of the workload (its GPUCHECK_SIMULATED line): what it said it replayed */
-  simulated?: string;
-}
-
-export interface TestResult {
-  name: string;
-  kind: Kind;
-  perNode: boolean;
-  nodes: number;
-  gpusPerNode: number;
-  worldSize: number;
-  /** the workload command every rank ran and the environment the suite gave it (platforms add rank variables) */
-  launch?: { command: string[]; env: Record<string, string> };
-  expect: Expectation[];
-  /** headline metric name and unit for tables, e.g. busbw GB/s */
-  headline: { metric: string; unit: string };
-  units: UnitResult[];
-  outcome: Outcome;
-  /** an isolating pattern (or `onFailure: isolate` after a failed run): which nodes are bad, with the evidence of every round */
-  isolation?: IsolationVerdict;
-  /** planned units (per-node: the nodes) whose result never came back from the platform; the test is then an error */
-  missing?: string[];
-}
-
-export interface NodeInventory {
-  hostname: string;
-  gpus: Array<{
-    index: number;
-    name: string;
-    uuid?: string;
-    serial?: string;
-    [k: string]: unknown;
-  }>;
-  driver?: string | null;
-  cuda?: string | null;
-  nccl?: string | null;
-  torch?: string | null;
-  [k: string]: unknown;
-}
-
-/** One thing preflight looked at on a node: its value, or null with why it could not be read. */
-export interface PreflightProbe {
-  /** "python", "torch", "torch.cuda.device_count", "NCCL", "nvidia-smi -L", "tool all_reduce_perf" */
-  probe: string;
-  /** the interpreter the probe ran under (probes of python, torch, CUDA and NCCL) */
-  python?: string;
-  /** false = looked and absent (NCCL not built in); null = could not look, see reason */
-  value: string | number | boolean | null;
-  /** the parts behind the value: GPU models, the path of a tool */
-  detail?: string;
-  reason?: string;
-}
-
-/** Preflight on one node: what it offers and whether that is what the suite's tests need. */
-export interface PreflightNode {
-  node: string;
-  hosts: string[];
-  /** how the preflight process ended, as the platform saw it */
-  status: UnitStatus;
-  message?: string;
-  probes: PreflightProbe[];
-  passed: boolean;
-  problems: PreflightProblem[];
-  logs: string[];
-}
-
-export interface PreflightProblem {
-  /** one line naming what is missing, what was found and the tests that need it */
-  message: string;
-  /** the tests it keeps from running */
-  tests: string[];
-}
-
-export interface PreflightResult {
-  passed: boolean;
-  startedAt: string;
-  endedAt: string;
-  nodes: PreflightNode[];
-}
-
-export interface ResultsFile {
-  schemaVersion: 1;
-  gpucheck: string;
-  /** sha256: of suite.yaml as saved; sourceSha256: the suite file's own, where the copy's secrets were redacted */
-  suite: { name: string; description: string; cluster?: string; path: string; sha256: string; sourceSha256?: string };
-  platform: string;
-  command: string[];
-  startedAt: string;
-  endedAt: string | null;
-  /** false while running or when interrupted: finished tests are kept either way */
-  complete: boolean;
-  outcome: Outcome;
-  tests: TestResult[];
-  inventory: NodeInventory[];
-  /** every node checked against what the tests need before the first test ran */
-  preflight?: PreflightResult;
-  baseline?: string;
-  /** set by `gpucheck judge`: the suite whose thresholds gave these verdicts, when not the one that ran */
-  judgedWith?: { path: string; sha256: string; at: string };
-  /** set by `gpucheck judge`: the run whose measurements these are (its directory and results.json's sha256) */
-  judgedFrom?: { path: string; sha256: string };
-  /** set by `gpucheck judge --exclude-bad`: the nodes the run's isolating tests found bad, judged without (their other units skipped) */
-  excluded?: string[];
-  /** set by `gpucheck suite --rerun-failed`: the run whose failed, errored and skipped tests this one reran */
-  rerunOf?: { path: string; sha256: string };
-  /** why the run stopped before every test started ("--fail-fast: nccl-allreduce failed", "interrupted by Ctrl-C or SIGTERM") */
-  stopped?: string;
-  /** some units' answers came from a stand-in for the workload, not from the nodes: how many, and which stand-in */
-  simulated?: string;
-  /** each failed or errored node's evidence bundle (lib/evidence/): its archive, what it holds, what could not be collected and why */
-  evidence?: EvidenceBundle[];
-}
-
-export interface EvidenceBundle {
-  node: string;
-  /** the archive, relative to the run directory (evidence/<node>.tar.gz); absent when nothing was packed */
-  file?: string;
-  bytes: number;
-  collected: string[];
-  missing: Array<{ item: string; why: string }>;
-}
-
-/** NCCL's own account of the transports a collective used (lib/parsers/nccl-info.ts reads it from NCCL_DEBUG=INFO). */
-export interface TransportSummary {
-  ncclVersion: string | null;
-  /** "Using network X": IB, Socket, IBext_v8, AWS Libfabric … */
-  network: string | null;
-  /** external net plugin named by NCCL ("P2P plugin IBext_v8", "Loaded net plugin NCCL RDMA Plugin (v5)") */
-  plugin: string | null;
-  /**
-   * connection lines per transport: P2P/IPC, P2P/CUMEM, P2P/direct, SHM, NET/IB, NET/Socket, NET/<plugin>;
-   * GDRDMA counts the network connections with GPUDirect RDMA; NVLS is the NVLS channel count (1 when
-   * NCCL set NVLS up without saying how many)
-   */
-  transports: Record<string, number>;
-  /** HCAs NCCL opened, as it lists them ("mlx5_0:1/IB"), in order, once each */
-  hcas: string[];
-  /** NIC indices the network connections went through, per network ("IB/0", "Socket/3") */
-  netDevices: string[];
-  /** why GPUDirect RDMA was off, once per distinct text ("HCA 1 'mlx5_1' (no module)") */
-  gdrDisabled: string[];
-  /** NVLink SHARP multicast: true when NCCL said it is available, false when not, null when silent */
-  nvlsAvailable: boolean | null;
-  /** NVLS channels of the communicator ("16 nvls channels"); null when NCCL did not say */
-  nvlsChannels: number | null;
-  nRanks: number | null;
-  nNodes: number | null;
-  localRanks: number | null;
-  /** the largest "N coll channels" any rank printed */
-  collChannels: number | null;
-  /** algorithms NCCL connected at init ("Connected all rings" → Ring, "… trees" → Tree, NVLS), in order seen */
-  algorithms: string[];
-  /** NCCL_* settings NCCL reported taking from the environment ("NCCL_ALGO set by environment to Ring") */
-  settings: Record<string, string>;
-  /** NCCL WARN texts, first few, once each */
-  warnings: string[];
-  /** NCCL INFO lines read */
-  infoLines: number;
-  /**
-   * connection lines whose "via" wording gpucheck does not know (lib/parsers/nccl-wordings.ts): the
-   * first few, and how many distinct ones; while any is here the transport is unmeasured
-   */
-  unclassified?: { lines: string[]; count: number };
-  /**
-   * the algorithm and protocol NCCL chose per call (its TUNING lines, rank 0), once per call, size and
-   * choice, by size: what shows that NVLS served a size (lib/parsers/nccl-tuning.ts)
-   */
-  tuning?: Array<{ op: string | null; bytes: number; algo: string; proto: string }>;
 }

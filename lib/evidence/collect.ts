@@ -1,11 +1,12 @@
 // The evidence bundle of a failed or errored node (issue 28 item 7): what a vendor case asks for,
-// bounded by `maxBytes`, packed as evidence/<node>.tar.gz in the run directory. Each item is a command
-// run with a timeout, or the test's logs; what could not be collected is listed with why (a tool not
-// installed, a kernel log not readable, the size limit reached). Collected on this machine, so only
-// for the local platform; on the others the listing says so.
-import { spawnSync } from "node:child_process";
+// bounded by `maxBytes`, packed as evidence/<node>.tar.gz in the run directory. The node's state (kernel
+// log, nvidia-smi, ibstat, iblinkinfo, dcgmi, nvidia-bug-report) is collected on the node itself by the
+// workload's `evidence` command (workload/gpucheck_workload/evidence.py), one GPUCHECK_EVIDENCE line
+// an item; the test's logs are already here. What could not be collected is listed with why (a tool not
+// installed, a command that failed, a node that could not be reached, the size limit).
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { taggedLines } from "../parsers/protocol.ts";
 import { type TarEntry, tarGz } from "./ustar.ts";
 import type { EvidenceBundle } from "../core/types.ts";
 
@@ -14,73 +15,57 @@ export const DEFAULT_EVIDENCE_BYTES = 64 * 1024 * 1024;
 
 export type { EvidenceBundle } from "../core/types.ts";
 
-interface Item {
-  name: string;
-  argv: string[];
-  timeoutS: number;
+/** One item as the node sent it: its bytes (absent when it was larger than the limit), or why there are none. */
+export interface NodeItem {
+  item: string;
+  bytes?: number;
+  data?: Uint8Array;
+  missing?: string;
 }
 
-/** The commands, in the order they are worth the space; the kernel log around the test from its start and end. */
-function items(since: string, until: string): Item[] {
-  const t = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "");
-  return [
-    { name: "kernel-log.txt", argv: ["journalctl", "-k", "--no-pager", "--utc", "--since", t(since), "--until", t(until)], timeoutS: 30 },
-    { name: "nvidia-smi-q.txt", argv: ["nvidia-smi", "-q"], timeoutS: 60 },
-    { name: "nvidia-smi-topo-m.txt", argv: ["nvidia-smi", "topo", "-m"], timeoutS: 30 },
-    { name: "ibstat.txt", argv: ["ibstat"], timeoutS: 30 },
-    { name: "iblinkinfo.txt", argv: ["iblinkinfo"], timeoutS: 60 },
-    { name: "dcgmi-discovery.txt", argv: ["dcgmi", "discovery", "-l"], timeoutS: 30 },
-    { name: "nvidia-bug-report.txt", argv: ["nvidia-bug-report.sh", "--safe-mode", "--output-file", "/dev/stdout"], timeoutS: 300 },
-  ];
+/** The GPUCHECK_EVIDENCE lines of the node's output, in order; a line gpucheck cannot read is listed as missing. */
+export function nodeItems(texts: string[]): NodeItem[] {
+  return texts
+    .flatMap((t) => taggedLines(t, "EVIDENCE"))
+    .map((v, i) => {
+      const item = typeof v.item === "string" && v.item && !v.item.includes("/") ? v.item : `item-${i + 1}`;
+      if (typeof v.missing === "string") return { item, missing: v.missing };
+      const bytes = typeof v.bytes === "number" ? v.bytes : undefined;
+      if (typeof v.data !== "string") return bytes === undefined ? { item, missing: "the node sent neither its data nor why" } : { item, bytes };
+      return { item, bytes, data: Buffer.from(v.data, "base64") };
+    });
 }
 
-function which(cmd: string, path: string): boolean {
-  return path.split(":").some((d) => d && spawnSync("test", ["-x", join(d, cmd)]).status === 0);
-}
-
-/** Collect one node's bundle; `logs` are the test's log files on this machine. */
-export function collectLocal(opts: { node: string; outDir: string; since: string; until: string; logs: string[]; maxBytes: number; env?: NodeJS.ProcessEnv }): {
+/** One node's bundle from what its node sent (`problem`: why the node's part is short or absent) and the test's logs here. */
+export function packBundle(opts: { node: string; outDir: string; items: NodeItem[]; problem?: string; logs: string[]; maxBytes: number }): {
   bundle: EvidenceBundle;
-  archive: Uint8Array | null;
+  archive: Uint8Array;
 } {
-  const env = opts.env ?? process.env;
   const entries: TarEntry[] = [];
   const missing: EvidenceBundle["missing"] = [];
   let used = 0;
+  const over = (name: string, size: number) =>
+    missing.push({ item: name, why: `over the evidence limit (${size} bytes with ${used} already collected, maxBytes ${opts.maxBytes})` });
   const add = (name: string, data: Uint8Array) => {
-    // the gzip only shrinks it: counting raw bytes keeps the archive under the limit
-    if (used + data.length + 1024 > opts.maxBytes) {
-      missing.push({ item: name, why: `over the evidence limit (${data.length} bytes with ${used} already collected, maxBytes ${opts.maxBytes})` });
-      return;
-    }
+    // the gzip only shrinks it: counting raw bytes (and a tar header each) keeps the archive under the limit
+    if (used + data.length + 1024 > opts.maxBytes) return over(name, data.length);
     used += data.length + 1024;
     entries.push({ name, data });
   };
-  for (const it of items(opts.since, opts.until)) {
-    if (!which(it.argv[0]!, env.PATH ?? "")) {
-      missing.push({ item: it.name, why: `${it.argv[0]} is not installed on ${opts.node}` });
-      continue;
-    }
-    const r = spawnSync(it.argv[0]!, it.argv.slice(1), { env, timeout: it.timeoutS * 1000, maxBuffer: opts.maxBytes });
-    if (r.error || r.status !== 0) {
-      const why = r.error
-        ? r.error.message
-        : `exited ${r.status ?? r.signal}: ${
-            String(r.stderr ?? "")
-              .trim()
-              .split("\n")
-              .slice(-1)[0] ?? ""
-          }`;
-      missing.push({ item: it.name, why: `${it.argv.join(" ")} ${why}` });
-      continue;
-    }
-    add(it.name, r.stdout);
+  for (const it of opts.items) {
+    if (it.missing !== undefined) missing.push({ item: it.item, why: it.missing });
+    else if (it.data) add(it.item, it.data);
+    else over(it.item, it.bytes ?? 0);
   }
-  for (const log of opts.logs) {
+  if (opts.problem) missing.push({ item: opts.items.length ? "the rest of the node's state" : "the node's state", why: opts.problem });
+  for (const [i, log] of opts.logs.entries()) {
+    // as in the run directory (logs/<test>/<unit>/rank-N.log: two tests' rank 0 do not collide), unless
+    // ustar's 100-byte name limit needs it shorter
+    const name = log.length <= 100 ? log : `logs/${i + 1}-${basename(log)}`.slice(0, 100);
     try {
-      add(`logs/${basename(log)}`, readFileSync(join(opts.outDir, log)));
+      add(name, readFileSync(join(opts.outDir, log)));
     } catch (e) {
-      missing.push({ item: `logs/${basename(log)}`, why: (e as Error).message });
+      missing.push({ item: name, why: (e as Error).message });
     }
   }
   const listing = [...entries.map((e) => `collected ${e.name} (${e.data.length} bytes)`), ...missing.map((m) => `missing ${m.item}: ${m.why}`)].join("\n");

@@ -12,6 +12,7 @@ import { RUN_RECORDS_FILE, savedRecord, type RunRecord } from "./record.ts";
 import { stopReason } from "../core/stop.ts";
 import { redactionOf, scrubText } from "../core/redact.ts";
 import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
+import { type FabricStart, type FabricSweep, runFabricUnit } from "./fabric-run.ts";
 
 export interface TestEnv {
   suite: Suite;
@@ -24,6 +25,10 @@ export interface TestEnv {
   cli: CliOverrides;
   progress: Progress;
   signal: AbortSignal;
+  /** the run's first sweep of the fabric's counters, when its suite holds a fabric test (./fabric-run.ts) */
+  fabricStart?: FabricStart;
+  /** the sweeps taken after each test so far (./fabric-run.ts takeFabricSweep), in order */
+  fabricSweeps?: FabricSweep[];
 }
 
 /** Test names become directory names under logs/. */
@@ -95,7 +100,8 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   };
   let units: UnitRun[];
   try {
-    units = await env.platformRun(ctx);
+    // a fabric test runs no rank: its reading is taken here, where gpucheck runs
+    units = test.kind === "fabric" ? [runFabricUnit(test, env.fabricStart, logDir, env.fabricSweeps)] : await env.platformRun(ctx);
   } catch (err) {
     // a platform that cannot even start the test still yields a verdict: error, with the reason
     // a full or read-only disk is the machine's state, said in one line; only a bug gets a stack

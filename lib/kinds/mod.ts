@@ -1,22 +1,24 @@
 // The test kinds gpucheck knows, by the name a suite's `kind:` gives them. Adding a kind: its own
-// file beside these (lib/core/kind.ts says what it holds), one line here, and its Python module
-// with one line in workload/gpucheck_workload/kinds.py (CONTRIBUTING.md, "How to add a test kind").
+// folder beside these (lib/kinds/<kind>/kind.ts; lib/core/kind.ts says what it holds), one line here,
+// and its Python module (workload/gpucheck_workload/kinds/<kind>.py) with one line in
+// workload/gpucheck_workload/kinds/__init__.py (CONTRIBUTING.md, "How to add a test kind").
 import type { MetricInfo } from "../core/metrics.ts";
 import type { KindBlocks, TestCommon, TestSpec } from "../core/types.ts";
 import { TELEMETRY_METRICS } from "../core/metrics.ts";
-import { burn } from "./burn.ts";
-import { collective } from "./collective.ts";
-import { dcgm } from "./dcgm.ts";
-import { gemm } from "./gemm.ts";
-import { inventory } from "./inventory.ts";
+import { burn } from "./burn/kind.ts";
+import { collective } from "./collective/kind.ts";
+import { dcgm } from "./dcgm/kind.ts";
+import { fabric } from "./fabric/kind.ts";
+import { gemm } from "./gemm/kind.ts";
+import { inventory } from "./inventory/kind.ts";
 import type { AnyKind } from "../core/kind.ts";
-import { membw } from "./membw.ts";
-import { nic } from "./nic.ts";
-import { nicLoopback } from "./nic-loopback.ts";
-import { nvlink } from "./nvlink.ts";
-import { pcie } from "./pcie.ts";
-import { storage } from "./storage.ts";
-import { train } from "./train.ts";
+import { membw } from "./membw/kind.ts";
+import { nic } from "./nic/kind.ts";
+import { nicLoopback } from "./nic-loopback/kind.ts";
+import { nvlink } from "./nvlink/kind.ts";
+import { pcie } from "./pcie/kind.ts";
+import { storage } from "./storage/kind.ts";
+import { train } from "./train/kind.ts";
 
 export const KINDS = {
   collective,
@@ -31,6 +33,7 @@ export const KINDS = {
   nic,
   storage,
   "nic-loopback": nicLoopback,
+  fabric,
 } as const;
 
 export type Kinds = typeof KINDS;

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { burnResult } from "./burn/result.ts";
 import { ncclResult } from "./collective/result.ts";
 import { dcgmResult } from "./dcgm/result.ts";
+import { fabricResult } from "./fabric/result.ts";
 import { gemmResult } from "./gemm/result.ts";
 import { inventoryResult } from "./inventory/result.ts";
 import type { KindName } from "./mod.ts";
@@ -31,4 +32,5 @@ export const RESULTS: Record<KindName, z.ZodType> = {
   nic: nicResult,
   storage: storageResult,
   "nic-loopback": nicLoopbackResult,
+  fabric: fabricResult,
 };

@@ -47,6 +47,7 @@ export function checkSuite(data: Record<string, unknown>, registry?: PlatformReg
     description: str(data.description) ?? "",
     ...(str(data.cluster) !== undefined && { cluster: str(data.cluster) }),
     ...(top.success && top.data.redact?.length && { redact: top.data.redact }),
+    ...(top.success && top.data.evidence && { evidence: top.data.evidence }),
     platform: platform.block,
     queueTimeoutMs: (defaults?.data.queueTimeout as number | undefined) ?? SUITE_DEFAULTS.queueTimeoutMs,
     ...(defaults?.data.eachNode === true && { eachNode: true }),

@@ -11,6 +11,7 @@ import type { PathKey, Problem } from "../core/issues.ts";
 import type { Suite } from "../core/types.ts";
 import type { PlatformRegistry } from "../core/platform.ts";
 import { renderResolved } from "./resolved.ts";
+import { resolveFabricPaths } from "./fabric-paths.ts";
 import { inheritedTotals } from "./scaled-totals.ts";
 import { locate, sourceText } from "./yaml-positions.ts";
 
@@ -37,6 +38,7 @@ export async function loadSuiteWarnings(ref: string, opts: LoadOptions = {}): Pr
 
   const checked = checkSuite(merged.value as Record<string, unknown>, opts.platforms);
   problems.push(...checked.problems.map((p) => inFile(merged, p)));
+  problems.push(...resolveFabricPaths(merged, files, checked.suite.tests, cwd));
   if (problems.length) {
     const located = problems.map((p) => ({ file: p.file, offset: locate(files[p.file].doc, p.path, p.at).offset, message: p.message }));
     const unique = new Map(located.map((d) => [`${d.file}:${d.offset}:${d.message}`, d]));

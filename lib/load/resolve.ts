@@ -30,6 +30,12 @@ export function resolveTest(t: TestInput, d: DefaultsInput, at: PathKey[], broke
   } else if (ranksKnown && gpusPerNode > 0 && ranksPerNode > gpusPerNode) {
     report(from("ranksPerNode"), `"ranksPerNode" (${ranksPerNode}) must not exceed "gpusPerNode" (${gpusPerNode}): each rank drives one GPU`, "value", gpusAt);
   }
+  // a kind read where gpucheck runs (fabric) runs once and on no node: where and how many nodes mean nothing to it
+  if ((kind as AnyKind).runsHere) {
+    for (const key of ["nodes", "perNode", "pattern", "pairs", "onFailure", "screen"] as const) {
+      if (t[key] !== undefined) report([...at, key], `"${key}" does not apply to kind "${t.kind}": it runs once per run where gpucheck runs, on no node; remove it`, "key");
+    }
+  }
   for (const block of KIND_NAMES) {
     if (t[block] !== undefined && t.kind !== block) report([...at, block], `"${block}" does not apply to kind "${t.kind}"`, "key", [[...at, "kind"]]);
   }

@@ -1,9 +1,9 @@
 // The workload's tagged output lines: `GPUCHECK_<TAG> {json}`, possibly behind a launcher prefix
 // (srun --label " 0: ", mpirun "[1,0]<stdout>:", our own "[host rank N] ").
 
-export type Tag = "RESULT" | "PROGRESS" | "INVENTORY" | "TELEMETRY" | "NCCL" | "P2P" | "RAIL" | "SIMULATED";
+export type Tag = "RESULT" | "PROGRESS" | "INVENTORY" | "TELEMETRY" | "NCCL" | "P2P" | "RAIL" | "SIMULATED" | "EVIDENCE";
 
-const LINE = /GPUCHECK_(RESULT|PROGRESS|INVENTORY|TELEMETRY|NCCL|P2P|RAIL|SIMULATED) (\{.*\})\s*$/;
+const LINE = /GPUCHECK_(RESULT|PROGRESS|INVENTORY|TELEMETRY|NCCL|P2P|RAIL|SIMULATED|EVIDENCE) (\{.*\})\s*$/;
 
 export function parseTagged(line: string): { tag: Tag; value: Record<string, unknown> } | null {
   const m = LINE.exec(line);

@@ -27,6 +27,14 @@ export function nodeOptions(flags: NodeFlags): { nodes?: number; eachNode?: bool
   };
 }
 
+/** `--only a,b`: the tests asked for, in the suite's order (buildPlan refuses a name the suite lacks) */
+export function onlyTests(only: string | undefined): string[] | undefined {
+  return only
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 export function cliOverrides(flags: HostFlags): CliOverrides {
   const hosts = [...splitHosts(flags.hosts ?? ""), ...(flags.hostfile ? readHostfile(flags.hostfile) : [])];
   return {

@@ -8,6 +8,7 @@ import { assessTest, mergeInventory } from "../assess/assess.ts";
 import { collectEvidence } from "../evidence/run.ts";
 import { closeRun, writtenAhead } from "../assess/run-outcome.ts";
 import { executeTest, saveRecords, type TestEnv, testLogDir } from "../execute/run-test.ts";
+import { notRunnableRecord } from "../execute/not-runnable.ts";
 import type { RunRecord } from "../execute/record.ts";
 import { type IsolationRun, isolatedResult, isolationWanted, runIsolation } from "./isolate-test.ts";
 import { judgeRun } from "../assess/judge.ts";
@@ -26,8 +27,11 @@ import { redactionOf } from "../core/redact.ts";
 import { sha256 } from "../core/sha256.ts";
 import { testPause } from "../core/test-pause.ts";
 import { redactSuiteText } from "../load/redact-yaml.ts";
+import { KINDS } from "../kinds/mod.ts";
+import type { AnyKind } from "../core/kind.ts";
 import type { CliOverrides, Platform, PlatformRegistry } from "../core/platform.ts";
 import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
+import { FABRIC_COUNTERS_START, type FabricStart, takeFabricStart, takeFabricSweep } from "../execute/fabric-run.ts";
 
 export interface ExecuteOptions {
   outDir: string;
@@ -53,6 +57,8 @@ export interface ExecuteOptions {
   platform?: Platform<unknown>;
   /** the registry the plan's platform is looked up in (cli/platforms.ts); without it, the one registered */
   platforms?: PlatformRegistry;
+  /** a soak's first sweep of the fabric's counters, which every round's fabric test compares with; absent: this run takes its own */
+  fabricStart?: FabricStart;
 }
 
 export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions): Promise<ResultsFile> {
@@ -64,11 +70,29 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   const write = (r: ResultsFile) => sink(writtenAhead(r, plan.tests, new Date().toISOString()));
   write(results);
   const env = testEnv(suite, plan, outDir, opts);
+  // the fabric's error counters before anything loads it: the fabric test names any that moved since
+  if (!opts.signal.aborted && !opts.preflightOnly) {
+    const start =
+      opts.fabricStart ??
+      takeFabricStart(
+        plan.tests.map((t) => t.spec),
+        outDir,
+        `since the start of the run (${FABRIC_COUNTERS_START})`,
+      );
+    if (start) {
+      env.fabricStart = start;
+      if (!opts.fabricStart) opts.progress.note("error" in start ? `fabric: ${start.error}` : `fabric: error counters at the start of the run written to ${start.path}`);
+    }
+  }
 
   // every node is checked against what the tests need before any test spends its time finding out
   let blocked: ((test: string) => string) | undefined;
-  if (plan.tests.length && !opts.signal.aborted) {
-    const pre = await preflight(plan, env);
+  // a test read where gpucheck runs (fabric) asks nothing of the nodes: a suite of only those has no preflight
+  // nor does a test the platform cannot run (a rack's test on one tray): it is recorded as its error
+  const onNodes = plan.tests.filter((t) => !(KINDS[t.kind] as AnyKind).runsHere && !t.notRunnable);
+  if (!onNodes.length && opts.preflightOnly) blocked = () => `${PREFLIGHT_ONLY}: no test of the suite runs on the nodes, so there was nothing to check`;
+  if (onNodes.length && !opts.signal.aborted) {
+    const pre = await preflight({ ...plan, tests: onNodes }, env);
     results.preflight = pre;
     if (!opts.signal.aborted) {
       if (!pre.passed) blocked = (name) => `${opts.preflightOnly ? `${PREFLIGHT_ONLY}: ` : ""}${preflightSkipReason(pre, name)}`;
@@ -87,6 +111,17 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     const sofar = (partial: TestResult) => write({ ...results, tests: [...results.tests, { ...partial, outcome: "unfinished" }] });
     const { result, records } = await runTest(test, env, opts.baseline, sofar);
     results.tests.push(result);
+    // the fabric's counters after each test that loaded it, so a moved counter is placed in its test; in
+    // a soak's round (its start is the soak's) the round is named instead, as the counts add up over rounds
+    if (!opts.fabricStart && env.fabricStart && !("error" in env.fabricStart) && !test.notRunnable && !opts.signal.aborted) {
+      const sweep = takeFabricSweep(
+        plan.tests.map((t) => t.spec),
+        test,
+        testLogDir(outDir, test.name),
+      );
+      if (sweep && "error" in sweep) opts.progress.note(`fabric: ${sweep.error}`);
+      else if (sweep) env.fabricSweeps = [...(env.fabricSweeps ?? []), sweep];
+    }
     results.inventory = mergeInventory(results.inventory, records);
     results.outcome = judgeRun(results.tests);
     markSimulated(results);
@@ -100,8 +135,8 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   }
 
   // a bundle for each failed or errored node while its state is still the one the test saw
-  if (!opts.signal.aborted) {
-    const evidence = collectEvidence(results, outDir);
+  if (!opts.signal.aborted && suite.evidence?.collect !== false) {
+    const evidence = await collectEvidence(results, plan.tests, env, suite.evidence);
     if (evidence.length) results.evidence = evidence;
   }
   closeRun(results, plan.tests, { stopped, blocked, interrupted: opts.signal.aborted, now: new Date().toISOString() });
@@ -158,6 +193,13 @@ async function runTest(
   sofar: (partial: TestResult) => void,
 ): Promise<{ result: TestResult; records: RunRecord[] }> {
   const logDir = testLogDir(env.outDir, test.name);
+  if (test.notRunnable) {
+    // planned as not runnable here: nothing launched, the plan's reason recorded as the test's error
+    const records = [notRunnableRecord({ ...test, notRunnable: test.notRunnable }, new Date().toISOString())];
+    ensurePrivateDir(logDir);
+    saveRecords(logDir, records);
+    return { result: assessTest(test, records, baseline), records };
+  }
   const onRound = (before: { units: UnitResult[]; records: RunRecord[] }) => (run: IsolationRun) => {
     saveRecords(logDir, [...before.records, ...run.records]);
     sofar(isolatedResult(test, run, before.units));
@@ -205,7 +247,9 @@ function testEnv(suite: Suite, plan: Plan, outDir: string, opts: ExecuteOptions)
 /** Preflight on every node, with one line of progress per node that failed. */
 async function preflight(plan: Plan, env: TestEnv): Promise<PreflightResult> {
   env.progress.note("preflight: checking every node for the interpreter, torch, GPUs, NCCL and tools the tests need");
-  const pre = await runPreflight(plan.tests, plan.tests.map(needsOf), env);
+  // a test planned as not runnable launches nothing: it needs nothing of the nodes
+  const tests = plan.tests.filter((t) => !t.notRunnable);
+  const pre = await runPreflight(tests, tests.map(needsOf), env);
   env.progress.note(`preflight: ${preflightHeadline(pre)}`);
   for (const n of pre.nodes.filter((n) => !n.passed)) env.progress.note(`preflight failed on ${n.node}: ${n.problems.map((p) => p.message).join("; ")}`);
   return pre;

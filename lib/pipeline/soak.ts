@@ -21,6 +21,7 @@ import { renderSummary } from "../report/summary.ts";
 import { writePages, writeRunFiles } from "../report/write.ts";
 import { roundSummaries, soakIndex } from "../soak/index-results.ts";
 import { appendRound, readSeries, type SeriesStore, writeSeries } from "../soak/series.ts";
+import { FABRIC_COUNTERS_START, type FabricStart, takeFabricStart } from "../execute/fabric-run.ts";
 import { nextRoundNumber, readSoakState, roundDir, type SoakRound, type SoakState, writeSoakState } from "../soak/state.ts";
 import { trendsOf } from "../soak/trend.ts";
 import type { Printer } from "./printer.ts";
@@ -152,6 +153,7 @@ async function soakRounds(dir: string, state: SoakState, request: SoakRequest): 
   const { flags, print, signal } = request;
   const completed = () => state.history.filter((r) => r.complete).length;
   const series = readSeries(dir);
+  const fabric = await soakFabricStart(dir, state, request);
   while (completed() < state.rounds && !signal.aborted) {
     const last = state.history.at(-1);
     if (last && state.everyS > 0) await sleep(Date.parse(last.startedAt) + state.everyS * 1000 - Date.now(), signal);
@@ -170,6 +172,7 @@ async function soakRounds(dir: string, state: SoakState, request: SoakRequest): 
       signal,
       // the soak command holds Ctrl-C for the whole soak
       interruptible: () => () => {},
+      ...(fabric && { fabricStart: "error" in fabric ? fabric : { ...fabric, at: `${fabric.at}, seen in round ${n}` } }),
     });
     const read = readRound(dir, round);
     round.endedAt = new Date().toISOString();
@@ -199,6 +202,21 @@ async function soakRounds(dir: string, state: SoakState, request: SoakRequest): 
   } else if (flags.signKey)
     print.err(`gpucheck: soak: not signed: ${completed()} of ${state.rounds} rounds complete (resume it: gpucheck soak --resume ${dir} --sign-key ${flags.signKey})\n`);
   return exitCodeFor(index.outcome);
+}
+
+/**
+ * A suite with a fabric test: the fabric's error counters before the soak's first round, in the soak's
+ * directory, which every round's fabric test compares with, so the counts add up over the rounds. A
+ * resumed soak keeps the sweep it took when it began.
+ */
+async function soakFabricStart(dir: string, state: SoakState, request: SoakRequest): Promise<FabricStart | undefined> {
+  const at = `since the soak began (${FABRIC_COUNTERS_START} of ${dir})`;
+  const path = join(dir, FABRIC_COUNTERS_START);
+  if (existsSync(path)) return { path, at };
+  const suite = await loadSuite(state.suite, { platforms: request.platforms });
+  const start = takeFabricStart(suite.tests, dir, at);
+  if (start) request.print.err(`gpucheck: soak: ${"error" in start ? `fabric: ${start.error}` : `the fabric's error counters before round 1 written to ${path}`}\n`);
+  return start;
 }
 
 function readRound(dir: string, round: SoakRound): { results: ResultsFile | null; sha: string | null } {

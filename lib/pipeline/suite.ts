@@ -5,9 +5,11 @@ import { join, resolve } from "node:path";
 import { SuiteError } from "../core/errors.ts";
 import { FileError } from "../core/fs-error.ts";
 import { executePlan } from "./run-suite.ts";
+import type { FabricStart } from "../execute/fabric-run.ts";
 import { exitCodeFor } from "../assess/judge.ts";
 import { loadSuite, resolvedSuiteYaml } from "../load/mod.ts";
 import { buildPlan } from "../plan/plan.ts";
+import { quickProfilePlan } from "./quick-profile.ts";
 import { checkBudget } from "../plan/expected-time.ts";
 import { createProgress } from "../report/progress.ts";
 import { renderSummary } from "../report/summary.ts";
@@ -18,7 +20,7 @@ import type { ResultsFile, Suite } from "../core/types.ts";
 import { REDACTED, redactionOf } from "../core/redact.ts";
 import { parseDuration } from "../core/units.ts";
 import type { PlatformRegistry } from "../core/platform.ts";
-import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions } from "./cli-overrides.ts";
+import { cliOverrides, type HostFlags, type NodeFlags, nodeOptions, onlyTests } from "./cli-overrides.ts";
 import { checkRerunTests, readRerun, withUnreached } from "./rerun.ts";
 import { suiteText } from "./suite-source.ts";
 import type { Printer } from "./printer.ts";
@@ -56,6 +58,8 @@ export interface SuiteRequest {
    * returns what undoes it once the run has ended. The command installs its signal handlers here.
    */
   interruptible: (note: (text: string) => void) => () => void;
+  /** a soak's first sweep of the fabric's counters, which this round's fabric test compares with */
+  fabricStart?: FabricStart;
 }
 
 /** The run's exit code (0, 1 or 3, as exitCodeFor says); the command makes it 130 when the run was cancelled. */
@@ -76,22 +80,22 @@ export async function runSuite(request: SuiteRequest): Promise<number> {
   if (rerun) checkRerunTests(rerun, suite);
   const cli = cliOverrides(flags);
   const timeoutMs = flags.timeout === undefined ? undefined : durationFlag(flags.timeout);
-  const plan = buildPlan(suite, {
+  const opts = {
     // a rerun goes where the run went unless told otherwise
     platform: flags.platform ?? rerun?.platform,
     cli,
-    only:
-      rerun?.tests ??
-      flags.only
-        ?.split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
+    only: rerun?.tests ?? onlyTests(flags.only),
     timeoutMs,
     ...nodeOptions(flags),
     platforms,
-  });
-  // before a node is touched: a plan that cannot fit the budget names what to drop
-  if (flags.budget !== undefined) err(`gpucheck: ${checkBudget("suite", plan, flags.budget)}\n`);
+  };
+  const plan = buildPlan(suite, opts);
+  // before a node is touched: a plan that cannot fit the budget names what to drop, and the suite's
+  // quick profile when that fits (not for a rerun or --only, which chose their tests)
+  if (flags.budget !== undefined) {
+    const quick = rerun || opts.only ? undefined : await quickProfilePlan(plan, opts);
+    err(`gpucheck: ${checkBudget("suite", plan, flags.budget, quick)}\n`);
+  }
   const baseline = flags.baseline ? readBaseline(flags.baseline) : undefined;
   // a relative threshold without a baseline could only end as an error after every test ran
   const relative = plan.tests.flatMap((t) => t.expect.filter((e) => e.baselineRatio !== undefined).map((e) => `${t.name}: ${e.text}`));
@@ -138,6 +142,7 @@ export async function runSuite(request: SuiteRequest): Promise<number> {
       ...(rerun && { rerunOf: { path: rerun.dir, sha256: rerun.sha256 } }),
       preflightOnly: flags.preflightOnly,
       platforms,
+      ...(request.fabricStart && { fabricStart: request.fabricStart }),
     });
     // executePlan wrote results.json and junit.xml as the run closed
     writePages(outDir, results);

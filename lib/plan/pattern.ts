@@ -28,9 +28,18 @@ export function planIsolation(
   if (!platform.anyUnits) {
     return refuseOn(platform.name, refuse, registry);
   }
+  const from = platform.hostsFrom ?? "--hosts";
+  // onFailure: the ring's own nodes, every one named, are what a failure is isolated among
   if (!hosts)
-    throw refuse(`needs the run's hosts before it starts, and platform "${platform.name}" learns its nodes only at run time: give them with ${platform.hostsFrom ?? "--hosts"}`);
-  if (!hosts.separate) throw refuse(`needs hosts of their own, and platform "${platform.name}" runs every node on one host: give several with --hosts`);
+    throw refuse(
+      `needs the run's hosts before it starts, and platform "${platform.name}" learns its nodes only at run time: give ${onFailure ? `its ${ringNodes} hosts` : "them"} with ${from}`,
+    );
+  if (!hosts.separate)
+    throw refuse(`needs hosts of their own, and platform "${platform.name}" runs every node on one host: give ${onFailure ? ringNodes : "several"} with --hosts`);
+  if (onFailure && hosts.names.length < ringNodes)
+    throw refuse(
+      `isolates a failure among the ${ringNodes} nodes of its run, named before it starts; the run has ${hosts.names.length}: ${hosts.names.join(", ")}: give ${ringNodes} with ${from}`,
+    );
   const names = onFailure ? hosts.names.slice(0, ringNodes) : hosts.names;
   if (names.length < 2) throw refuse(`needs at least 2 hosts; the run has ${names.length}: ${names.join(", ")}`);
   // the suite's own groups are screened whatever the size: they say where the faults cluster

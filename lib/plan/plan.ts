@@ -6,9 +6,11 @@ import { KINDS } from "../kinds/mod.ts";
 import { checkNodesFit, placementOf } from "./placement.ts";
 import { planUnits } from "../core/planned-units.ts";
 import { firstRoundUnits, planIsolation } from "./pattern.ts";
+import { notRunnableOn } from "./not-runnable.ts";
 import { suggest } from "../core/did-you-mean.ts";
 import type { Plan, PlannedTest, Suite } from "../core/types.ts";
 import { workloadArgs } from "./workload-args.ts";
+import { FABRIC_COUNTERS_START, type FabricParams, fabricCommands, IBQUERYERRORS, underVia } from "../kinds/fabric/params.ts";
 import { secretNames } from "../core/redact.ts";
 import { type CliOverrides, getPlatform, type Platform, type PlatformRegistry, platformNames, type RenderContext } from "../core/platform.ts";
 
@@ -44,6 +46,25 @@ export function resolvePlatform(suite: Suite, name?: string, registry?: Platform
 
 const FLAG_NAMES: Record<string, string> = { hosts: "--hosts/--hostfile", image: "--image", context: "--context", keep: "--keep" };
 
+/** A fabric test as the plan shows it: the tools it runs here and what it compares with. */
+function fabricRendering(p: FabricParams): { here: string[][]; topology: string; countersSince: string } {
+  return { here: fabricCommands(p), topology: p.topologyPath ?? p.topology, countersSince: `${FABRIC_COUNTERS_START}, taken before the first test` };
+}
+
+/** `gpucheck fabric check` with the test's block: what the test does, run by hand against the run's first sweep. */
+function fabricByHand(p: FabricParams): string[] {
+  return [
+    "fabric",
+    "check",
+    "--topology",
+    p.topologyPath ?? p.topology,
+    "--counters-before",
+    `<results>/${FABRIC_COUNTERS_START}`,
+    ...(p.via ? ["--via", p.via] : []),
+    ...(p.pkeys === undefined ? [] : ["--pkeys", p.pkeys === "majority" ? "majority" : p.pkeys.map((k) => `0x${k.toString(16)}`).join(",")]),
+  ];
+}
+
 export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
   const { platform, settings } = resolvePlatform(suite, opts.platform, opts.platforms);
   // a flag the platform would ignore is a mistake the user should hear about before anything runs
@@ -72,11 +93,13 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
   const planned: PlannedTest[] = tests.map((written) => {
     const nodes = opts.nodes !== undefined && !written.nodesSet ? opts.nodes : written.nodes;
     // each-node: the per-node mechanism inventory uses, for any test that needs one node
-    const perNode = written.perNode || (eachNode && nodes === 1);
+    // a fabric test reads the fabric once, where gpucheck runs: never one per node
+    const perNode = written.perNode || (eachNode && nodes === 1 && written.kind !== "fabric");
     const spec = { ...written, nodes, perNode };
     // a kind may fix its ranks (inventory describes a node: one process per node, whatever the defaults say)
     const ranksPerNode = (KINDS[spec.kind] as AnyKind).fixedRanksPerNode ?? spec.ranksPerNode;
-    const isolation = planIsolation(spec, platform, hosts, nodes, opts.platforms);
+    const notRunnable = notRunnableOn(spec, platform, nodes, opts.platforms);
+    const isolation = notRunnable ? undefined : planIsolation(spec, platform, hosts, nodes, opts.platforms);
     // an isolating pattern covers every host it isolates among, a group of them at a time
     const first = isolation && !isolation.onFailure ? firstRoundUnits(isolation, ranksPerNode) : undefined;
     const test = {
@@ -97,13 +120,21 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
       },
       expect: spec.expect,
       spec,
-      units: first ?? planUnits({ nodes, ranksPerNode, perNode }, hosts),
+      units: notRunnable ? [] : (first ?? planUnits({ nodes, ranksPerNode, perNode }, hosts)),
       ...(isolation && { isolation }),
+      ...(notRunnable && { notRunnable }),
     };
+    // nothing is launched: no hosts used, nothing rendered (plan equals run)
+    if (notRunnable) return { ...test, rendered: null };
     const ctx: RenderContext<unknown> = { suite, settings, cli: opts.cli, test, launch: test.launch, workloadHash: hash };
     const placement = hosts && (first ? { hosts: isolation!.hosts, unused: hosts.names.filter((h) => !isolation!.hosts.includes(h)) } : placementOf(spec, hosts));
+    // a fabric test launches nothing on the nodes: what it runs where gpucheck runs is its rendering
+    // its launch is the same check by hand (results.json keeps a test's launch to rerun it)
+    if (spec.kind === "fabric")
+      return { ...test, launch: { ...test.launch, python: "gpucheck", args: fabricByHand(spec.fabric), files: [] }, rendered: fabricRendering(spec.fabric) };
     return { ...test, ...(placement && { placement }), rendered: platform.render(ctx) };
   });
+  const fabric = planned.find((t) => t.spec.kind === "fabric")?.spec as { fabric: FabricParams } | undefined;
   return {
     suite: {
       name: suite.name,
@@ -115,7 +146,10 @@ export function buildPlan(suite: Suite, opts: PlanOptions): Plan {
     platform: platform.name,
     settings: settings as Record<string, unknown>,
     ...(hosts && { hosts: hosts.names }),
-    warnings: planned.flatMap((t) => (t.placement?.warning ? [t.placement.warning] : [])),
+    // a test the platform cannot run is said before the suite starts, not only in its results
+    warnings: planned.flatMap((t) => [...(t.placement?.warning ? [t.placement.warning] : []), ...(t.notRunnable ? [t.notRunnable] : [])]),
+    ...(fabric && { fabricStart: { command: underVia(fabric.fabric.via, IBQUERYERRORS), file: FABRIC_COUNTERS_START } }),
+    ...(platform.perNodeWindow && { perNodeWindow: platform.perNodeWindow(settings) }),
     tests: planned,
   };
 }

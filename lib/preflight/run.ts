@@ -4,12 +4,11 @@
 // run(). Its verdict decides whether any test starts.
 import { join } from "node:path";
 import type { PlannedTest, PreflightNode, PreflightResult } from "../core/types.ts";
-import type { Progress } from "../core/progress.ts";
 import { runUnits, type TestEnv } from "../execute/run-test.ts";
 import { judgePreflightUnit } from "./judge.ts";
 import { preflightInputs, type TestNeeds } from "./needs.ts";
 import { PREFLIGHT_FAILED } from "../execute/not-started.ts";
-import { commonOf } from "../kinds/mod.ts";
+import { nodeProbeTest, quietProgress } from "../execute/node-probe.ts";
 import { planUnits } from "../core/planned-units.ts";
 import type { RunHosts } from "../core/platform.ts";
 
@@ -27,56 +26,25 @@ function runHostsOf(t: PlannedTest): RunHosts | undefined {
   return t.placement && { names: [...t.placement.hosts, ...t.placement.unused], separate: true };
 }
 
-/** The preflight as a planned test: one rank per node on every node, with the most GPUs any test asks for so the platform exposes them. */
+/** The preflight as a planned test: one rank per node on every node of the run. */
 export function preflightTest(tests: PlannedTest[], needs: TestNeeds[]): PlannedTest {
   const { interpreters, tools } = preflightInputs(needs);
-  const first = tests[0]!;
   const nodes = Math.max(...tests.map((t) => t.nodes));
-  const gpusPerNode = Math.max(...tests.map((t) => t.gpusPerNode));
-  // the suite's environment reaches the probes (CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH change what torch sees)
-  const env = Object.assign({}, ...tests.map((t) => t.launch.env)) as Record<string, string>;
-  const launch = {
-    python: interpreters[0]!,
-    args: ["-m", "gpucheck_workload", "preflight", ...interpreters.flatMap((p) => ["--python", p]), ...tools.flatMap((t) => ["--tool", t])],
-    env,
-    files: first.launch.files,
-  };
-  return {
+  return nodeProbeTest(tests, {
     name: "preflight",
-    // platforms run it like an inventory test: one process per node that describes the node
-    kind: "inventory",
+    python: interpreters[0]!,
+    args: ["preflight", ...interpreters.flatMap((p) => ["--python", p]), ...tools.flatMap((t) => ["--tool", t])],
     nodes,
-    gpusPerNode,
-    ranksPerNode: 1,
-    worldSize: 1,
-    perNode: true,
     timeoutMs: PREFLIGHT_TIMEOUT_MS,
-    launch,
-    expect: [],
-    spec: {
-      ...commonOf(first.spec),
-      name: "preflight",
-      kind: "inventory",
-      nodes,
-      gpusPerNode,
-      ranksPerNode: 1,
-      perNode: true,
-      timeoutMs: PREFLIGHT_TIMEOUT_MS,
-      env,
-      python: launch.python,
-      expect: [],
-    },
-    units: planUnits({ nodes, ranksPerNode: 1, perNode: true }, runHostsOf(first)),
-    rendered: null,
-  };
+    units: planUnits({ nodes, ranksPerNode: 1, perNode: true }, runHostsOf(tests[0]!)),
+  });
 }
 
 export async function runPreflight(tests: PlannedTest[], needs: TestNeeds[], env: TestEnv): Promise<PreflightResult> {
   const startedAt = new Date().toISOString();
   const test = preflightTest(tests, needs);
-  // rank lines of the probe are not a test's progress: only its verdict is shown
-  const quiet: Progress = { ...env.progress, line: () => {}, ranksReporting: () => {}, phase: () => {}, metric: () => {} };
-  const records = await runUnits(test, { ...env, progress: quiet }, join(env.outDir, PREFLIGHT_DIR));
+  // only the probe's verdict is shown
+  const records = await runUnits(test, { ...env, progress: quietProgress(env.progress) }, join(env.outDir, PREFLIGHT_DIR));
   const nodes: PreflightNode[] = records.map((r) => judgePreflightUnit({ ...r, logs: r.ranks.map((x) => x.log) }, needs));
   return { passed: preflightPassed(nodes), startedAt, endedAt: new Date().toISOString(), nodes };
 }

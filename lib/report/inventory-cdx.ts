@@ -4,7 +4,7 @@
 // gpucheck. Each node is a "device" holding its GPUs and InfiniBand HCAs (devices, each with its
 // firmware as a "firmware" component) and its drivers ("device-driver"); what CycloneDX has no field
 // for (serial, UUID, PCI address, settings) is a property named gpucheck:<part>:<what>. Everything
-// comes from the inventory kind's record of each node (workload/gpucheck_workload/inventory.py; an
+// comes from the inventory kind's record of each node (workload/gpucheck_workload/kinds/inventory.py; an
 // inventory test's result, or the record a node printed before another test):
 // nothing read is left out, nothing unread is made up (its reason is a gpucheck:unmeasured property).
 // NVSwitches are not listed: the inventory does not read them. A pure function of results.json (the

@@ -1,23 +1,36 @@
 // results.json, described once: zod validates it when `gpucheck report`/`judge` read a results
-// directory, and schema/results.schema.json (JSON Schema 2020-12, for other tools) is generated from
-// this file; test/report/results-schema.test.ts fails when the committed file is stale. The type
-// assertions at the bottom fail the type check when lib/core/types.ts and this schema drift apart.
+// directory, schema/results.schema.json (JSON Schema 2020-12, for other tools) is generated from
+// this file, and so are the TypeScript types of results (lib/core/results.gen.ts, by
+// scripts/gen-results-types.ts; lib/core/types.ts re-exports them). test/report/results-schema.test.ts
+// fails when either generated file is stale.
 import { z } from "zod";
 import { KIND_NAMES, type KindName } from "../kinds/mod.ts";
-import type * as T from "../core/types.ts";
+
+/**
+ * What scripts/gen-results-types.ts makes of a schema in TypeScript besides its `.describe()` text:
+ * `type` its name, where the JSON Schema's id (`.meta`) does not name it so or there is none; `doc`
+ * its doc comment, for the TypeScript only; `param` a type parameter of the generated types (the
+ * kinds' names: lib/core/types.ts gives its own Kind, so the core names no kind). The JSON Schema
+ * never reads this registry: what is said here leaves schema/results.schema.json as it is.
+ */
+export const resultsTypes = z.registry<{ type?: string; doc?: string; param?: true }>();
 
 const num = z.number();
 const numOrNull = z.number().nullable();
-const Timestamp = z.iso.datetime({ offset: true }).describe("ISO-8601 date and time with its zone, e.g. 2025-03-04T05:06:07.250Z");
+const Timestamp = z.iso.datetime({ offset: true }).describe("ISO-8601 date and time with its zone, e.g. 2025-03-04T05:06:07.250Z").register(resultsTypes, { type: "Timestamp" });
 
-const Outcome = z.enum(["passed", "failed", "error", "skipped", "unfinished"]).meta({ id: "Outcome" });
+const Outcome = z
+  .enum(["passed", "failed", "error", "skipped", "unfinished"])
+  .meta({ id: "Outcome" })
+  .register(resultsTypes, { type: "Outcome", doc: '"unfinished": a planned test a run written ahead lists until it ends; a killed run leaves it so.' });
 // the registry's kinds (lib/kinds/mod.ts): a new kind is a compatible addition to version 1
-const Kind = z.enum(KIND_NAMES as [KindName, ...KindName[]]);
+const Kind = z.enum(KIND_NAMES as [KindName, ...KindName[]]).register(resultsTypes, { type: "Kind", param: true });
 const UnitStatus = z
   .enum(["completed", "failed", "timeout", "cancelled", "infra", "skipped", "unfinished"])
   .describe(
     "how the unit ended as the platform saw it: completed = every rank exited 0; infra = could not launch or host lost; skipped = not attempted; unfinished = listed ahead, the run never ended it",
-  );
+  )
+  .register(resultsTypes, { type: "UnitStatus" });
 
 const SeriesPoint = z.object({ x: num, y: num }).meta({ id: "SeriesPoint" });
 const Series = z.record(z.string(), z.array(SeriesPoint));
@@ -27,7 +40,8 @@ const TransportRule = z
     require: z.array(z.string()).describe("transports NCCL must have used (a family such as P2P or NET covers its members)"),
     forbid: z.array(z.string()).describe("transports no connection may have used"),
   })
-  .meta({ id: "TransportRule" });
+  .meta({ id: "TransportRule" })
+  .register(resultsTypes, { doc: "`transport: { require: [NET/IB, GDRDMA], forbid: [NET/Socket] }`, tokens from TRANSPORT_TOKENS (lib/core/metrics.ts)." });
 
 const PartId = z
   .object({
@@ -39,7 +53,8 @@ const PartId = z
     pciBusId: z.string().optional(),
     name: z.string().optional().describe("the device's model, or a NIC's device name"),
   })
-  .meta({ id: "PartId" });
+  .meta({ id: "PartId" })
+  .register(resultsTypes, { doc: "One component of a node (a GPU, a CPU standing in for one, a NIC, a GPU↔GPU link, a disk), named as a verdict must name it." });
 
 const OutlierRule = z
   .object({
@@ -47,7 +62,10 @@ const OutlierRule = z
     ratio: num,
     over: z.enum(["unit", "fleet"]).describe("unit: the median of the other parts of the same type in the unit; fleet: of every part of the test"),
   })
-  .meta({ id: "OutlierRule" });
+  .meta({ id: "OutlierRule" })
+  .register(resultsTypes, {
+    doc: "`outlier: { below: 0.93 }`: a part fails when its value is under 0.93 × the median of the other parts of its type in its unit (`over: unit`), or of every part of the test (`over: fleet`).",
+  });
 
 const Expectation = z
   .object({
@@ -63,10 +81,15 @@ const Expectation = z
     outlier: OutlierRule.optional().describe("per-component metrics: each part against the median of its peers"),
     fleet: z
       .object({ side: z.enum(["below", "above"]), k: num.optional().describe("scaled MADs from the median"), ratio: num.optional().describe("ratio to the median") })
+      .register(resultsTypes, {
+        type: "FleetRule",
+        doc: "`outlier:` on a per-node test's metric: a node fails when its value lies more than `k` scaled MADs from the median of the test's nodes on the bad side, or, with a ratio, past that ratio to it.",
+      })
       .optional()
       .describe("per-node metrics in a per-node test: each node against the median of the test's nodes"),
   })
-  .meta({ id: "Expectation" });
+  .meta({ id: "Expectation" })
+  .register(resultsTypes, { doc: "A threshold on one named metric. Values are stored in the metric's canonical unit." });
 
 const Remediation = z
   .object({
@@ -75,7 +98,8 @@ const Remediation = z
     source: z.string().describe("the published operator practice behind the class: its name and address"),
   })
   .meta({ id: "Remediation" })
-  .describe("a missed check: what an operator does next (docs/remediation.md)");
+  .describe("a missed check: what an operator does next (docs/remediation.md)")
+  .register(resultsTypes, { type: "Remediation" });
 
 const MetricCheck = z
   .object({
@@ -98,7 +122,8 @@ const MetricCheck = z
       .describe("an outlier check: what the value was compared with"),
     remediation: Remediation.optional(),
   })
-  .meta({ id: "MetricCheck" });
+  .meta({ id: "MetricCheck" })
+  .register(resultsTypes, { doc: "A threshold on a number, as judged." });
 
 const TransportCheck = z
   .object({
@@ -112,7 +137,8 @@ const TransportCheck = z
     part: PartId.optional().describe("a per-component check (one rail of a collective): the part it judged"),
     remediation: Remediation.optional(),
   })
-  .meta({ id: "TransportCheck" });
+  .meta({ id: "TransportCheck" })
+  .register(resultsTypes, { doc: "`transport:` against what NCCL said it used." });
 
 const Check = z.union([MetricCheck, TransportCheck]).meta({ id: "Check" });
 
@@ -148,7 +174,8 @@ const TransportSummary = z
       .optional()
       .describe('the algorithm and protocol NCCL chose per call (TUNING lines: "AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE"), once per call, size and choice'),
   })
-  .meta({ id: "TransportSummary" });
+  .meta({ id: "TransportSummary" })
+  .register(resultsTypes, { doc: "NCCL's own account of the transports a collective used (lib/parsers/nccl-info.ts reads it from NCCL_DEBUG=INFO)." });
 
 const Verdict = z.object({ outcome: Outcome, reason: z.string(), checks: z.array(Check) }).meta({ id: "Verdict" });
 
@@ -178,7 +205,8 @@ const Measurement = z
             source: z.string().optional().describe('the tool that measured this part where the kind has more than one (nic: "perftest" or "nccl-p2p")'),
             transport: TransportSummary.optional().describe("NCCL's account of this part's own run (a collective's rail); a transport threshold is judged on each such part"),
           })
-          .meta({ id: "ComponentValues" }),
+          .meta({ id: "ComponentValues" })
+          .register(resultsTypes, { doc: "One component's own values, by per-component metric name (`gemm_bf16_tflops`, not `gemm_bf16_tflops_min`)." }),
       )
       .optional()
       .describe("kinds that measure each part on its own (gemm, membw, pcie: every GPU or CPU rank)"),
@@ -195,14 +223,16 @@ const Measurement = z
             pciBusId: z.string().nullable(),
             unnamed: z.string().optional().describe("on a GPU: why its index, UUID or bus could not be read"),
           })
-          .meta({ id: "RankDevice" }),
+          .meta({ id: "RankDevice" })
+          .register(resultsTypes, { type: "RankDeviceId", doc: "Who a rank was and what it ran on: a GPU by nvidia-smi's index, UUID and PCI bus, or a CPU." }),
       )
       .optional()
       .describe(
         "the device each rank ran on (gemm, membw, nvlink, pcie, burn); in a suite with gpusPerNode > 0 a rank on a CPU, two ranks of a node on one GPU, or fewer GPUs than gpusPerNode is an error",
       ),
   })
-  .meta({ id: "Measurement" });
+  .meta({ id: "Measurement" })
+  .register(resultsTypes, { doc: "What a unit's output gave: a metric whose source could not be read is null, with why in `unmeasured`, and never passed." });
 
 const TelemetrySummary = z
   .object({
@@ -252,12 +282,18 @@ const UnitResult = z
   })
   .meta({ id: "UnitResult" });
 
-const GroupStatus = z.enum(["passed", "failed", "timeout", "error"]).describe("error = the launch never ran or its value could not be read: no evidence either way");
-const Phase = z.enum(["screen", "pairwise", "second-pass", "bisect", "confirm", "boundary"]);
+const GroupStatus = z
+  .enum(["passed", "failed", "timeout", "error"])
+  .describe("error = the launch never ran or its value could not be read: no evidence either way")
+  .register(resultsTypes, { type: "GroupStatus" });
+const Phase = z.enum(["screen", "pairwise", "second-pass", "bisect", "confirm", "boundary"]).register(resultsTypes, { type: "Phase" });
+const Group = z
+  .object({ name: z.string(), nodes: z.array(z.string()) })
+  .register(resultsTypes, { type: "Group", doc: "One launch of the test over a group of nodes (2 for a pair, more for a group or a half)." });
 
 const Isolation = z
   .object({
-    pattern: z.enum(["pairwise", "bisect", "adaptive"]),
+    pattern: z.enum(["pairwise", "bisect", "adaptive"]).register(resultsTypes, { type: "IsolatingPattern" }),
     nodes: z.array(
       z
         .object({
@@ -265,15 +301,17 @@ const Isolation = z
           verdict: z.enum(["good", "bad", "suspect-unconfirmed", "untested"]),
           reason: z.string(),
           evidence: z.array(
-            z.object({
-              group: z.string(),
-              partners: z.array(z.string()),
-              status: GroupStatus,
-              value: numOrNull,
-              reference: numOrNull.describe("what the value was held against: the best comparable group, or the floor"),
-              ratio: numOrNull,
-              phase: Phase,
-            }),
+            z
+              .object({
+                group: z.string(),
+                partners: z.array(z.string()),
+                status: GroupStatus,
+                value: numOrNull,
+                reference: numOrNull.describe("what the value was held against: the best comparable group, or the floor"),
+                ratio: numOrNull,
+                phase: Phase,
+              })
+              .register(resultsTypes, { type: "PairEvidence" }),
           ),
         })
         .meta({ id: "NodeVerdict" }),
@@ -284,20 +322,25 @@ const Isolation = z
     rounds: num,
     launches: num,
     groups: z.array(
-      z.object({
-        group: z.object({ name: z.string(), nodes: z.array(z.string()) }),
-        status: GroupStatus,
-        value: numOrNull,
-        unit: z.string().optional(),
-        higher: z.boolean(),
-        message: z.string().optional(),
-        phase: Phase,
-        round: num,
-        judged: z.enum(["good", "bad", "unjudged"]),
-        reference: numOrNull,
-        ratio: numOrNull,
-        why: z.string(),
-      }),
+      z
+        .object({
+          group: Group,
+          status: GroupStatus,
+          value: numOrNull,
+          unit: z.string().optional(),
+          higher: z.boolean(),
+          message: z.string().optional(),
+          phase: Phase,
+          round: num,
+          judged: z.enum(["good", "bad", "unjudged"]).register(resultsTypes, {
+            type: "Judgement",
+            doc: "How a group counts against its nodes: `unjudged` (an error, or no value to compare) is no evidence either way.",
+          }),
+          reference: numOrNull,
+          ratio: numOrNull,
+          why: z.string(),
+        })
+        .register(resultsTypes, { type: "JudgedGroup", doc: "A launched group with the round it ran in and how it was judged." }),
     ),
     rule: z.string().describe("the rule applied, in words, with its source"),
     complete: z.boolean().describe("false when the run stopped before the isolation finished"),
@@ -306,15 +349,13 @@ const Isolation = z
         hosts: z.array(z.string()),
         seed: num,
         pairs: num.optional(),
-        screen: z
-          .array(z.object({ name: z.string(), nodes: z.array(z.string()) }))
-          .optional()
-          .describe("the suite's groups screened first (`screen:`)"),
+        screen: z.array(Group).optional().describe("the suite's groups screened first (`screen:`)"),
       })
       .optional()
       .describe("the hosts isolated among, in order, the random pairs' seed and the suite's screen groups: gpucheck judge feeds the saved rounds again"),
   })
-  .meta({ id: "Isolation" });
+  .meta({ id: "Isolation" })
+  .register(resultsTypes, { type: "IsolationVerdict" });
 
 const TestResult = z
   .object({
@@ -356,7 +397,8 @@ const PreflightProbe = z
     detail: z.string().optional().describe("the parts behind the value: GPU models, a tool's path"),
     reason: z.string().optional(),
   })
-  .meta({ id: "PreflightProbe" });
+  .meta({ id: "PreflightProbe" })
+  .register(resultsTypes, { doc: "One thing preflight looked at on a node: its value, or null with why it could not be read." });
 
 const PreflightProblem = z
   .object({
@@ -376,7 +418,8 @@ const PreflightNode = z
     problems: z.array(PreflightProblem),
     logs: z.array(z.string()),
   })
-  .meta({ id: "PreflightNode" });
+  .meta({ id: "PreflightNode" })
+  .register(resultsTypes, { doc: "Preflight on one node: what it offers and whether that is what the suite's tests need." });
 
 const Preflight = z
   .object({
@@ -385,7 +428,8 @@ const Preflight = z
     endedAt: Timestamp,
     nodes: z.array(PreflightNode),
   })
-  .meta({ id: "Preflight" });
+  .meta({ id: "Preflight" })
+  .register(resultsTypes, { type: "PreflightResult" });
 
 const SuiteRef = z.object({
   name: z.string(),
@@ -420,13 +464,18 @@ export const ResultsFileSchema = z
     baseline: z.string().optional().describe("path of the results.json relative thresholds were judged against"),
     evidence: z
       .array(
-        z.object({
-          node: z.string(),
-          file: z.string().optional().describe("the archive, relative to the run directory: evidence/<node>.tar.gz"),
-          bytes: num,
-          collected: z.array(z.string()).describe("the files in the archive"),
-          missing: z.array(z.object({ item: z.string(), why: z.string() })).describe("what could not be collected, and why"),
-        }),
+        z
+          .object({
+            node: z.string(),
+            file: z.string().optional().describe("the archive, relative to the run directory: evidence/<node>.tar.gz"),
+            bytes: num,
+            collected: z.array(z.string()).describe("the files in the archive"),
+            missing: z.array(z.object({ item: z.string(), why: z.string() })).describe("what could not be collected, and why"),
+          })
+          .register(resultsTypes, {
+            type: "EvidenceBundle",
+            doc: "A failed or errored node's evidence bundle (lib/evidence/): its archive, what it holds, what could not be collected and why.",
+          }),
       )
       .optional()
       .describe("each failed or errored node's evidence bundle (docs/evidence.md)"),
@@ -455,7 +504,8 @@ export const ResultsFileSchema = z
   .meta({
     title: "gpucheck results.json",
     description: "Everything one gpucheck run measured and decided: per test and unit the metrics, verdicts, timings, hosts, telemetry and raw log paths.",
-  });
+  })
+  .register(resultsTypes, { type: "ResultsFile" });
 
 export const RESULTS_SCHEMA_ID = "urn:gpucheck:schema:results:1";
 
@@ -465,26 +515,3 @@ export function resultsJsonSchema(): Record<string, unknown> {
   const { $schema, ...rest } = generated;
   return { $schema, $id: RESULTS_SCHEMA_ID, ...rest };
 }
-
-// Drift guards (type-level only): same keys and mutually assignable shapes.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type SameKeys<A, B> = Same<keyof A, keyof B>;
-type Z<S extends z.ZodType> = z.infer<S>;
-const drift: [
-  Same<T.ResultsFile, Z<typeof ResultsFileSchema>>,
-  SameKeys<T.ResultsFile, Z<typeof ResultsFileSchema>>,
-  SameKeys<T.TestResult, Z<typeof TestResult>>,
-  SameKeys<T.UnitResult, Z<typeof UnitResult>>,
-  SameKeys<T.Measurement, Z<typeof Measurement>>,
-  SameKeys<T.Verdict, Z<typeof Verdict>>,
-  SameKeys<T.MetricCheck, Z<typeof MetricCheck>>,
-  SameKeys<T.TransportCheck, Z<typeof TransportCheck>>,
-  SameKeys<T.TransportSummary, Z<typeof TransportSummary>>,
-  SameKeys<T.Expectation, Z<typeof Expectation>>,
-  SameKeys<T.TelemetrySummary, Z<typeof TelemetrySummary>>,
-  SameKeys<T.PreflightResult, Z<typeof Preflight>>,
-  SameKeys<T.PreflightNode, Z<typeof PreflightNode>>,
-  SameKeys<T.PreflightProbe, Z<typeof PreflightProbe>>,
-  SameKeys<T.PreflightProblem, Z<typeof PreflightProblem>>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
-void drift;

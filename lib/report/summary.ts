@@ -149,7 +149,8 @@ function oneLine(s: string): string {
 }
 
 function hostsOf(t: TestResult, u: UnitResult): string {
-  if (u.hosts.length === 0) return t.perNode && u.unit !== "all" ? u.unit : "(no host)";
+  // a fabric test runs on no node: its findings name cables, so the row says where they are
+  if (u.hosts.length === 0) return t.perNode && u.unit !== "all" ? u.unit : t.kind === "fabric" ? "(the fabric)" : "(no host)";
   if (u.hosts.length === 1) return u.hosts[0];
   // a group of an isolating pattern: the isolation below says which of its hosts is at fault
   if (t.isolation && u.unit !== "all") return `${u.hosts.join("+")} (round ${u.unit.split(".")[0]})`;

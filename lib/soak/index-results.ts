@@ -112,7 +112,7 @@ function roundUnit(round: SoakRound, t: TestResult): UnitResult {
   const first = bad[0] ?? t.units[0];
   const reason =
     outcome === "passed"
-      ? `${label}: passed on ${compressHostlist(all)} (${at})`
+      ? `${label}: passed${all.length ? ` on ${compressHostlist(all)}` : ""} (${at})`
       : `${label}: ${outcome.toUpperCase()}${hosts.length ? ` on ${compressHostlist(hosts)}` : ""}: ${first?.verdict.reason ?? "no unit ran"}${bad.length > 1 ? ` (and ${plural(bad.length - 1, "more unit")})` : ""} (${at})`;
   const starts = t.units.map((u) => Date.parse(u.startedAt)).filter(Number.isFinite);
   const ends = t.units.map((u) => Date.parse(u.endedAt)).filter(Number.isFinite);

@@ -37,7 +37,9 @@ export type Planned = Array<{ node: NodeSpec; body: ContainerBody }>;
  */
 export function unitsOf(test: Pick<PlannedTest, "name" | "nodes" | "perNode"> & { units?: PlannedUnit[] }, engines: Engine[]): UnitPlan[] {
   if (!test.perNode && engines.length > 1 && engines.length < test.nodes) {
-    throw new SuiteError(`gpucheck: docker: test "${test.name}" needs ${test.nodes} nodes but ${engines.length} engines were given: ${engines.map((e) => e.url).join(", ")}`);
+    throw new SuiteError(
+      `gpucheck: docker: test "${test.name}" needs ${test.nodes} nodes but ${engines.length} engines were given: ${engines.map((e) => e.url).join(", ")}; give ${test.nodes} with --hosts`,
+    );
   }
   const byName = new Map(engines.map((e) => [nodeName(e), e]));
   // a container runs all of its node's ranks itself: only the nodes of each unit matter here

@@ -275,7 +275,7 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
       "# one task per rank; rank 0 runs on the first node and is the rendezvous point",
       "mkdir -p all",
       `export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)`,
-      "export MASTER_PORT=$(( 10000 + SLURM_JOB_ID * 131 % 50000 ))",
+      `export MASTER_PORT=${rendezvousPort("SLURM_JOB_ID * 131")}`,
       // explicit counts: a --nodelist longer than --nodes gives the job extra nodes, not extra ranks
       `srun --nodes=${test.nodes} --ntasks=${test.worldSize} --ntasks-per-node=${R} --output=./all/rank-%t.log ${cmd}`,
       "rc=$?",
@@ -290,6 +290,16 @@ export function renderSbatch(ctx: RenderContext<SlurmSettings>, sweep?: string[]
 }
 
 /**
+ * A rendezvous port from the job's id (and a node's or group's index): the same on every node of the
+ * job without asking any, different for jobs side by side. Kept in 10000–32767, below Linux's
+ * ephemeral range (32768–60999 by default), where the kernel hands out the local ports of outgoing
+ * connections: on a busy node one of those could hold the port a rank 0 must listen on.
+ */
+function rendezvousPort(of: string): string {
+  return `$(( 10000 + (${of}) % 22768 ))`;
+}
+
+/**
  * What each task of a sweep's step runs first: its node's rendezvous (MASTER_PORT from the node's
  * id in the job, so nodes sharing an address never share a port), its log, and a mark with its
  * exit status (outcome.ts reads one per rank). A subshell runs the workload so that a missing
@@ -299,7 +309,7 @@ function nodeEnv(ranksPerNode: number, sbcast: boolean): string {
   const vars = [
     ...(sbcast ? ["PYTHONPATH=$GPUCHECK_STAGE/$n"] : []),
     "RANK=$SLURM_LOCALID LOCAL_RANK=$SLURM_LOCALID GPUCHECK_NODE=$n",
-    `WORLD_SIZE=${ranksPerNode} MASTER_ADDR=$n MASTER_PORT=$(( 10000 + (SLURM_JOB_ID * 131 + SLURM_NODEID) % 50000 ))`,
+    `WORLD_SIZE=${ranksPerNode} MASTER_ADDR=$n MASTER_PORT=${rendezvousPort("SLURM_JOB_ID * 131 + SLURM_NODEID")}`,
   ];
   return [
     'n=$SLURMD_NODENAME; mkdir -p "./$n"',
@@ -332,7 +342,7 @@ function stepLines(s: {
 }): string[] {
   return [
     `mkdir -p ${s.unit}`,
-    `MASTER_ADDR=${s.master} MASTER_PORT=$(( 10000 + (SLURM_JOB_ID * 131 + ${s.index}) % 50000 ))${s.world === undefined ? "" : ` WORLD_SIZE=${s.world}`} \\`,
+    `MASTER_ADDR=${s.master} MASTER_PORT=${rendezvousPort(`SLURM_JOB_ID * 131 + ${s.index}`)}${s.world === undefined ? "" : ` WORLD_SIZE=${s.world}`} \\`,
     `  step ${s.unit} --nodes=${s.nodes} --ntasks=${s.nodes * s.ranksPerNode} --ntasks-per-node=${s.ranksPerNode} --nodelist=${s.nodelist} --output=${s.output} ${s.cmd} &`,
   ];
 }

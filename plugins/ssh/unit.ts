@@ -83,9 +83,16 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
     timers.push(setTimeout(() => local.abort("stopped"), env.killGraceMs + 3000));
     stopping = killRemote().then(() => void timers.push(setTimeout(() => local.abort("stopped"), 1000)));
   };
-  const killRemote = async () => {
+  // a process whose start is reported after the stop began (Ctrl-C during the launch) missed the kill
+  // that went out then: it gets one of its own, rather than living on until its watchdog sees the
+  // local client go (in the first session, nothing else would stop it)
+  const lateKills: Promise<void>[] = [];
+  const startedLate = (p: RemoteProc) => {
+    if (stopping) lateKills.push(stopping.then(() => killRemote([p.id])));
+  };
+  const killRemote = async (only?: number[]) => {
     const byHost = new Map<HostSpec, number[]>();
-    for (const { p, out } of launched.values()) if (out?.exitCode == null) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p.id]);
+    for (const { p, out } of launched.values()) if (out?.exitCode == null && (!only || only.includes(p.id))) byHost.set(p.host, [...(byHost.get(p.host) ?? []), p.id]);
     await Promise.all(
       [...byHost].map(([host, ids]) =>
         env.controlSlots.run(async () => {
@@ -136,6 +143,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
         started: () => {
           ranFirst = true;
           launched.set(p.id, { p });
+          startedLate(p);
           const c = read(0);
           answer({ ok: true, addr: c.ok ? c.addr : "", ...(c.ok && c.port !== undefined && { port: c.port }), copied: false, ownSession: true });
         },
@@ -215,6 +223,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
         signal: local.signal,
         started: () => {
           release();
+          startedLate(p);
           // the fan-out's cost, worth seeing on hundreds of hosts
           if (++running === procs.length && u.unit === "all")
             env.note(`${procs.length} ${env.launcher === "direct" ? "ranks" : "launchers"} on ${u.hosts.length} hosts running after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -226,6 +235,7 @@ export async function runUnit(u: UnitLayout, env: UnitEnv, planned: PlannedSshUn
     }),
   );
   await stopping;
+  await Promise.all(lateKills);
 
   timers.forEach(clearTimeout);
   env.signal.removeEventListener("abort", onAbort);

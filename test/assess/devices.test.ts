@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { deviceProblems } from "../../lib/assess/devices.ts";
 import { judgeUnit } from "../../lib/assess/judge.ts";
 import { loadSuite } from "../../lib/load/mod.ts";
-import { gemmMeasurement } from "../../lib/parsers/gemm.ts";
+import { gemmMeasurement } from "../../lib/kinds/gemm/parse.ts";
 import type { RankDeviceId } from "../../lib/core/types.ts";
 
 const CPU_GEMM = readFileSync(join(import.meta.dir, "../fixtures/devices/gemm-cpu-2ranks-gloo.txt"), "utf8");

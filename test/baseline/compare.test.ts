@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { judgeUnit } from "../../lib/assess/judge.ts";
 import { baselineYaml, captureBaseline } from "../../lib/baseline/capture.ts";
-import { inventoryMeasurement } from "../../lib/parsers/inventory.ts";
+import { inventoryMeasurement } from "../../lib/kinds/inventory/parse.ts";
 import type { Expectation, NodeInventory } from "../../lib/core/types.ts";
 import { node } from "../parsers/_inventory.ts";
 

@@ -6,20 +6,20 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gpucheck, gpucheckArgv } from "../e2e/cli.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 import { tempDir } from "../tmp.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const dir = tempDir("gpucheck-fs-errors-");
 
-beforeAll(() => {
+beforeAll(async () => {
   cpSync(join(root, "test", "fixtures", "sign", "h100-2node"), join(dir, "run"), { recursive: true });
   cpSync(join(root, "test", "fixtures", "e2e", "inventory-only.yaml"), join(dir, "suite.yaml"));
   writeFileSync(join(dir, "f"), "a regular file\n");
   mkdirSync(join(dir, "d"));
-  expect(cli("keygen", "--out", "keys").status).toBe(0);
+  expect((await cli("keygen", "--out", "keys")).status).toBe(0);
   cpSync(join(dir, "run"), join(dir, "signed"), { recursive: true });
-  expect(cli("certify", "signed", "--key", "keys/gpucheck.key").status).toBe(0);
+  expect((await cli("certify", "signed", "--key", "keys/gpucheck.key")).status).toBe(0);
   // a run whose page and certificate have a directory where the file belongs
   cpSync(join(dir, "signed"), join(dir, "signed-page-dir"), { recursive: true });
   mkdirSync(join(dir, "signed-page-dir", "report.html"));
@@ -27,8 +27,9 @@ beforeAll(() => {
   mkdirSync(join(dir, "cert-dir", "certificate.html"));
 }, 60_000);
 
+/** The command as a user runs it in dir (in this process: test/e2e/cli.ts's gpucheckRun). */
 function cli(...args: string[]) {
-  return gpucheck(args, { cwd: dir, timeoutMs: 60_000 });
+  return gpucheckRun(args, { cwd: dir });
 }
 
 /** Every path under dir with its size: what a failed command must leave exactly as it was. */
@@ -103,13 +104,6 @@ const EEXIST: Row[] = [
   { command: "keygen", path: "--out", argv: ["keygen", "--out", "f"], line: exists("write the key pair at", "f") },
 ];
 
-/** The command as a user runs it, in the background: a table's rows run at once (each one a process start). */
-async function cliAsync(argv: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const p = Bun.spawn([...gpucheckArgv(), ...argv], { cwd: dir, env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, status] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { status, stdout, stderr };
-}
-
 describe.each([
   ["ENOTDIR: a path under a regular file", ENOTDIR],
   ["EISDIR: a directory where a file belongs", EISDIR],
@@ -117,15 +111,15 @@ describe.each([
 ] as const)("%s", (_, rows) => {
   test(`${rows.map((r) => `${r.command} ${r.path}`).join(", ")}: one line each, exit 2, nothing left behind`, async () => {
     const before = tree();
-    const got = await Promise.all(rows.map(async (row) => ({ row: `${row.command} ${row.path}`, ...(await cliAsync(row.argv)) })));
+    const got = await Promise.all(rows.map(async (row) => ({ row: `${row.command} ${row.path}`, ...(await cli(...row.argv)) })));
     expect(got).toEqual(rows.map((row) => ({ row: `${row.command} ${row.path}`, status: 2, stdout: "", stderr: `${row.line}\n` })));
     expect(tree()).toEqual(before);
   }, 120_000);
 });
 
-test("report on a signed run whose page is a directory: exit 3, one line, no page and no temporary file written", () => {
+test("report on a signed run whose page is a directory: exit 3, one line, no page and no temporary file written", async () => {
   const before = tree();
-  const r = cli("report", "signed-page-dir");
+  const r = await cli("report", "signed-page-dir");
   expect(r.status).toBe(3);
   expect(r.stderr).toMatch(
     /^gpucheck: cannot write signed-page-dir\/report\.html: a directory is in the way of the file \(EISDIR\), after \d+ of \d+ bytes; no report\.html was written: move that directory away and run gpucheck again\n$/,

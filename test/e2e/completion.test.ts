@@ -1,8 +1,10 @@
 // `gpucheck completion bash|zsh|fish`, loaded by the real shell where one is installed (bash here;
 // zsh and fish only when `which` finds them), and the completions a user gets from it.
-import { expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { gpucheck, gpucheckArgv } from "./cli.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gpucheckArgv, gpucheckRun, tempDir } from "./cli.ts";
 
 const SLOW = 60_000;
 const quoted = gpucheckArgv()
@@ -10,9 +12,18 @@ const quoted = gpucheckArgv()
   .join(" ");
 const has = (shell: string) => spawnSync("which", [shell]).status === 0;
 
+// `gpucheck completion bash` once, for the completions below to source (the first test loads it as a
+// user does, from the command)
+const bashScript = join(tempDir("completion"), "gpucheck.bash");
+beforeAll(async () => {
+  const r = await gpucheckRun(["completion", "bash"]);
+  expect([r.status, r.stderr]).toEqual([0, ""]);
+  writeFileSync(bashScript, r.stdout);
+});
+
 /** COMPREPLY for the words typed so far, the last being the word under the cursor */
 function complete(...words: string[]): string {
-  const script = `source <(${quoted} completion bash)
+  const script = `source '${bashScript}'
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _gpucheck; printf '%s\\n' "\${COMPREPLY[@]}"`;
   const r = spawnSync("bash", ["-c", script], { encoding: "utf8" });
   expect(r.stderr).toBe("");
@@ -21,7 +32,7 @@ COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length 
 
 test(
   "bash: the script registers _gpucheck for gpucheck",
-  () => {
+  async () => {
     const r = spawnSync("bash", ["-c", `source <(${quoted} completion bash); complete -p gpucheck`], { encoding: "utf8" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
@@ -32,12 +43,12 @@ test(
 
 test(
   "bash: commands, options, option values, built-in suites and nested commands",
-  () => {
+  async () => {
     expect(complete("gpucheck", "suite", "--pl")).toBe("--platform\n");
     expect(complete("gpucheck", "suite", "h100-8x", "--platform", "s")).toBe("ssh\nslurm\n");
     expect(complete("gpucheck", "va")).toBe("validate\n");
     expect(complete("gpucheck", "sh")).toBe("show\n");
-    expect(complete("gpucheck", "validate", "h100")).toBe("h100-8x\nh100-multinode\n");
+    expect(complete("gpucheck", "validate", "h100")).toBe("h100-8x\nh100-8x-quick\nh100-multinode\n");
     expect(complete("gpucheck", "parse", "n")).toBe("nccl\n");
     expect(complete("gpucheck", "parse", "nccl", "--j")).toBe("--json\n");
     expect(complete("gpucheck", "keygen", "--algorithm", "")).toBe("ed25519\np256\n");
@@ -51,8 +62,8 @@ test(
 
 test(
   "zsh: bashcompinit around the same function; loaded by zsh when installed",
-  () => {
-    const r = gpucheck(["completion", "zsh"]);
+  async () => {
+    const r = await gpucheckRun(["completion", "zsh"]);
     expect(r.status).toBe(0);
     expect(r.stdout).toStartWith("#compdef gpucheck\n");
     expect(r.stdout).toContain("\nautoload -U +X bashcompinit && bashcompinit\n_gpucheck() {\n");
@@ -68,15 +79,17 @@ test(
 
 test(
   "fish: one complete line per command and option; loaded by fish when installed",
-  () => {
-    const r = gpucheck(["completion", "fish"]);
+  async () => {
+    const r = await gpucheckRun(["completion", "fish"]);
     expect(r.status).toBe(0);
     const lines = r.stdout.split("\n");
     expect(lines).toContain("complete -c gpucheck -n '__fish_use_subcommand' -a validate -d 'check a suite file; every problem is reported with its position'");
     expect(lines).toContain(
       "complete -c gpucheck -n '__fish_seen_subcommand_from suite' -s p -l platform -r -a 'local ssh slurm docker k8s' -d 'platform to run on (default: the suite'\\''s platform.type; with --rerun-failed, that run'\\''s)'",
     );
-    expect(lines).toContain("complete -c gpucheck -n '__fish_seen_subcommand_from validate' -F -a 'b200-8x cpu-smoke gb200-nvl72 gpu-1x h100-8x h100-multinode h200-8x quick'");
+    expect(lines).toContain(
+      "complete -c gpucheck -n '__fish_seen_subcommand_from validate' -F -a 'b200-8x b200-8x-quick cpu-smoke gb200-nvl72 gpu-1x h100-8x h100-8x-quick h100-multinode h200-8x h200-8x-quick quick'",
+    );
     if (has("fish")) {
       const f = spawnSync("fish", ["-c", `${quoted} completion fish | source; complete -C 'gpucheck suite --pl'`], { encoding: "utf8" });
       expect(f.stdout).toStartWith("--platform");
@@ -87,8 +100,8 @@ test(
 
 test(
   "an unknown shell: commander's message, exit 2",
-  () => {
-    const r = gpucheck(["completion", "tcsh"]);
+  async () => {
+    const r = await gpucheckRun(["completion", "tcsh"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toStartWith("error: command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.\n");
   },

@@ -6,16 +6,16 @@ import { join } from "node:path";
 import { serialiseResults } from "../../lib/report/results.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { resultsCopy, tmp } from "../sign/keys-fixture.ts";
-import { gpucheck } from "./cli.ts";
+import { gpucheckRun } from "./cli.ts";
 import { removeAfterRun, tempDir } from "../tmp.ts";
 
 const SLOW = 60_000;
-const run = (...args: string[]) => gpucheck(args, { cwd: tmp(), timeoutMs: SLOW });
+const run = (...args: string[]) => gpucheckRun(args, { cwd: tmp() });
 
 test(
   "validate --json: the suite, its tests, no warnings",
-  () => {
-    const r = run("validate", "cpu-smoke", "--json");
+  async () => {
+    const r = await run("validate", "cpu-smoke", "--json");
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
@@ -40,10 +40,10 @@ test(
 
 test(
   "validate --json on a bad suite: nothing on stdout, the problems on stderr, exit 2",
-  () => {
+  async () => {
     const dir = tempDir("gpucheck-json-");
     writeFileSync(join(dir, "bad.yaml"), "name: bad\ntests:\n  - { name: t, kind: colective }\n");
-    const r = gpucheck(["validate", "bad.yaml", "--json"], { cwd: dir });
+    const r = await gpucheckRun(["validate", "bad.yaml", "--json"], { cwd: dir });
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toStartWith('bad.yaml:3:22: invalid kind "colective": did you mean "collective"?\n');
@@ -53,8 +53,8 @@ test(
 
 test(
   "list --json: each metric's unit, direction and description, and the telemetry metrics",
-  () => {
-    const r = run("list", "--json");
+  async () => {
+    const r = await run("list", "--json");
     expect(r.status).toBe(0);
     const doc = JSON.parse(r.stdout);
     const train = doc.kinds.find((k: { kind: string }) => k.kind === "train");
@@ -89,8 +89,8 @@ test(
 
 test(
   "list: one line per metric with its unit and which way is better",
-  () => {
-    const r = run("list");
+  async () => {
+    const r = await run("list");
     expect(r.stdout).toContain("\n  time_us                  us         lower is better   time per operation (per message size: time_us@1GiB)\n");
     expect(r.stdout).toContain(
       "\nTelemetry metrics (collected on every node during any test; thresholds allowed on every kind):\n  gpu_temp_max             C          lower is better   highest GPU temperature seen\n",
@@ -103,16 +103,16 @@ test(
 describe("keygen, certify, verify --json", () => {
   test(
     "each prints one document; a tampered run is valid: false with the reason, exit 1",
-    () => {
+    async () => {
       const keys = join(tmp(), "keys");
-      const kg = run("keygen", "--out", keys, "--json");
+      const kg = await run("keygen", "--out", keys, "--json");
       expect(kg.stderr).toBe("");
       expect(kg.status).toBe(0);
       const k = JSON.parse(kg.stdout);
       expect(k).toEqual({ privateKey: join(keys, "gpucheck.key"), publicKey: join(keys, "gpucheck.pub"), fingerprint: expect.stringMatching(/^SHA256:/), algorithm: "ed25519" });
 
       const dir = resultsCopy("h100-2node-failing");
-      const cf = run("certify", dir, "--key", k.privateKey, "--json");
+      const cf = await run("certify", dir, "--key", k.privateKey, "--json");
       expect(cf.status).toBe(0);
       expect(JSON.parse(cf.stdout)).toEqual({
         certificate: join(dir, "certificate.intoto.json"),
@@ -129,7 +129,7 @@ describe("keygen, certify, verify --json", () => {
       });
 
       const cert = join(dir, "certificate.intoto.json");
-      const ok = run("verify", cert, "--key", k.publicKey, "--results", dir, "--json");
+      const ok = await run("verify", cert, "--key", k.publicKey, "--results", dir, "--json");
       expect(ok.status).toBe(0);
       const v = JSON.parse(ok.stdout);
       expect({ valid: v.valid, certificate: v.certificate, signer: v.signer, files: v.files }).toEqual({
@@ -142,7 +142,7 @@ describe("keygen, certify, verify --json", () => {
       expect(v.predicate.outcome).toBe("error");
 
       writeFileSync(join(dir, "junit.xml"), "<testsuites/>\n");
-      const bad = run("verify", cert, "--key", k.publicKey, "--results", dir, "--json");
+      const bad = await run("verify", cert, "--key", k.publicKey, "--results", dir, "--json");
       expect(bad.status).toBe(1);
       const b = JSON.parse(bad.stdout);
       expect(b).toMatchObject({ valid: false, certificate: cert, reason: "digest-mismatch", file: "junit.xml" });
@@ -154,7 +154,7 @@ describe("keygen, certify, verify --json", () => {
 
 test(
   "judge --json: the new directory, the outcome and each test's, exit as the verdict",
-  () => {
+  async () => {
     const dir = tempDir("gpucheck-json-");
     writeFileSync(join(dir, "results.json"), serialiseResults(FIXTURES.passing()));
     const suite = removeAfterRun(join(dir, "..", `${dir.split("/").pop()}-other.yaml`));
@@ -163,7 +163,7 @@ test(
       "name: other\nplatform:\n  type: local\ntests:\n  - name: nvlink-allreduce\n    kind: collective\n    gpusPerNode: 8\n    collective: { op: all_reduce, minBytes: 8, maxBytes: 8G }\n    expect:\n      busbw: { min: 100000 GB/s }\n",
     );
     const out = removeAfterRun(`${dir}-judged`);
-    const r = gpucheck(["judge", dir, "--suite", suite, "--out", out, "--json"]);
+    const r = await gpucheckRun(["judge", dir, "--suite", suite, "--out", out, "--json"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('gpucheck: note: test "resnet18-fashionmnist" is not in suite "other"');
     const doc = JSON.parse(r.stdout);

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gpucheck, tempDir } from "./cli.ts";
+import { gpucheckRun, tempDir } from "./cli.ts";
 
 const LONG = "tok-LONGVALUE-31";
 // shorter than what is hunted for in free text: only where its name stands beside it
@@ -33,9 +33,9 @@ const PLATFORMS: Array<[string, string[]]> = [
 
 describe("plan prints *** for secrets", () => {
   for (const [platform, flags] of PLATFORMS) {
-    test(platform, () => {
+    test(platform, async () => {
       for (const json of [false, true]) {
-        const r = gpucheck(["plan", "s.yaml", "--platform", platform, ...flags, ...(json ? ["--json"] : [])], { cwd: dir, timeoutMs: 60_000 });
+        const r = await gpucheckRun(["plan", "s.yaml", "--platform", platform, ...flags, ...(json ? ["--json"] : [])], { cwd: dir });
         expect(r.stderr).toBe("");
         expect(r.status).toBe(0);
         const lines = r.stdout.split("\n").filter((l) => l.includes(LONG) || l.includes(SHORT));

@@ -4,15 +4,15 @@ import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gpucheck } from "./cli.ts";
+import { gpucheckRun } from "./cli.ts";
 import { tempDir } from "../tmp.ts";
 
 const SLOW = 60_000;
 
 test(
   "a built-in: each threshold with the comment its suite wrote, each value with its line",
-  () => {
-    const r = gpucheck(["show", "h100-8x"], { cwd: tmpdir() });
+  async () => {
+    const r = await gpucheckRun(["show", "h100-8x"], { cwd: tmpdir() });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(r.stdout).toStartWith(
@@ -32,7 +32,7 @@ test(
 `);
     // every threshold of every built-in has a source
     for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72", "quick"]) {
-      expect(gpucheck(["show", name], { cwd: tmpdir() }).stdout).not.toContain("no source comment");
+      expect((await gpucheckRun(["show", name], { cwd: tmpdir() })).stdout).not.toContain("no source comment");
     }
   },
   SLOW,
@@ -40,13 +40,13 @@ test(
 
 test(
   "a file extending a built-in: the child's thresholds with its own comments, the rest from the parent",
-  () => {
+  async () => {
     const dir = tempDir("gpucheck-show-");
     writeFileSync(
       join(dir, "site.yaml"),
       "name: site\nextends: h100-8x\nremove: [ib-allreduce, resnet18-fashionmnist, resnet50-synthetic, transformer-bandwidth, inventory]\ntests:\n  - name: nvlink-allreduce\n    expect:\n      # node07 on 2026-11-02: 471 GB/s; 2 % below\n      busbw: { min: 460 GB/s }\n      out_of_bounds: { max: 0 }\n",
     );
-    const r = gpucheck(["show", "site.yaml"], { cwd: dir });
+    const r = await gpucheckRun(["show", "site.yaml"], { cwd: dir });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("# site.yaml (sha256 ");
     expect(r.stdout).toContain("\n#   extends builtin:h100-8x.yaml (sha256 ");
@@ -67,14 +67,14 @@ test(
 
 test(
   "a broken suite is reported as validate reports it, exit 2, nothing on stdout",
-  () => {
+  async () => {
     const dir = tempDir("gpucheck-show-");
     writeFileSync(join(dir, "bad.yaml"), "name: bad\ntests:\n  - { name: t, kind: colective }\n");
-    const r = gpucheck(["show", "bad.yaml"], { cwd: dir });
+    const r = await gpucheckRun(["show", "bad.yaml"], { cwd: dir });
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toStartWith('bad.yaml:3:22: invalid kind "colective": did you mean "collective"?\n');
-    expect(gpucheck(["show", "h100-9x"], { cwd: dir }).stderr).toBe('gpucheck: no built-in suite "h100-9x" and no file ./h100-9x: did you mean "h100-8x"?\n');
+    expect((await gpucheckRun(["show", "h100-9x"], { cwd: dir })).stderr).toBe('gpucheck: no built-in suite "h100-9x" and no file ./h100-9x: did you mean "h100-8x"?\n');
   },
   SLOW,
 );

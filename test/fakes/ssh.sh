@@ -1,5 +1,5 @@
 #!/bin/sh
-# A stand-in for the OpenSSH client (test/platforms/ssh-conformance.test.ts puts it on PATH as
+# A stand-in for the OpenSSH client (test/integration/no-daemon/ssh-conformance.test.ts puts it on PATH as
 # `ssh`): every host is a scratch directory on this machine, <root>/hosts/<host>, and the remote
 # command runs there as sshd would run it: one string for `/bin/sh -c`, in a clean environment
 # whose HOME is that directory, with SSH_CONNECTION naming the address the host was reached on.

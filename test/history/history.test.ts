@@ -12,7 +12,7 @@ import { renderHistory } from "../../lib/history/render.ts";
 import { HistoryStore } from "../../lib/history/store.ts";
 import { buildHistory } from "../../lib/history/view.ts";
 import { defaultHistoryPath, importLine, importRun, openHistory, showHistory } from "../../lib/pipeline/history.ts";
-import { gpucheck } from "../e2e/cli.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 import { results, test as testResult } from "../fixtures/results/build.ts";
 import { tempDir } from "../tmp.ts";
 
@@ -207,18 +207,18 @@ describe("where the history lives", () => {
 });
 
 describe("through the CLI", () => {
-  test("import prints what it added; a second import of the same run adds nothing; show of an unknown name exits 1", () => {
+  test("import prints what it added; a second import of the same run adds nothing; show of an unknown name exits 1", async () => {
     const dir = tempDir("history-cli-");
     const db = join(dir, "h.db");
     const run = join(import.meta.dir, "..", "fixtures", "sign", "h100-2node");
-    const first = gpucheck(["history", "import", run, "--history", db]);
+    const first = await gpucheckRun(["history", "import", run, "--history", db]);
     expect(first.stderr).toBe("");
     expect(first.stdout).toBe(`history: run #1 (acceptance, suite h100-2node, 2025-03-04T09:00:00.000Z): 15 figures of 3 nodes added to ${db}\n`);
     const again = importRun(run, { history: db, mode: "health" });
     expect(again.added).toBe(false);
     expect(importLine(again)).toBe(`history: ${run} is already in ${db} as run #1 (imported ${again.run.importedAt}): nothing added\n`);
     expect(showHistory("gpu-a01", { history: db }).text).toContain("gpu-a01 (the node's own figures)\n  inventory gpu_count: accepted 8 (#1) · #1 8\n");
-    const none = gpucheck(["history", "show", "gpu-zz", "--history", db]);
+    const none = await gpucheckRun(["history", "show", "gpu-zz", "--history", db]);
     expect(none.stdout).toStartWith('history: nothing recorded for "gpu-zz"');
     expect(none.status).toBe(1);
     expect(() => importRun(join(dir, "nope"), { history: db })).toThrow(`"${join(dir, "nope")}": no such results directory`);

@@ -56,7 +56,8 @@ describe("gpucheck-linux-arm64 under qemu, copied alone into an empty directory"
     expect(JSON.parse(a.stdout).platforms.map((p: { name: string }) => p.name)).toEqual(["local", "ssh", "slurm", "docker", "k8s"]);
   });
 
-  const suites = ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "quick"];
+  // the Blackwell suites too: gb200-nvl72 is what the arm64 binary is for (on local: one tray, its rack test planned as not runnable)
+  const suites = ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "b200-8x", "h100-multinode", "gb200-nvl72", "quick"];
   test("validate passes every built-in suite", () => {
     for (const s of suites) {
       const a = arm("validate", s);
@@ -90,6 +91,19 @@ describe("gpucheck-linux-arm64 under qemu, copied alone into an empty directory"
       }
     });
   }
+
+  // the rack as a Grace host plans it: slurm, the suite's own platform, with the 18 trays named
+  test("plan on slurm: gb200-nvl72 with its 18 trays renders exactly as the x64 binary renders it", () => {
+    const trays = Array.from({ length: 18 }, (_, i) => `tray${String(i + 1).padStart(2, "0")}`);
+    const args = ["plan", "gb200-nvl72", "--platform", "slurm", "--hosts", trays.join(","), "--json"];
+    const a = arm(...args);
+    expect(`${a.stderr}`).toBe("");
+    expect(a.status).toBe(0);
+    const x = amd(...args);
+    expect(x.status).toBe(0);
+    expect(JSON.parse(a.stdout).tests[1].isolation.hosts).toEqual(trays);
+    expect(a.stdout === x.stdout, "gb200-nvl72 on slurm: the arm64 plan differs from the x64 plan").toBe(true);
+  });
 
   test("each binary runs a suite, signs it, and verifies the other's certificate", () => {
     const armKeys = join(dir, "arm-keys");

@@ -6,7 +6,7 @@ import { loadSuite } from "../../lib/load/mod.ts";
 import { findMetric } from "../../lib/kinds/mod.ts";
 import type { Suite } from "../../lib/core/types.ts";
 
-const NAMES = ["b200-8x", "cpu-smoke", "gb200-nvl72", "gpu-1x", "h100-8x", "h100-multinode", "h200-8x", "quick"];
+const NAMES = ["b200-8x", "b200-8x-quick", "cpu-smoke", "gb200-nvl72", "gpu-1x", "h100-8x", "h100-8x-quick", "h100-multinode", "h200-8x", "h200-8x-quick", "quick"];
 const suites = new Map<string, Suite>();
 for (const name of NAMES) suites.set(name, await loadSuite(name));
 const test_ = (suite: string, name: string) => suites.get(suite)!.tests.find((t) => t.name === name)!;

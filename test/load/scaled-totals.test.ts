@@ -2,7 +2,7 @@
 // job, gpu_count of a node): a warning from validate and plan, exit 0, naming the test, the
 // threshold, the line that wrote it and the line that changed the shape.
 import { expect, test } from "bun:test";
-import { gpucheck } from "../e2e/cli.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 import { workdir } from "./_load.ts";
 import { loadSuiteWarnings } from "../../lib/load/mod.ts";
 import { formatWarning } from "../../lib/core/errors.ts";
@@ -61,21 +61,21 @@ test("no warning when the child restates the threshold, keeps the shape, or the 
 
 test(
   "validate and plan print the warning on stderr and exit 0; validate --json carries it",
-  () => {
+  async () => {
     const cwd = workdir({ "two.yaml": TWO_NODES });
     const first =
       'two.yaml:4:10: warning: test "resnet18-fashionmnist" now runs on 2 nodes × 8 GPUs, but its samples_per_s threshold { min: 15400 img/s } (builtin:h100-8x.yaml:143)';
-    const v = gpucheck(["validate", "two.yaml"], { cwd });
+    const v = await gpucheckRun(["validate", "two.yaml"], { cwd });
     expect(v.status).toBe(0);
     expect(v.stdout).toBe(
       'two.yaml: valid: suite "two-nodes", 14 tests (1 inventory, 3 collective, 3 train, 1 membw, 1 pcie, 1 gemm, 1 burn, 1 nvlink, 1 dcgm, 1 nic-loopback), platform local, extends builtin:h100-8x.yaml; 3 warnings\n',
     );
     expect(v.stderr).toStartWith(first);
-    const p = gpucheck(["plan", "two.yaml", "--json"], { cwd });
+    const p = await gpucheckRun(["plan", "two.yaml", "--json"], { cwd });
     expect(p.status).toBe(0);
     expect(p.stderr).toStartWith(first);
     expect(JSON.parse(p.stdout).tests.length).toBe(14);
-    const j = gpucheck(["validate", "two.yaml", "--json"], { cwd });
+    const j = await gpucheckRun(["validate", "two.yaml", "--json"], { cwd });
     expect(j.status).toBe(0);
     expect(JSON.parse(j.stdout).warnings[0]).toEqual({
       path: "two.yaml",

@@ -2,20 +2,24 @@
 // exit 0 for a good suite.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { gpucheckRun } from "../e2e/cli.ts";
 
 const root = join(import.meta.dir, "../..");
-// each test starts `bun mod.ts` (TypeScript compiled on start): seconds on a loaded 2-core machine
+// the first command loads its modules (TypeScript compiled on first import): seconds on a loaded 2-core machine
 const SLOW = 60_000;
 
-function validate(ref: string) {
-  const p = Bun.spawnSync([process.execPath, "mod.ts", "validate", ref], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
-  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+/** gpucheck as a user runs it, in root (in this process: test/e2e/cli.ts's gpucheckRun) */
+const gpucheck = (...args: string[]) => gpucheckRun(args, { cwd: root });
+
+async function validate(ref: string) {
+  const p = await gpucheck("validate", ref);
+  return { code: p.status, stdout: p.stdout, stderr: p.stderr };
 }
 
 test(
   "a file with many mistakes: all of them, positioned, exit 2",
-  () => {
-    const r = validate("test/fixtures/suites/bad-many.yaml");
+  async () => {
+    const r = await validate("test/fixtures/suites/bad-many.yaml");
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     const heads = r.stderr.split("\n").filter((l) => l.startsWith("test/"));
@@ -44,8 +48,8 @@ test(
 
 test(
   "a missing file: one line, exit 2",
-  () => {
-    const r = validate("./nope.yaml");
+  async () => {
+    const r = await validate("./nope.yaml");
     expect(r).toEqual({ code: 2, stdout: "", stderr: "gpucheck: suite file not found: ./nope.yaml\n" });
   },
   SLOW,
@@ -53,8 +57,8 @@ test(
 
 test(
   "a site suite extending a built-in is valid",
-  () => {
-    const r = validate("test/fixtures/suites/site-h100.yaml");
+  async () => {
+    const r = await validate("test/fixtures/suites/site-h100.yaml");
     expect(r).toEqual({
       code: 0,
       stderr: "",
@@ -67,9 +71,9 @@ test(
 
 test(
   "every built-in validates",
-  () => {
-    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72", "quick"]) {
-      const r = validate(name);
+  async () => {
+    for (const name of ["cpu-smoke", "gpu-1x", "h100-8x", "h200-8x", "h100-multinode", "b200-8x", "gb200-nvl72", "quick", "h100-8x-quick", "h200-8x-quick", "b200-8x-quick"]) {
+      const r = await validate(name);
       expect({ name, code: r.code, stderr: r.stderr }).toEqual({ name, code: 0, stderr: "" });
       expect(r.stdout).toStartWith(`builtin:${name}.yaml: valid: suite "${name}"`);
     }
@@ -79,24 +83,21 @@ test(
 
 test(
   "a --platform typo gets a did-you-mean, exit 2",
-  () => {
-    const p = Bun.spawnSync([process.execPath, "mod.ts", "plan", "cpu-smoke", "--platform", "slurn"], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
-    expect(p.exitCode).toBe(2);
-    expect(p.stderr.toString()).toBe('gpucheck: unknown platform "slurn": did you mean "slurm"?\n');
+  async () => {
+    const p = await gpucheck("plan", "cpu-smoke", "--platform", "slurn");
+    expect(p.status).toBe(2);
+    expect(p.stderr).toBe('gpucheck: unknown platform "slurn": did you mean "slurm"?\n');
   },
   SLOW,
 );
 
 test(
   "a relative threshold without --baseline stops before anything runs, exit 2",
-  () => {
+  async () => {
     const out = join(root, "test", "fixtures", "suites", "never-written");
-    const p = Bun.spawnSync([process.execPath, "mod.ts", "suite", "test/fixtures/suites/relative-no-baseline.yaml", "--out", out], {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    expect(p.exitCode).toBe(2);
-    expect(p.stderr.toString()).toBe("a threshold is relative to a baseline (ar: busbw: baseline 95%): pass --baseline <results.json> of an earlier run\n");
+    const p = await gpucheck("suite", "test/fixtures/suites/relative-no-baseline.yaml", "--out", out);
+    expect(p.status).toBe(2);
+    expect(p.stderr).toBe("a threshold is relative to a baseline (ar: busbw: baseline 95%): pass --baseline <results.json> of an earlier run\n");
     expect(Bun.file(join(out, "results.json")).size).toBe(0);
   },
   SLOW,
@@ -104,12 +105,10 @@ test(
 
 test(
   "a flag the platform would ignore is an error naming the flag and who uses it, exit 2",
-  () => {
-    const p = Bun.spawnSync([process.execPath, "mod.ts", "plan", "cpu-smoke", "--hosts", "a,b"], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
-    expect(p.exitCode).toBe(2);
-    expect(p.stderr.toString()).toBe(
-      'gpucheck: platform "local" does not use --hosts/--hostfile (used by ssh, slurm, docker): remove it or choose one of those platforms with --platform\n',
-    );
+  async () => {
+    const p = await gpucheck("plan", "cpu-smoke", "--hosts", "a,b");
+    expect(p.status).toBe(2);
+    expect(p.stderr).toBe('gpucheck: platform "local" does not use --hosts/--hostfile (used by ssh, slurm, docker): remove it or choose one of those platforms with --platform\n');
   },
   SLOW,
 );

@@ -2,7 +2,7 @@
 // workload's own Python parsers.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { toInventory } from "../../lib/parsers/inventory.ts";
+import { toInventory } from "../../lib/kinds/inventory/parse.ts";
 import type { NodeInventory } from "../../lib/core/types.ts";
 
 const workload = join(import.meta.dir, "..", "..", "workload");

@@ -1,13 +1,13 @@
-// lib/parsers/burn.ts and burn-clock.ts on their own: the burn command's GPUCHECK_RESULT → stragglers
+// lib/kinds/burn/parse.ts and burn-clock.ts on their own: the burn command's GPUCHECK_RESULT → stragglers
 // by CV > 5 % or max/avg > 1.5, the slowdown from the first to the last span, each rank as a
 // component, and the clock events per minute the telemetry samples show; and what each says when its
 // input is missing. The GPU results and samples are written here in the workload's shape (no GPU ran
 // them); the reasons hw_slowdown + hw_power_brake_slowdown are those the captured H100 in
 // workload/tests/fixtures/nvidia-smi-q-h100-8gpu-535.161.08-hw-slowdown.txt reports.
 import { describe, expect, test } from "bun:test";
-import { clockEventRate } from "../../lib/parsers/burn-clock.ts";
-import { burnMeasurement } from "../../lib/parsers/burn.ts";
-import { GPU_LOAD_METRICS } from "../../lib/parsers/burn-gpu.ts";
+import { clockEventRate } from "../../lib/kinds/burn/parse-clock.ts";
+import { burnMeasurement } from "../../lib/kinds/burn/parse.ts";
+import { GPU_LOAD_METRICS } from "../../lib/kinds/burn/parse-gpu.ts";
 
 const GPU0 = ["GPU-5d2a9c3e-1f0b-4c47-a3c1-9d6a0f1b2c3d", "00000000:18:00.0"] as const;
 const GPU1 = ["GPU-8b1e7f20-44a1-4e2b-9b55-0c7d3e9a1f42", "00000000:2A:00.0"] as const;

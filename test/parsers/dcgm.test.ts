@@ -1,4 +1,4 @@
-// lib/parsers/dcgm.ts and dcgm-doc.ts: the dcgm command's GPUCHECK_RESULT → failures, warnings and
+// lib/kinds/dcgm/parse.ts and dcgm-doc.ts: the dcgm command's GPUCHECK_RESULT → failures, warnings and
 // skips named by GPU with DCGM's text and DCGM_FR code, on real `dcgmi diag -j` captures of DCGM 4.2.3
 // and 3.1.0 (test/fixtures/dcgm/README.md); every way of having no document is every metric null with
 // its reason. The GB10 captures come without their node's nvidia-smi, so their GPU is named by index
@@ -6,7 +6,7 @@
 // (workload/tests/fixtures/nvidia-smi-q-h100-8gpu-565.57.01.txt), a pairing made here, not captured.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { dcgmMeasurement } from "../../lib/parsers/dcgm.ts";
+import { dcgmMeasurement } from "../../lib/kinds/dcgm/parse.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/dcgm/${name}`, import.meta.url), "utf8");
 const doc = (name: string) => {

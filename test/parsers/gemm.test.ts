@@ -1,10 +1,10 @@
-// lib/parsers/gemm.ts on its own: the gemm command's GPUCHECK_RESULT → the worst GPU per dtype with
+// lib/kinds/gemm/parse.ts on its own: the gemm command's GPUCHECK_RESULT → the worst GPU per dtype with
 // every GPU named, checksum mismatches named, and what it says when the line or a part is missing.
 // The GPU results are written here in the workload's shape (no GPU ran them): UUIDs and bus ids from
 // the H100 capture in workload/tests/fixtures/nvidia-smi-q-h100-8gpu-565.57.01.txt.
 import { describe, expect, test } from "bun:test";
 import { GEMM_DEFAULTS } from "../../lib/kinds/gemm/params.ts";
-import { gemmMeasurement } from "../../lib/parsers/gemm.ts";
+import { gemmMeasurement } from "../../lib/kinds/gemm/parse.ts";
 import { headlineOf } from "../../lib/assess/judge.ts";
 
 const HASH_A = "a".repeat(64);

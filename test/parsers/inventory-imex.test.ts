@@ -4,9 +4,9 @@
 // public capture of a failing domain was found: those cases use the report's documented values (its
 // own legend: UNAVAILABLE, N = Never Connected, DEGRADED) in the captured layout, stated as such.
 import { describe, expect, test } from "bun:test";
-import { inventoryMetrics } from "../../lib/parsers/inventory.ts";
+import { inventoryMetrics } from "../../lib/kinds/inventory/parse.ts";
 import type { NodeInventory } from "../../lib/core/types.ts";
-import type { ImexDomain } from "../../lib/parsers/imex.ts";
+import type { ImexDomain } from "../../lib/kinds/inventory/imex.ts";
 import { node } from "./_inventory.ts";
 
 const H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt";

@@ -2,7 +2,7 @@
 // node), the TypeScript side counts. What a node could not read is unmeasured, never 0.
 import { describe, expect, test } from "bun:test";
 import { checkExpectation } from "../../lib/assess/checks.ts";
-import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../../lib/parsers/inventory.ts";
+import { addFleetConfigFindings, inventoryMeasurement, inventoryMetrics, toInventory } from "../../lib/kinds/inventory/parse.ts";
 import type { Expectation, NodeInventory } from "../../lib/core/types.ts";
 import type { InventoryParams } from "../../lib/kinds/inventory/params.ts";
 import { node } from "./_inventory.ts";

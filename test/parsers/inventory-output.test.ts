@@ -1,7 +1,7 @@
-// lib/parsers/inventory.ts on the inventory command's output as a whole: the line it reads, and what
+// lib/kinds/inventory/parse.ts on the inventory command's output as a whole: the line it reads, and what
 // it says when the line is missing or the node reported nothing it can count.
 import { describe, expect, test } from "bun:test";
-import { inventoryMeasurement } from "../../lib/parsers/inventory.ts";
+import { inventoryMeasurement } from "../../lib/kinds/inventory/parse.ts";
 
 describe("inventoryMeasurement", () => {
   test("no RESULT line: a ParseError naming the line", () => {

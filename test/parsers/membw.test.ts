@@ -1,9 +1,9 @@
-// lib/parsers/membw.ts on its own: the membw command's GPUCHECK_RESULT → the worst GPU per operation
+// lib/kinds/membw/parse.ts on its own: the membw command's GPUCHECK_RESULT → the worst GPU per operation
 // with every GPU named, each GPU's own values as a component, and what it says when the line or a
 // part is missing. The GPU results are written here in the workload's shape (no GPU ran them): UUIDs
 // and bus ids from the H100 capture in workload/tests/fixtures/nvidia-smi-q-h100-8gpu-565.57.01.txt.
 import { describe, expect, test } from "bun:test";
-import { membwMeasurement } from "../../lib/parsers/membw.ts";
+import { membwMeasurement } from "../../lib/kinds/membw/parse.ts";
 
 const op = (best: number, median: number, bytes: number) => ({ best_gbps: best, median_gbps: median, bytes, gbps: [median, best] });
 const SIZE = 2 * 1024 ** 3;

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { componentChecks } from "../../lib/assess/components.ts";
 import type { ComponentValues } from "../../lib/core/types.ts";
 import type { Expectation } from "../../lib/core/types.ts";
-import { nicMeasurement } from "../../lib/parsers/nic.ts";
+import { nicMeasurement } from "../../lib/kinds/nic/parse.ts";
 import { fixtureText, infoLines } from "./nccl-info-lines.ts";
 
 /** the HCA pairs' parts: the TCP route between the ranks is a part too, tested in nic.test.ts */

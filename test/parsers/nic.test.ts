@@ -1,10 +1,10 @@
-// lib/parsers/nic.ts: the nic command's GPUCHECK_RESULT → per-HCA-pair components, the worst pair
+// lib/kinds/nic/parse.ts: the nic command's GPUCHECK_RESULT → per-HCA-pair components, the worst pair
 // named, the TCP stream labelled; every gap null with its reason. The clients' outputs are the real
 // captures in test/fixtures/perftest/ (README there), placed in the workload's result shape.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { nicMeasurement } from "../../lib/parsers/nic.ts";
+import { nicMeasurement } from "../../lib/kinds/nic/parse.ts";
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/perftest", name), "utf8");
 const bwH100 = fixture("ib_send_bw-report-gbits-h100-nebius-ib.txt");

@@ -1,4 +1,4 @@
-// lib/parsers/nvlink.ts on its own: the nvlink command's GPUCHECK_RESULT → every ordered pair of a
+// lib/kinds/nvlink/parse.ts on its own: the nvlink command's GPUCHECK_RESULT → every ordered pair of a
 // node's GPUs as a link named by both ends, the worst and median pair, the worst link all at once,
 // and the reason whenever a link is missing. The GPU results are written here in the workload's shape
 // (synthetic: no GPU ran them); UUIDs and bus ids are GPUs 0-2 of the H100 capture
@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentChecks } from "../../lib/assess/components.ts";
-import { nvlinkMeasurement } from "../../lib/parsers/nvlink.ts";
+import { nvlinkMeasurement } from "../../lib/kinds/nvlink/parse.ts";
 import type { Expectation } from "../../lib/core/types.ts";
 
 const SIZE = 256 * 1024 ** 2;

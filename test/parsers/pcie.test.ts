@@ -1,10 +1,10 @@
-// lib/parsers/pcie.ts and pcie-link.ts on their own: the pcie command's GPUCHECK_RESULT → the worst
+// lib/kinds/pcie/parse.ts and pcie-link.ts on their own: the pcie command's GPUCHECK_RESULT → the worst
 // GPU per operation and phase, links below their maximum and replays named, and the reason whenever a
 // link or counter could not be read. The GPU results are written here in the workload's shape (no GPU
 // ran them): UUIDs, bus ids and replay counts from the H100 capture in
 // workload/tests/fixtures/nvidia-smi-q-h100-8gpu-535.161.08-hw-slowdown.txt (67 and 63 replays).
 import { describe, expect, test } from "bun:test";
-import { pcieMeasurement } from "../../lib/parsers/pcie.ts";
+import { pcieMeasurement } from "../../lib/kinds/pcie/parse.ts";
 
 const SIZE = 256 * 1024 ** 2;
 const op = (best: number, median: number, bytes = SIZE) => ({ best_gbps: best, median_gbps: median, bytes, gbps: [median, best] });

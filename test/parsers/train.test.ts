@@ -1,7 +1,7 @@
-// lib/parsers/train.ts on its own: the train command's GPUCHECK_RESULT → metrics, and what it says
+// lib/kinds/train/parse.ts on its own: the train command's GPUCHECK_RESULT → metrics, and what it says
 // when that line is missing, cut or holds something other than numbers.
 import { describe, expect, test } from "bun:test";
-import { trainMeasurement } from "../../lib/parsers/train.ts";
+import { trainMeasurement } from "../../lib/kinds/train/parse.ts";
 
 const RESULT = {
   model: "resnet18",

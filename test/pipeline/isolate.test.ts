@@ -155,12 +155,17 @@ describe("pattern: pairwise", () => {
 
 describe("pattern: bisect", () => {
   test("a host that hangs every run it is in is found by halves, its units cut by the timeout", async () => {
-    const r = await run(["pattern: bisect", "timeout: 1s"], { hosts: HOSTS, end: (h) => (h.includes("h2") ? "hang" : "ok") });
+    // the evidence of the nodes in the failed units: the hung one answers nothing within the suite's evidence timeout
+    const r = await run(["pattern: bisect", "timeout: 500ms"], { hosts: HOSTS, end: (h) => (h.includes("h2") ? "hang" : "ok") }, ["evidence: { timeout: 500ms }"]);
     const t = r.results.tests[0]!;
     expect(t.isolation?.bad).toEqual(["h2"]);
     expect(t.units[0]!.status).toBe("timeout");
     expect(t.units[0]!.hosts).toEqual(HOSTS);
     expect(t.isolation?.launches).toBe(t.units.length);
+    const h2 = r.results.evidence!.find((e) => e.node === "h2")!;
+    expect(h2.file).toBe("evidence/h2.tar.gz");
+    expect(h2.missing[0]!.item).toBe("the node's state");
+    expect(h2.missing[0]!.why).toStartWith("the evidence command on h2 ended timeout");
   }, 60_000);
 });
 

@@ -1,22 +1,17 @@
 // `gpucheck judge <dir>` parses the saved rank logs again (so a parser fix reaches old runs) and,
 // where a log is gone, judges the saved measurement and says so.
 import { describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { ResultsFile } from "../../lib/core/types.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 import { NCCL_LOG, NODE } from "./fake-platform.ts";
 import { runSuite } from "./harness.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
-
-function judge(dir: string, suite: string) {
+/** `gpucheck judge` as mod.ts runs it (in this process: test/e2e/cli.ts's gpucheckRun) */
+async function judge(dir: string, suite: string) {
   const out = `${dir}-judged`;
-  const r = spawnSync(join(ROOT, "node_modules/.bin/bun"), [join(ROOT, "mod.ts"), "judge", dir, "--suite", suite, "--out", out], {
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" },
-    timeout: 60_000,
-  });
+  const r = await gpucheckRun(["judge", dir, "--suite", suite, "--out", out]);
   return { code: r.status, err: r.stderr, out, results: JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as ResultsFile };
 }
 
@@ -32,7 +27,7 @@ describe("gpucheck judge re-parses the saved rank logs", () => {
     expect(ROW).toEndWith(" 101.70       0  2182.20   61.51  107.63       0");
     const before = readFileSync(join(run.outDir, "results.json"));
     writeFileSync(join(run.outDir, LOG), NCCL_LOG.replace(ROW, SLOWER));
-    const j = judge(run.outDir, join(run.outDir, "suite.yaml"));
+    const j = await judge(run.outDir, join(run.outDir, "suite.yaml"));
     expect(j.err).toBe("");
     expect(j.code).toBe(1);
     const u = j.results.tests[0]!.units[0]!;
@@ -49,14 +44,14 @@ describe("gpucheck judge re-parses the saved rank logs", () => {
     // as local saves it: stdout then stderr, where the log has them interleaved
     records[0].output = NCCL_LOG.replace(ROW, SLOWER);
     writeFileSync(file, JSON.stringify(records));
-    const j = judge(run.outDir, join(run.outDir, "suite.yaml"));
+    const j = await judge(run.outDir, join(run.outDir, "suite.yaml"));
     expect(j.results.tests[0]!.units[0]!.measurement?.metrics.busbw).toBe(40.12);
   });
 
   test("a rank log that is gone: the saved measurement is judged, and a note says which log and why", async () => {
     const run = await runSuite([{ name: "allreduce", behaviour: "ok" }]);
     rmSync(join(run.outDir, `logs/allreduce/${NODE}/rank-1.log`));
-    const j = judge(run.outDir, join(run.outDir, "suite.yaml"));
+    const j = await judge(run.outDir, join(run.outDir, "suite.yaml"));
     expect(j.code).toBe(0);
     expect(j.err).toBe(`gpucheck: note: test "allreduce": rank log logs/allreduce/${NODE}/rank-1.log missing: its saved measurements were judged again, not re-parsed\n`);
     expect(j.results.tests[0]!.units[0]!.measurement).toEqual(run.results.tests[0]!.units[0]!.measurement);
@@ -66,7 +61,7 @@ describe("gpucheck judge re-parses the saved rank logs", () => {
     const run = await runSuite([{ name: "allreduce", behaviour: "ok" }]);
     rmSync(join(run.outDir, "logs/allreduce/run-records.json"));
     writeFileSync(join(run.outDir, LOG), NCCL_LOG.replace(ROW, SLOWER));
-    const j = judge(run.outDir, join(run.outDir, "suite.yaml"));
+    const j = await judge(run.outDir, join(run.outDir, "suite.yaml"));
     expect(j.err).toBe(
       `gpucheck: note: test "allreduce" has no logs/allreduce/run-records.json (the run is older than run records): re-parsed from its rank logs, rank 0's output read from its log\n`,
     );

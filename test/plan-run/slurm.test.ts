@@ -66,7 +66,7 @@ describe("plan equals run: slurm", () => {
     expect(rendered.slots).toEqual({});
     expect(slotsIn(rendered.script)).toEqual([]);
     const submitted: string[] = [];
-    // (with a node drained, its groups are left out of the job: test/platforms/slurm-groups.test.ts)
+    // (with a node drained, its groups are left out of the job: test/integration/no-daemon/slurm-groups.test.ts)
     const runs = await runSlurm(ctx, door(submitted, SINFO_IDLE));
     expect(runs.map((u) => [u.unit, u.status])).toEqual([
       ["1.node1+node3", "infra"],

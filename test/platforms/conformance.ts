@@ -97,13 +97,18 @@ export async function runScript(
   platform: Platform<unknown>,
   target: ConformanceTarget,
   t: TestToRender,
-  abortAfterMs?: number,
+  /** cancel (Ctrl-C) this many ms after the start, or once this many ranks have printed "started" (a fixed delay on a loaded machine can come before any rank is up) */
+  cancel?: number | { started: number },
 ): Promise<{ units: UnitRun[]; lines: string[]; elapsedMs: number }> {
   const outDir = tempDir("gpucheck-conf-");
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort("timeout"), t.timeoutMs);
-  const cancel = abortAfterMs === undefined ? undefined : setTimeout(() => ctl.abort("cancelled"), abortAfterMs);
+  const timed = typeof cancel === "number" ? setTimeout(() => ctl.abort("cancelled"), cancel) : undefined;
   const lines: string[] = [];
+  const onLine = (unit: string, rank: number, line: string) => {
+    lines.push(`${unit}/${rank}: ${line}`);
+    if (typeof cancel === "object" && !ctl.signal.aborted && lines.filter((l) => l.endsWith(": started")).length >= cancel.started) ctl.abort("cancelled");
+  };
   const started = Date.now();
   const ctx = runContextFor<unknown>(t, {
     suite: target.platformSettings ? { ...fakeSuite(), platform: { type: "local", settings: target.platformSettings } } : fakeSuite(),
@@ -111,14 +116,14 @@ export async function runScript(
     outDir,
     signal: ctl.signal,
     cli: target.cli,
-    onLine: (unit, rank, line) => lines.push(`${unit}/${rank}: ${line}`),
+    onLine,
   });
   try {
     const units = await platform.run(ctx);
     return { units, lines, elapsedMs: Date.now() - started };
   } finally {
     clearTimeout(timer);
-    clearTimeout(cancel);
+    clearTimeout(timed);
   }
 }
 
@@ -179,12 +184,30 @@ export function conformance(platform: Platform<unknown>, target: () => Conforman
       const tg = target();
       const marker = `gpucheck-cancel-${process.pid}-${Date.now()}`;
       const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
-      const { units, lines } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), (tg.settleMs ?? 3000) + slack());
+      const { units, lines } = await runScript(platform, tg, scriptTest("cancel", tg.python, code, { timeoutMs: 120_000, args: [marker] }), { started: 2 });
       expect(units[0]!.status).toBe("cancelled");
       expect(lines.filter((l) => l.endsWith(": started"))).toHaveLength(2);
       expect(await tg.leftovers(marker)).toEqual([]);
     },
     opts(150_000),
+  );
+
+  t(
+    `${platform.name}: cancelling (Ctrl-C) while the ranks are being launched ends the run and leaves nothing running`,
+    async () => {
+      const tg = target();
+      // before anything started, and at two points inside the launch (which a rank may outrun)
+      for (const ms of [0, 150, 500]) {
+        const marker = `gpucheck-cancel-early-${process.pid}-${Date.now()}`;
+        const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${marker}`;
+        const { units, elapsedMs } = await runScript(platform, tg, scriptTest("cancel-early", tg.python, code, { timeoutMs: 120_000, args: [marker] }), ms);
+        expect([ms, units[0]!.status]).toEqual([ms, "cancelled"]);
+        // ended by the cancel, not by the test's 120 s timeout
+        expect(elapsedMs).toBeLessThan(60_000);
+        expect(await tg.leftovers(marker)).toEqual([]);
+      }
+    },
+    opts(200_000),
   );
 
   t(

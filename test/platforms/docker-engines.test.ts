@@ -122,7 +122,7 @@ describe("docker units", () => {
   });
 
   test("fewer engines than nodes is a usage error naming them", () => {
-    expect(() => unitsOf(t(3), e("n1", "n2"))).toThrow('gpucheck: docker: test "ar" needs 3 nodes but 2 engines were given: ssh://n1, ssh://n2');
+    expect(() => unitsOf(t(3), e("n1", "n2"))).toThrow('gpucheck: docker: test "ar" needs 3 nodes but 2 engines were given: ssh://n1, ssh://n2; give 3 with --hosts');
   });
 
   test("the planned rendezvous: ssh hosts at the address ssh reaches them on unless masterAddr says, a port free there", () => {

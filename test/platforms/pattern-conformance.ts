@@ -38,8 +38,9 @@ const PATTERNS = [
   { name: "ring with onFailure: isolate", keys: ["nodes: 4", "onFailure: isolate"] },
 ] as const;
 const FAULTS = [undefined, "fail", "hang"] as const;
-/** which scenarios a table runs: the unit tier runs none and fail; the hanging node, whose runs mostly
- * wait out timeouts, runs in a file of its own per platform (test/platforms/*-patterns-hang.test.ts) */
+/** which scenarios a table runs: none and fail in one file; the hanging node, whose runs mostly
+ * wait out timeouts, runs in a file of its own per platform (test/integration/no-daemon/*-patterns-hang.test.ts,
+ * about a minute each) */
 export type PatternFault = "none" | "fail" | "hang";
 /** the node every faulty scenario breaks, by its place in the host list */
 const BAD = 2;
@@ -54,6 +55,9 @@ export async function runPattern(t: PatternTarget, keys: readonly string[], faul
       "name: pattern-conformance",
       `platform: ${platformYaml}`,
       `defaults: { python: ${python}, gpusPerNode: 0, ranksPerNode: 1${fault?.end === "hang" ? `, timeout: ${t.hangTimeout ?? "10s"}` : ""} }`,
+      // the patterns, not the failed nodes' evidence (test/evidence, the integration tier): a hung node would
+      // add its evidence timeout to every scenario
+      "evidence: { collect: false }",
       "tests:",
       "  - name: fabric",
       "    kind: collective",

@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { buildPlan } from "../../lib/plan/plan.ts";
 import { renderPlanText } from "../../lib/plan/text.ts";
 import { load } from "../load/_load.ts";
-import { gpucheck } from "../e2e/cli.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 
 const SUITE = `
 name: s
@@ -141,21 +141,21 @@ describe("--nodes", () => {
     ["2.5", "2.5"],
     ["two", "two"],
   ]) {
-    test(`--nodes ${given}: exit 2, one line`, () => {
-      const r = gpucheck(["plan", "cpu-smoke", "--nodes", given!]);
+    test(`--nodes ${given}: exit 2, one line`, async () => {
+      const r = await gpucheckRun(["plan", "cpu-smoke", "--nodes", given!]);
       expect(r.status).toBe(2);
       expect(r.stderr).toBe(`gpucheck: --nodes: must be a positive integer, got "${shown}"\n`);
     });
   }
 
-  test("gpucheck plan --hosts with more nodes than hosts, through the CLI", () => {
-    const r = gpucheck(["plan", "h100-multinode", "--platform", "ssh", "--hosts", "a,b", "--nodes", "3"]);
+  test("gpucheck plan --hosts with more nodes than hosts, through the CLI", async () => {
+    const r = await gpucheckRun(["plan", "h100-multinode", "--platform", "ssh", "--hosts", "a,b", "--nodes", "3"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("gpucheck: --nodes 3 needs 3 hosts but ssh has 2: a, b; pass --nodes 2 or more hosts with --hosts\n");
   });
 
-  test("gpucheck plan --json through the CLI: placement and warnings, stderr empty", () => {
-    const r = gpucheck(["plan", "cpu-smoke", "--platform", "ssh", "--hosts", "gpu01,gpu02,gpu03", "--json"]);
+  test("gpucheck plan --json through the CLI: placement and warnings, stderr empty", async () => {
+    const r = await gpucheckRun(["plan", "cpu-smoke", "--platform", "ssh", "--hosts", "gpu01,gpu02,gpu03", "--json"]);
     expect(r.stderr).toBe("");
     const plan = JSON.parse(r.stdout);
     expect(plan.warnings).toEqual([

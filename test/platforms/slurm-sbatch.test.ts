@@ -2,6 +2,7 @@
 // errors, and golden scripts for each shape a test can take (every golden also passes bash -n).
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PlannedTest } from "../../lib/core/types.ts";
 import { slurm } from "../../plugins/slurm.ts";
@@ -174,3 +175,21 @@ test("`gpucheck plan --platform slurm` prints every test's exact batch script", 
   for (const name of ["inventory", "allreduce-gloo", "resnet18-fashionmnist"]) expect(r.stdout).toContain(`   #SBATCH --job-name=gpucheck-cpu-smoke-${name}\n`);
   expect(r.stdout).toContain('/bin/bash -c "$rank_env" gpucheck-rank /usr/bin/python3 -m gpucheck_workload');
 }, 60_000);
+
+describe("the rendezvous port", () => {
+  // every MASTER_PORT line of the goldens, evaluated by bash for job ids across Slurm's range: each port
+  // below Linux's ephemeral range (32768–60999), where outgoing connections take their local ports
+  test("stays in 10000–32767 for any job id, node and group index", () => {
+    const exprs = new Set<string>();
+    for (const f of readdirSync(GOLDEN).filter((f) => f.endsWith(".sbatch")))
+      for (const m of readFileSync(join(GOLDEN, f), "utf8").matchAll(/MASTER_PORT=(\$\(\(.*?\)\))/g)) exprs.add(m[1]!);
+    expect(exprs.size).toBeGreaterThanOrEqual(3);
+    const ids = [1, 173, 22768, 250_000, 67_108_863];
+    const lines = [...exprs].flatMap((e) => ids.flatMap((id) => [0, 1, 17].map((n) => `SLURM_JOB_ID=${id}; SLURM_NODEID=${n}; echo ${e}`)));
+    const r = spawnSync("/bin/bash", ["-c", lines.join("\n")], { encoding: "utf8" });
+    expect(r.status).toBe(0);
+    const ports = r.stdout.trim().split("\n").map(Number);
+    expect(ports).toHaveLength(lines.length);
+    for (const p of ports) expect(p >= 10000 && p <= 32767).toBe(true);
+  });
+});

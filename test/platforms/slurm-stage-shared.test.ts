@@ -11,7 +11,7 @@ import { stageShared } from "../../plugins/slurm/stage.ts";
 
 const FILES = new Map([
   ["gpucheck_workload/__init__.py", "X = 1\n"],
-  ["gpucheck_workload/nic.py", "print('nic')\n"],
+  ["gpucheck_workload/kinds/nic.py", "print('nic')\n"],
 ]);
 const HASH = workloadHash(FILES);
 
@@ -33,17 +33,17 @@ describe("the shared Slurm stage", () => {
       const dir = stageShared(base, HASH, FILES);
       expect(dir).toBe(stagePath(base, HASH));
       expect(lstatSync(dir).mode & 0o777).toBe(0o755);
-      expect(lstatSync(join(dir, "gpucheck_workload/nic.py")).mode & 0o777).toBe(0o644);
-      const before = lstatSync(join(dir, "gpucheck_workload/nic.py")).ino;
+      expect(lstatSync(join(dir, "gpucheck_workload/kinds/nic.py")).mode & 0o777).toBe(0o644);
+      const before = lstatSync(join(dir, "gpucheck_workload/kinds/nic.py")).ino;
       expect(stageShared(base, HASH, FILES)).toBe(dir);
-      expect(lstatSync(join(dir, "gpucheck_workload/nic.py")).ino).toBe(before);
+      expect(lstatSync(join(dir, "gpucheck_workload/kinds/nic.py")).ino).toBe(before);
     } finally {
       process.umask(old);
     }
   });
 
   for (const [what, spoil] of [
-    ["a changed file", (d: string) => appendFileSync(join(d, "gpucheck_workload/nic.py"), "import os\n")],
+    ["a changed file", (d: string) => appendFileSync(join(d, "gpucheck_workload/kinds/nic.py"), "import os\n")],
     ["an added sitecustomize.py", (d: string) => writeFileSync(join(d, "sitecustomize.py"), "print('x')\n", { mode: 0o644 })],
     ["a missing file", (d: string) => rmSync(join(d, "gpucheck_workload/__init__.py"))],
     ["a group-writable directory", (d: string) => chmodSync(join(d, "gpucheck_workload"), 0o775)],
@@ -53,7 +53,7 @@ describe("the shared Slurm stage", () => {
       const dir = stageShared(base, HASH, FILES);
       spoil(dir);
       expect(stageShared(base, HASH, FILES)).toBe(dir);
-      expect(readFileSync(join(dir, "gpucheck_workload/nic.py"), "utf8")).toBe("print('nic')\n");
+      expect(readFileSync(join(dir, "gpucheck_workload/kinds/nic.py"), "utf8")).toBe("print('nic')\n");
       expect(readFileSync(join(dir, "gpucheck_workload/__init__.py"), "utf8")).toBe("X = 1\n");
       expect(existsSync(join(dir, "sitecustomize.py"))).toBe(false);
       expect(lstatSync(join(dir, "gpucheck_workload")).mode & 0o777).toBe(0o755);

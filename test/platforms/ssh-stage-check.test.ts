@@ -15,7 +15,7 @@ import { tarFiles } from "../../plugins/_shared/tar.ts";
 // two packages whose names sort differently by locale and by byte: the hash is byte order
 const FILES = new Map([
   ["gpucheck_workload/__init__.py", "X = 1\n"],
-  ["gpucheck_workload/nic.py", "print('nic')\n"],
+  ["gpucheck_workload/kinds/nic.py", "print('nic')\n"],
   ["gpucheck_workload/nic_p2p.py", "print('p2p')\n"],
   ["gpucheck_workload/sub/deep.py", "é = 'utf-8'\n"],
 ]);
@@ -56,10 +56,10 @@ describe("the ssh stage is what the binary carries", () => {
   });
 
   for (const [what, spoil] of [
-    ["a modified file", (dir: string) => appendFileSync(join(dir, "gpucheck_workload/nic.py"), "import os; os.system('touch /tmp/pwned')\n")],
+    ["a modified file", (dir: string) => appendFileSync(join(dir, "gpucheck_workload/kinds/nic.py"), "import os; os.system('touch /tmp/pwned')\n")],
     ["an added file", (dir: string) => writeFileSync(join(dir, "gpucheck_workload/sitecustomize.py"), "print('extra')\n", { mode: 0o644 })],
     ["a removed file", (dir: string) => rmSync(join(dir, "gpucheck_workload/nic_p2p.py"))],
-    ["a file others can write", (dir: string) => chmodSync(join(dir, "gpucheck_workload/nic.py"), 0o666)],
+    ["a file others can write", (dir: string) => chmodSync(join(dir, "gpucheck_workload/kinds/nic.py"), 0o666)],
     ["a stage directory others can write", (dir: string) => chmodSync(dir, 0o777)],
     ["no .complete (an interrupted copy)", (dir: string) => rmSync(join(dir, ".complete"))],
   ] as const) {
@@ -72,7 +72,7 @@ describe("the ssh stage is what the binary carries", () => {
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
       expect(staged(stage)).toBe("yes");
-      expect(readFileSync(join(dir, "gpucheck_workload/nic.py"), "utf8")).toBe("print('nic')\n");
+      expect(readFileSync(join(dir, "gpucheck_workload/kinds/nic.py"), "utf8")).toBe("print('nic')\n");
       expect(existsSync(join(dir, "gpucheck_workload/sitecustomize.py"))).toBe(false);
     });
   }

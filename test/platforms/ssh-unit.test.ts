@@ -148,7 +148,7 @@ describe("host lists", () => {
       "SuiteError: gpucheck: ssh: no hosts: set platform.ssh.hosts or platform.ssh.hostfile in the suite, or pass --hosts or --hostfile",
     );
     expect(errorOf(() => hostsForTest({ name: "allreduce", nodes: 4 }, parseHostList(["a", "b"])))).toBe(
-      'SuiteError: gpucheck: ssh: test "allreduce" needs 4 nodes but 2 hosts were given: a, b',
+      'SuiteError: gpucheck: ssh: test "allreduce" needs 4 nodes but 2 hosts were given: a, b; give 4 with --hosts or --hostfile',
     );
   });
 });

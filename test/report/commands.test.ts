@@ -1,21 +1,18 @@
-// `gpucheck report` and `gpucheck judge` through the real CLI entry (mod.ts), on results
-// directories made from the fixtures.
+// `gpucheck report` and `gpucheck judge` through the CLI's dispatch as mod.ts calls it (in this
+// process: test/e2e/cli.ts's gpucheckRun), on results directories made from the fixtures.
 import { describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { serialiseResults } from "../../lib/report/results.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { assertResultsValid } from "./results-check.ts";
 import { assertJunitValid } from "./junit-check.ts";
 import { removeAfterRun, tempDir } from "../tmp.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
-const BUN = join(ROOT, "node_modules/.bin/bun");
-
-function gpucheck(...args: string[]) {
-  const r = spawnSync(BUN, [join(ROOT, "mod.ts"), ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 60_000 });
+async function gpucheck(...args: string[]) {
+  const r = await gpucheckRun(args);
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -42,20 +39,20 @@ const collective = (expect: string) => `  - name: nvlink-allreduce
 const read = (dir: string): ResultsFile => JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
 
 /** `gpucheck judge` into a new directory beside the run; the run itself must come out byte for byte unchanged. */
-function judge(dir: string, ...args: string[]) {
+async function judge(dir: string, ...args: string[]) {
   const before = readFileSync(join(dir, "results.json"));
   const outDir = removeAfterRun(`${dir}-judged`);
-  const r = gpucheck("judge", dir, "--out", outDir, ...args);
+  const r = await gpucheck("judge", dir, "--out", outDir, ...args);
   expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
   expect(existsSync(join(dir, "junit.xml"))).toBe(false);
   return { ...r, outDir };
 }
 
 describe("gpucheck report <dir>", () => {
-  test("writes junit.xml, summary.txt and report.html from results.json, leaving results.json untouched", () => {
+  test("writes junit.xml, summary.txt and report.html from results.json, leaving results.json untouched", async () => {
     const dir = resultsDir(FIXTURES["per-node"]());
     const before = readFileSync(join(dir, "results.json"));
-    const r = gpucheck("report", dir);
+    const r = await gpucheck("report", dir);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toContain("  gpu-03  nvlink-allreduce: failed: busbw 181.3 GB/s at 8 GiB < 400 GB/s expected (-55%)");
@@ -65,14 +62,14 @@ describe("gpucheck report <dir>", () => {
     expect(readFileSync(join(dir, "report.html"), "utf8")).toContain('data-series-count="4"');
   });
 
-  test("a directory that is not a results directory: exit 2 and one clear line", () => {
+  test("a directory that is not a results directory: exit 2 and one clear line", async () => {
     const dir = tempDir("gpucheck-cmd-");
-    const r = gpucheck("report", dir);
+    const r = await gpucheck("report", dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(`"${dir}": no results.json in it (is it a gpucheck results directory?)\n`);
   });
 
-  test("a run killed while its second test ran (written ahead, no endedAt): INCOMPLETE, the tests that never ended named, exit 3", () => {
+  test("a run killed while its second test ran (written ahead, no endedAt): INCOMPLETE, the tests that never ended named, exit 3", async () => {
     const killed = FIXTURES.passing();
     const [first, ...rest] = killed.tests;
     const unfinished = rest.map((t) => ({
@@ -89,7 +86,7 @@ describe("gpucheck report <dir>", () => {
       ],
     }));
     const dir = resultsDir({ ...killed, tests: [first!, ...unfinished], outcome: "unfinished", endedAt: null, complete: false });
-    const r = gpucheck("report", dir);
+    const r = await gpucheck("report", dir);
     expect(r.code).toBe(3);
     expect(r.out.split("\n")[0]).toContain(": INCOMPLETE: ");
     expect(r.out).toContain(
@@ -101,11 +98,11 @@ describe("gpucheck report <dir>", () => {
     assertJunitValid(join(dir, "junit.xml"));
   });
 
-  test("a damaged results.json: exit 2 naming the field", () => {
+  test("a damaged results.json: exit 2 naming the field", async () => {
     const broken = FIXTURES.passing() as unknown as { tests: Array<{ outcome: string }> };
     broken.tests[1].outcome = "great";
     const dir = resultsDir(broken as unknown as ResultsFile);
-    const r = gpucheck("report", dir);
+    const r = await gpucheck("report", dir);
     expect(r.code).toBe(2);
     expect(r.err).toBe(
       `${join(dir, "results.json")}: not a gpucheck results file:\n  tests[1].outcome: Invalid option: expected one of "passed"|"failed"|"error"|"skipped"|"unfinished"\n`,
@@ -114,10 +111,10 @@ describe("gpucheck report <dir>", () => {
 });
 
 describe("gpucheck judge <dir> --suite <file>", () => {
-  test("an impossible threshold applied afterwards: exit 1, junit.xml holds a failure naming the metric and both values", () => {
+  test("an impossible threshold applied afterwards: exit 1, junit.xml holds a failure naming the metric and both values", async () => {
     const dir = resultsDir(FIXTURES.passing());
     const suite = suiteFile(collective("busbw: { min: 100000 GB/s }"));
-    const r = judge(dir, "--suite", suite);
+    const r = await judge(dir, "--suite", suite);
     expect(r.code).toBe(1);
     expect(r.err).toContain('gpucheck: note: test "resnet18-fashionmnist" is not in suite "other"');
     const junit = readFileSync(join(r.outDir, "junit.xml"), "utf8");
@@ -139,20 +136,20 @@ describe("gpucheck judge <dir> --suite <file>", () => {
     expect(existsSync(join(r.outDir, "report.html"))).toBe(true);
   });
 
-  test("a looser threshold turns the failing run into a pass: exit 0", () => {
+  test("a looser threshold turns the failing run into a pass: exit 0", async () => {
     const dir = resultsDir(FIXTURES["failing-threshold"]());
-    const r = judge(dir, "--suite", suiteFile(collective("busbw: { min: 400 GB/s }")));
+    const r = await judge(dir, "--suite", suiteFile(collective("busbw: { min: 400 GB/s }")));
     expect(r.code).toBe(0);
     expect(read(r.outDir).outcome).toBe("passed");
     expect(readFileSync(join(r.outDir, "junit.xml"), "utf8")).not.toContain("<failure");
   });
 
-  test("relative thresholds against a baseline run, per node", () => {
+  test("relative thresholds against a baseline run, per node", async () => {
     const baseline = resultsDir(FIXTURES["per-node"]());
     const faster = FIXTURES["per-node"]();
     const dir = resultsDir(faster);
     const suite = suiteFile(collective("busbw: { baseline: 95% }"));
-    const r = judge(dir, "--suite", suite, "--baseline", baseline);
+    const r = await judge(dir, "--suite", suite, "--baseline", baseline);
     // the same run against itself: every node is at 100% of its own baseline
     expect(r.code).toBe(0);
     const saved = read(r.outDir);
@@ -160,39 +157,39 @@ describe("gpucheck judge <dir> --suite <file>", () => {
     expect(saved.tests[0].units[2].verdict.checks[0].message).toBe("busbw 181.3 GB/s at 8 GiB ≥ 172.2 GB/s expected (95% of baseline 181.3 GB/s) (+5%)");
   });
 
-  test("relative thresholds without --baseline: exit 3, an error that says what to pass", () => {
+  test("relative thresholds without --baseline: exit 3, an error that says what to pass", async () => {
     const dir = resultsDir(FIXTURES["failing-threshold"]());
-    const r = judge(dir, "--suite", suiteFile(collective("busbw: { baseline: 95% }")));
+    const r = await judge(dir, "--suite", suiteFile(collective("busbw: { baseline: 95% }")));
     expect(r.code).toBe(3);
     expect(read(r.outDir).tests[0].units[0].verdict.reason).toBe('busbw: "busbw: baseline 95%" is relative to a baseline but none was given (pass --baseline <results.json>)');
   });
 
-  test("a test of another kind under the same name: exit 2, results untouched", () => {
+  test("a test of another kind under the same name: exit 2, results untouched", async () => {
     const dir = resultsDir(FIXTURES.passing());
     const before = readFileSync(join(dir, "results.json"));
     const suite = suiteFile("  - name: nvlink-allreduce\n    kind: inventory\n");
-    const r = gpucheck("judge", dir, "--suite", suite);
+    const r = await gpucheck("judge", dir, "--suite", suite);
     expect(r.code).toBe(2);
     expect(r.err).toBe(`${suite}: test "nvlink-allreduce" has kind "inventory" there but "collective" in the results: cannot judge one with the other's thresholds\n`);
     expect(readFileSync(join(dir, "results.json")).equals(before)).toBe(true);
   });
 
-  test("--out pointing at the judged run, or at another run: exit 2, nothing touched", () => {
+  test("--out pointing at the judged run, or at another run: exit 2, nothing touched", async () => {
     const dir = resultsDir(FIXTURES.passing());
     const other = resultsDir(FIXTURES["failing-threshold"]());
     const suite = suiteFile(collective("busbw: { min: 400 GB/s }"));
-    const same = gpucheck("judge", dir, "--suite", suite, "--out", dir);
+    const same = await gpucheck("judge", dir, "--suite", suite, "--out", dir);
     expect(same.code).toBe(2);
     expect(same.err).toBe(`--out "${dir}" is the run being judged: judge writes a new directory and never changes a run (its certificate would stop verifying)\n`);
-    const taken = gpucheck("judge", dir, "--suite", suite, "--out", other);
+    const taken = await gpucheck("judge", dir, "--suite", suite, "--out", other);
     expect(taken.code).toBe(2);
     expect(taken.err).toStartWith(`--out "${other}" already holds a run (suite "h100-8x", started `);
     expect(read(other)).toEqual(FIXTURES["failing-threshold"]());
   });
 
-  test("a suite that does not load: the loader's positioned message, exit 2", () => {
+  test("a suite that does not load: the loader's positioned message, exit 2", async () => {
     const dir = resultsDir(FIXTURES.passing());
-    const r = gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { min: lots }")));
+    const r = await gpucheck("judge", dir, "--suite", suiteFile(collective("busbw: { min: lots }")));
     expect(r.code).toBe(2);
     expect(r.err).toContain('invalid value "lots" for metric "busbw"');
   });

@@ -5,7 +5,7 @@
 import { describe, expect, test as it } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Expectation } from "../../lib/core/types.ts";
-import { dcgmMeasurement } from "../../lib/parsers/dcgm.ts";
+import { dcgmMeasurement } from "../../lib/kinds/dcgm/parse.ts";
 import { renderHtml } from "../../lib/report/html.ts";
 import { renderJunit } from "../../lib/report/junit.ts";
 import { renderSummary } from "../../lib/report/summary.ts";

@@ -234,7 +234,7 @@ export function assertJunitValid(path: string): XmlElement {
   return assertJunitXmlValid(readFileSync(path, "utf8"), path);
 }
 
-/** Against junit-10.xsd only (test/report/fleet.test.ts counts its big file itself). */
+/** Against junit-10.xsd only (test/integration/no-daemon/report-fleet.test.ts counts its big file itself). */
 export function assertJunitSchemaValid(path: string): void {
   const errors = junitSchemaErrors(readFileSync(path, "utf8"), path);
   if (errors.length > 0) throw new Error(`${path} does not validate against junit-10.xsd:\n${errors.join("\n")}`);

@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { rejudgeResults } from "../../lib/assess/rejudge.ts";
 import { judgeUnit } from "../../lib/assess/judge.ts";
-import { inventoryMeasurement } from "../../lib/parsers/inventory.ts";
+import { inventoryMeasurement } from "../../lib/kinds/inventory/parse.ts";
 import type { ResultsFile } from "../../lib/core/types.ts";
 import { FIXTURES } from "../fixtures/results/fixtures.ts";
 import { load } from "../load/_load.ts";

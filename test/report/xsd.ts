@@ -36,7 +36,7 @@ export function assertJunitValid(path: string): void {
   }
 }
 
-/** Against junit-10.xsd only: one xmllint run, for files too big to query once per count (test/report/fleet.test.ts counts them itself). */
+/** Against junit-10.xsd only: one xmllint run, for files too big to query once per count (test/integration/no-daemon/report-fleet.test.ts counts them itself). */
 export function assertJunitSchemaValid(path: string): void {
   const v = xmllint(["--noout", "--schema", JUNIT_XSD, path]);
   if (v.code !== 0) throw new Error(`${path} does not validate against junit-10.xsd:\n${v.err}`);

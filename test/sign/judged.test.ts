@@ -3,11 +3,12 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gpucheck as run } from "../e2e/cli.ts";
+import { gpucheckRun } from "../e2e/cli.ts";
 import { keyFiles, resultsCopy, tmp } from "./keys-fixture.ts";
 
-function gpucheck(...args: string[]) {
-  const p = run(args, { cwd: tmp(), timeoutMs: 60_000 });
+/** Through test/e2e/cli.ts: the sources (in this process) in the unit tier, the built binary in the integration tier. */
+async function gpucheck(...args: string[]) {
+  const p = await gpucheckRun(args, { cwd: tmp() });
   return { code: p.status, out: p.stdout, err: p.stderr };
 }
 
@@ -26,21 +27,21 @@ tests:
 `;
 
 /** h100-2node judged with STRICTER into a new directory; returns it and the judging suite's path. */
-function judged(): { dir: string; suite: string; source: string } {
+async function judged(): Promise<{ dir: string; suite: string; source: string }> {
   const source = resultsCopy("h100-2node");
   const suite = join(tmp(), "stricter.yaml");
   writeFileSync(suite, STRICTER);
   const dir = `${source}-strict`;
-  const j = gpucheck("judge", source, "--suite", suite, "--out", dir);
+  const j = await gpucheck("judge", source, "--suite", suite, "--out", dir);
   expect(j.code).toBe(1);
   return { dir, suite, source };
 }
 
 describe("certify a re-judged run", () => {
-  test("the certificate names the suite that ran and the suite that judged, and signs judged-with.yaml", () => {
-    const { dir, suite, source } = judged();
+  test("the certificate names the suite that ran and the suite that judged, and signs judged-with.yaml", async () => {
+    const { dir, suite, source } = await judged();
     const { key, pub } = keyFiles("ed25519");
-    const cf = gpucheck("certify", dir, "--key", key);
+    const cf = await gpucheck("certify", dir, "--key", key);
     expect(cf.err).toBe("");
     expect(cf.code).toBe(0);
     const envelope = JSON.parse(readFileSync(join(dir, "certificate.intoto.json"), "utf8"));
@@ -65,22 +66,22 @@ describe("certify a re-judged run", () => {
     );
     expect(readFileSync(join(dir, "certificate.html"), "utf8")).toContain("<th>Judged with</th>");
 
-    const ok = gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", pub, "--results", dir);
+    const ok = await gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", pub, "--results", dir);
     expect(ok.code).toBe(0);
     // a looser suite swapped in afterwards no longer verifies
     writeFileSync(join(dir, "judged-with.yaml"), STRICTER.replace("100000 GB/s", "1 GB/s"));
-    const bad = gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", pub, "--results", dir);
+    const bad = await gpucheck("verify", join(dir, "certificate.intoto.json"), "--key", pub, "--results", dir);
     expect(bad.code).not.toBe(0);
     expect(bad.out + bad.err).toContain("judged-with.yaml");
   });
 
-  test("certify refuses a judged run whose judging suite was changed after judging", () => {
-    const { dir } = judged();
+  test("certify refuses a judged run whose judging suite was changed after judging", async () => {
+    const { dir } = await judged();
     const { key } = keyFiles("ed25519");
     const file = join(dir, "judged-with.yaml");
     writeFileSync(file, STRICTER.replace("100000 GB/s", "1 GB/s"));
     const sha = new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex");
-    const cf = gpucheck("certify", dir, "--key", key);
+    const cf = await gpucheck("certify", dir, "--key", key);
     expect(cf.code).toBe(2);
     const recorded = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).judgedWith.sha256;
     expect(cf.err).toBe(

@@ -217,23 +217,6 @@ describe("a well-signed payload that is not a gpucheck statement", () => {
   }
 });
 
-describe("any single-byte change to the certificate", () => {
-  test("makes verification fail, at every position", async () => {
-    const bytes = Buffer.from(text);
-    const survivors: string[] = [];
-    for (let i = 0; i < bytes.length; i++) {
-      for (const change of [(b: number) => b ^ 0x01, (b: number) => b ^ 0x20, (b: number) => (b === 0x20 ? 0x09 : 0x20)]) {
-        const copy = Buffer.from(bytes);
-        copy[i] = change(copy[i]);
-        const r = await verify(copy.toString("utf8"), { files: null });
-        if (r.ok) survivors.push(`${i}: ${JSON.stringify(copy.subarray(Math.max(0, i - 10), i + 10).toString())}`);
-      }
-    }
-    expect(bytes.length).toBeGreaterThan(1000);
-    expect(survivors).toEqual([]);
-  }, 60_000);
-});
-
 /** DER ECDSA-Sig-Value → r‖s, each left-padded to 32 bytes. */
 function derToP1363(der: Buffer): Buffer {
   let i = 2 + (der[1] & 0x80 ? der[1] & 0x7f : 0);

@@ -4,7 +4,7 @@ written by hand. Run again after the workload's output changes:
 
     /usr/bin/python3 test/standin/make-canned.py
 
-inventory: workload/gpucheck_workload/inventory.py collect() with each probe answered from a capture
+inventory: workload/gpucheck_workload/kinds/inventory.py collect() with each probe answered from a capture
 (workload/tests/fixtures, SOURCES.md names each); what has no capture of the same machine is left
 unmeasured with that reason, exactly as the workload reports a probe that failed.
 preflight: the preflight of the dev machine (Debian 12, torch 1.13 CPU, no GPU), as captured in
@@ -18,7 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "workload"))
 
-from gpucheck_workload import ib, inventory, probe, xid  # noqa: E402
+from gpucheck_workload import ib, probe, xid  # noqa: E402
+from gpucheck_workload.kinds import inventory
 
 FIXTURES = os.path.join(ROOT, "workload", "tests", "fixtures")
 CAPTURES = {

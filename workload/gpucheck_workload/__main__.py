@@ -35,6 +35,12 @@ def parser():
                     help="an interpreter the tests use (repeatable; default: this one)")
     pf.add_argument("--tool", dest="tools", action="append", default=[], metavar="NAME",
                     help="a tool a test needs: a name on PATH, or nccl-tests:<op>[:<dir>] (repeatable)")
+    ev = sub.add_parser("evidence", help="a failed node's kernel log, GPU and fabric state for its evidence bundle")
+    ev.add_argument("--since", required=True, help="the failed test's start (ISO 8601, UTC)")
+    ev.add_argument("--until", required=True, help="its end")
+    ev.add_argument("--max-bytes", type=int, required=True, help="the bundle's limit: an item larger is not sent")
+    ev.add_argument("--node", help="the node's name in the run (default: GPUCHECK_NODE, else the hostname)")
+    ev.add_argument("--deadline-s", type=int, help="start no item after this many seconds; cut each item's timeout to what is left")
     t = sub.add_parser("telemetry", help="GPUCHECK_TELEMETRY lines until SIGTERM")
     t.add_argument("--interval", type=float, default=0.5)
     t.add_argument("--duration", type=float, help="stop after S seconds")
@@ -51,6 +57,9 @@ def _command(args):
         from . import preflight, emit
         emit.tagged("RESULT", preflight.collect(args.interpreters, args.tools))
         return 0
+    if args.command == "evidence":
+        from . import evidence
+        return evidence.collect(args.since, args.until, args.max_bytes, args.node, args.deadline_s)
     if args.command == "telemetry":
         from . import telemetry
         return telemetry.main(args.interval, args.duration)
@@ -78,7 +87,8 @@ def main(argv=None):
             dist.PLANNED = args.planned_backend
         leader = (args.inventory or args.telemetry_interval) and _is_local_leader()
         if leader and args.inventory:
-            from . import inventory, emit
+            from . import emit
+            from .kinds import inventory
             emit.tagged("INVENTORY", inventory.collect())
         if leader and args.telemetry_interval:
             from . import telemetry

@@ -14,7 +14,7 @@ init.cc since 2.19). Changing os.environ between two groups would leave the seco
 HCA while the result named the second.
 
 Each child captures NCCL's INFO lines (nccl_debug.Capture) and prints them as GPUCHECK_NCCL_INFO;
-the harness (lib/parsers/nic-p2p.ts) confirms from them that the bytes crossed NET/IB on that HCA
+the harness (lib/kinds/nic/parse-p2p.ts) confirms from them that the bytes crossed NET/IB on that HCA
 and on no other, so a figure is never credited to an HCA it did not cross.
 
 Not run for real anywhere yet: this machine has no GPU and no InfiniBand. The tests drive the

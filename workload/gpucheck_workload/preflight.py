@@ -77,7 +77,7 @@ def _interpreter(python, timeout=TORCH_TIMEOUT_S):
     if not isinstance(value, dict):
         return {"error": "%s printed no JSON object: %s" % (python, last[-1][:200])}
     if isinstance(value.get("nccl_version"), (int, list)):
-        from .inventory import nccl_version
+        from .kinds.inventory import nccl_version
         v = value["nccl_version"]
         try:
             value["nccl_version"] = nccl_version(tuple(v) if isinstance(v, list) else v)

@@ -7,9 +7,10 @@ import os
 import pytest
 
 from conftest import WORKLOAD, run_cli, run_ranks
-from gpucheck_workload import burn, burn_stats
+from gpucheck_workload import burn_stats
+from gpucheck_workload.kinds import burn
 
-# the straggler rule lib/parsers/burn.ts applies (STRAGGLER_CV, STRAGGLER_MAX_AVG)
+# the straggler rule lib/kinds/burn/parse.ts applies (STRAGGLER_CV, STRAGGLER_MAX_AVG)
 CV, MAX_AVG = 0.05, 1.5
 
 

@@ -116,7 +116,7 @@ def test_ranks_agree_on_the_smallest_memory_limit():
 
 
 def test_host_memory_is_read_from_meminfo(tmp_path):
-    from gpucheck_workload import collective
+    from gpucheck_workload.kinds import collective
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    8192000 kB\n")
     assert collective._host_available(str(meminfo)) == 8192000 * 1024

@@ -7,7 +7,7 @@ import json
 import os
 
 from conftest import FIXTURES, tool, tools_on_path
-from gpucheck_workload import dcgm
+from gpucheck_workload.kinds import dcgm
 
 CAPTURE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "test", "fixtures", "dcgm", "dcgm-4.2.3-gb10-level1-persistence-fail.json")

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import run_cli, run_ranks
-from gpucheck_workload import gemm
+from gpucheck_workload.kinds import gemm
 
 SMALL = ["gemm", "--min-size", "64", "--max-size", "128", "--step", "64", "--iters", "2", "--warmup", "1", "--checksum-size", "64"]
 # the sweep's tests warm up for no time; the warm-up has its own test

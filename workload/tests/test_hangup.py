@@ -58,3 +58,44 @@ def test_a_rank_that_ends_on_its_own_exits_cleanly_with_the_watch_running():
     assert p.wait(timeout=10) == 0, err
     assert out == "done\n"
     p.stdin.close()
+
+
+def test_eof_while_the_rank_holds_the_gil_in_c_code_still_kills_it():
+    # a regex backtracking for minutes inside C holds the GIL, as torch's import and rendezvous do for
+    # seconds on a loaded machine: a watch thread could not act until it let go
+    env = dict(os.environ, PYTHONPATH=ROOT, GPUCHECK_HANGUP="stdin")
+    code = ("import re;from gpucheck_workload import hangup;hangup.guard();print('busy',flush=True);"
+            "re.match(r'(a+)+$', 'a' * 40 + 'b')")
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                         start_new_session=True, text=True)
+    assert p.stdout.readline() == "busy\n"
+    time.sleep(0.3)
+    t0 = time.time()
+    p.stdin.close()
+    assert p.wait(timeout=5) == -9
+    assert time.time() - t0 < 2
+
+
+def test_the_watch_is_a_shell_that_ends_with_its_rank_and_is_not_named_like_one():
+    env = dict(os.environ, PYTHONPATH=ROOT, GPUCHECK_HANGUP="stdin")
+    # the rank ends by itself a few seconds on (not by reading stdin: the watch reads it too)
+    p = subprocess.Popen([sys.executable, "-c", "import time;from gpucheck_workload import hangup;print(hangup.guard(),flush=True);time.sleep(3)"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+    watcher = int(p.stdout.readline())
+
+    def argv():
+        with open("/proc/%d/cmdline" % watcher) as f:
+            return f.read().split("\0")[:2]
+    # a fork of the rank until it has become the shell
+    deadline = time.time() + 5
+    while argv()[0] != "sh" and time.time() < deadline:
+        time.sleep(0.05)
+    assert argv() == ["sh", "-c"]
+    # gpucheck's end of the pipe still open when the rank ends: the watch goes with the rank
+    assert p.wait(timeout=10) == 0
+    deadline = time.time() + 5
+    while alive(watcher) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not alive(watcher)
+    p.stdin.close()
+

@@ -8,7 +8,8 @@ import errno
 import pytest
 
 from conftest import FIXTURES, fixture_text, tool, tools_on_path
-from gpucheck_workload import inventory, nvsmi, xid
+from gpucheck_workload import nvsmi, xid
+from gpucheck_workload.kinds import inventory
 
 H100 = "nvidia-smi-q-h100-8gpu-565.57.01.txt"
 IBSTAT = "ibstat-h100-cx7-ndr-ib-with-eth-ports-down.txt"

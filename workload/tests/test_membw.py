@@ -5,7 +5,8 @@ import json
 import pytest
 
 from conftest import run_cli, run_ranks
-from gpucheck_workload import bandwidth, membw
+from gpucheck_workload import bandwidth
+from gpucheck_workload.kinds import membw
 
 SMALL = ["membw", "--size", str(1024 ** 2), "--iters", "3", "--warmup", "1"]
 

@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from conftest import fixture_text, run_ranks, tools_on_path
-from gpucheck_workload import nic, nic_topo
+from gpucheck_workload import nic_topo
+from gpucheck_workload.kinds import nic
 
 CAPTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test", "fixtures", "perftest")
 SMALL = ["nic", "--tcp-bytes", str(4 * 1024 ** 2), "--tcp-pings", "10"]

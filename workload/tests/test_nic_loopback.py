@@ -8,7 +8,8 @@ import os
 import sys
 
 from conftest import tools_on_path
-from gpucheck_workload import ib, nic, nic_loopback
+from gpucheck_workload import ib
+from gpucheck_workload.kinds import nic, nic_loopback
 
 CAPTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "test", "fixtures", "perftest")
 

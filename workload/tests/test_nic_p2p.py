@@ -16,7 +16,8 @@ import types
 import pytest
 
 from conftest import run_ranks
-from gpucheck_workload import child, nic, nic_p2p
+from gpucheck_workload import child, nic_p2p
+from gpucheck_workload.kinds import nic
 from gpucheck_workload.errors import WorkloadError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

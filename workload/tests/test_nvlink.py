@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import run_cli, run_ranks
-from gpucheck_workload import nvlink
+from gpucheck_workload.kinds import nvlink
 
 SMALL = ["nvlink", "--size", str(64 * 1024), "--iters", "3", "--warmup", "1"]
 

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from conftest import fixture_text, run_cli, run_ranks, tool, tools_on_path, FIXTURES
-from gpucheck_workload import pcie, pcie_link
+from gpucheck_workload import pcie_link
+from gpucheck_workload.kinds import pcie
 
 SMALL = ["pcie", "--size", str(1024 ** 2), "--iters", "3", "--warmup", "1"]
 

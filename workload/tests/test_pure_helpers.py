@@ -1,6 +1,7 @@
 import pytest
 
-from gpucheck_workload import commhook, cpu, inventory, stats
+from gpucheck_workload import commhook, cpu, stats
+from gpucheck_workload.kinds import inventory
 
 
 def test_percentiles_interpolate_like_numpy():

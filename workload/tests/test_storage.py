@@ -8,7 +8,8 @@ import socket
 import pytest
 
 from conftest import run_ranks
-from gpucheck_workload import fio, storage
+from gpucheck_workload import fio
+from gpucheck_workload.kinds import storage
 
 FIX = os.path.join(os.path.dirname(__file__), "fixtures", "fio")
 

@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpucheck_workload import collective  # noqa: E402
+from gpucheck_workload.kinds import collective  # noqa: E402
 from gpucheck_workload.ops import Collective  # noqa: E402
 
 

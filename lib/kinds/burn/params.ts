@@ -23,7 +23,7 @@ export interface BurnParams {
 
 // 10 minutes: long enough for a GPU to reach its steady temperature and for a cooling or power fault
 // to pull its clocks down (a short benchmark finishes before either); the example is 30m.
-// The sizes are the workload's (workload/gpucheck_workload/burn.py GPU, CPU): an 8192³ bf16 multiply
+// The sizes are the workload's (workload/gpucheck_workload/kinds/burn.py GPU, CPU): an 8192³ bf16 multiply
 // is ≈1.5 ms on an H100; 1 GiB and 256 MiB are far above its 50 MiB L2.
 // The checksum is gemm's (4096³, workload gemm.py GPU_CHECKSUM_SIZE), every 100 iterations: ≈0.2 ms
 // every ≈0.5 s on an H100, about 1 % of the load, a few hundred checks in 10 minutes.
@@ -38,7 +38,7 @@ export const BURN_DEFAULTS: BurnParams = {
 };
 // 20 s and a few ms an iteration on a 2-core CI machine: thousands of samples, a run that fits in CI
 export const BURN_CPU: Partial<BurnParams> = { duration: 20_000, gemmSize: 256, copySize: 16 * 1024 ** 2, allreduceSize: 1024 ** 2, checksumSize: 256 };
-/** the copy and the all-reduce move float32 (workload/gpucheck_workload/burn.py ELEMENT) */
+/** the copy and the all-reduce move float32 (workload/gpucheck_workload/kinds/burn.py ELEMENT) */
 const ELEMENT = 4;
 
 export const burnBlock = () =>

@@ -1,5 +1,5 @@
-// The burn command's GPUCHECK_RESULT line (workload/gpucheck_workload/burn.py, burn_stats.py) as
-// lib/parsers/burn.ts reads it: the contract between the workload and the binary.
+// The burn command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/burn.py, burn_stats.py) as
+// lib/kinds/burn/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 import { deviceSchema } from "../device-schema.ts";
 

@@ -1,4 +1,4 @@
-// The dcgm command's GPUCHECK_RESULT line (workload/gpucheck_workload/dcgm.py) as lib/parsers/dcgm.ts
+// The dcgm command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/dcgm.py) as lib/kinds/dcgm/parse.ts
 // reads it: the contract between the workload and the binary.
 import { z } from "zod";
 

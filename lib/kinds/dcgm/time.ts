@@ -3,6 +3,7 @@
 // 1 "normally lasting seconds", 2 "approximately two minutes", 3 "approximately 15 minutes").
 // Level 4 has no documented length ("extended"), so its timeout stays the upper bound.
 import type { DcgmParams } from "./params.ts";
+import type { KindEstimate } from "../time-basis.ts";
 
 const SOURCE = "NVIDIA's dcgmi diag reference";
 const LEVEL_MS: Partial<Record<DcgmParams["level"], { ms: number; words: string }>> = {
@@ -11,7 +12,8 @@ const LEVEL_MS: Partial<Record<DcgmParams["level"], { ms: number; words: string 
   3: { ms: 900_000, words: "level 3 lasts about 15 minutes" },
 };
 
-export function dcgmExpectedMs(p: Pick<DcgmParams, "level">): { ms: number; basis: string } | undefined {
+export function dcgmExpectedMs(p: Pick<DcgmParams, "level">): KindEstimate {
   const known = LEVEL_MS[p.level];
-  return known && { ms: known.ms, basis: `estimated from dcgm.level ${p.level}: ${known.words} (${SOURCE})` };
+  if (!known) return { why: `dcgm.level ${p.level} has no documented length (${SOURCE})` };
+  return { ms: known.ms, basis: `estimated from dcgm.level ${p.level}: ${known.words} (${SOURCE})` };
 }

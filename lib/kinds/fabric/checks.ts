@@ -153,25 +153,46 @@ function miswiredFindings(cables: [End, End][], designPeer: Map<string, End>): F
 }
 
 /** A watched counter that grew between two sweeps, named with its port and both ends of its cable. */
-export function counterFindings(before: PortCounters[] | null, after: PortCounters[], ports: LinkInfoPort[]): Finding[] {
+export function counterFindings(
+  before: PortCounters[] | null,
+  after: PortCounters[],
+  ports: LinkInfoPort[],
+  watched: readonly string[] = WATCHED_COUNTERS,
+  /** when the earlier sweep was taken, as said after the values */
+  since = "during the test",
+  /** sweeps between the two, each after a test of the run: the test a counter moved during is named */
+  steps: Array<{ after: string; counters: PortCounters[] }> = [],
+): Finding[] {
   const was = new Map<string, Record<string, number>>();
   for (const c of before ?? []) was.set(endKey(c), c.counters);
   const byEnd = new Map(ports.map((p) => [endKey(p), p]));
   const findings: Finding[] = [];
   for (const c of after) {
-    for (const name of WATCHED_COUNTERS) {
+    for (const name of watched) {
       const now = c.counters[name] ?? 0;
       const then = was.get(endKey(c))?.[name] ?? 0;
       if (now <= then) continue;
       const peer = byEnd.get(endKey(c))?.peer;
       const far = peer ? { node: peer.node, port: peer.port } : null;
       const cable = far ? `, cable ${showEnd(c)} – ${showEnd(far)}` : ", no cable up on that port";
+      const when = before && steps.length ? duringWhich(steps, endKey(c), name, then) : "";
       findings.push({
         kind: "counter",
         parts: far ? [endKey(c), endKey(far)] : [endKey(c)],
-        message: `${name} on ${showEnd(c)} moved from ${then} to ${now}${before ? " during the test" : " (no earlier sweep: any non-zero count)"}${cable}; ${far ? RESEAT(c, far) : "check the switch port"}`,
+        message: `${name} on ${showEnd(c)} moved from ${then} to ${now}${before ? ` ${since}` : " (no earlier sweep: any non-zero count)"}${when}${cable}; ${far ? RESEAT(c, far) : "check the switch port"}`,
       });
     }
   }
   return findings;
+}
+
+/** ", during test "b" (0 after the test before it, 7 after it)": the first sweep past the start's value, or after the last one. */
+function duringWhich(steps: Array<{ after: string; counters: PortCounters[] }>, key: string, name: string, start: number): string {
+  let prev = start;
+  for (const [i, s] of steps.entries()) {
+    const v = s.counters.find((c) => endKey(c) === key)?.counters[name] ?? 0;
+    if (v > start) return `, during test "${s.after}" (${prev} ${i ? `after "${steps[i - 1]!.after}"` : "at the start"}, ${v} after it)`;
+    prev = v;
+  }
+  return `, after test "${steps.at(-1)!.after}" ended (${prev} then)`;
 }

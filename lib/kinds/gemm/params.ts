@@ -5,7 +5,7 @@ import { nonNegativeInt, oneOf, positiveInt, strictMap } from "../../core/fields
 import { given } from "../given.ts";
 import type { ResolveContext } from "../../core/kind.ts";
 
-/** the workload's names (workload/gpucheck_workload/gemm.py DTYPES); tf32 is fp32 inputs on tensor cores */
+/** the workload's names (workload/gpucheck_workload/kinds/gemm.py DTYPES); tf32 is fp32 inputs on tensor cores */
 export const GEMM_DTYPES = ["bf16", "fp16", "tf32", "fp8", "fp32"] as const;
 export type GemmDtype = (typeof GEMM_DTYPES)[number];
 
@@ -31,7 +31,7 @@ export interface GemmParams {
 // accelerator_warmup_seconds = 30, "a cold accelerator gives a higher score on say a single shape,
 // than the same shape run after a dozen of other shapes"; --num_warmup_iterations 50,
 // --num_iterations 100): the sweep reads the clock a GPU holds under load, not its cold boost.
-// The workload's defaults are the same (workload/gpucheck_workload/gemm.py GPU_WARMUP_S, GPU_CALLS).
+// The workload's defaults are the same (workload/gpucheck_workload/kinds/gemm.py GPU_WARMUP_S, GPU_CALLS).
 export const GEMM_DEFAULTS: GemmParams = {
   dtypes: [...GEMM_DTYPES],
   minSize: 1024,

@@ -1,5 +1,5 @@
-// The gemm command's GPUCHECK_RESULT line (workload/gpucheck_workload/gemm.py result) as
-// lib/parsers/gemm.ts reads it: the contract between the workload and the binary.
+// The gemm command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/gemm.py result) as
+// lib/kinds/gemm/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 import { deviceSchema } from "../device-schema.ts";
 import { GEMM_DTYPES } from "./params.ts";

@@ -1,7 +1,7 @@
 // An inventory test's block: what a node should have beyond thresholds. The inventory metrics count
-// against it (lib/parsers/inventory.ts).
+// against it (lib/kinds/inventory/parse.ts).
 import * as z from "../../core/schema.ts";
-import { CONFIG_FIELDS } from "../../parsers/inventory-config.ts";
+import { CONFIG_FIELDS } from "./config.ts";
 import { BASELINE_FIELDS } from "../../baseline/fields.ts";
 import { suggest } from "../../core/did-you-mean.ts";
 import { nonNegativeInt, strictMap } from "../../core/fields.ts";
@@ -26,7 +26,7 @@ export const inventoryBlock = () =>
     // the compute HCAs, as NCCL_IB_HCA names them; storage and Ethernet ports never count
     hcas: hcaList().optional(),
     nvlinksPerGpu: nonNegativeInt().optional(),
-    // values every node and GPU of the run must have (lib/parsers/inventory-config.ts)
+    // values every node and GPU of the run must have (lib/kinds/inventory/config.ts)
     config: pinMap().optional(),
     nvlinkDomain: z.enum(["node", "rack"]).optional(),
     // the versions every node must run: kernel, driver, cuda, vbios, nic_firmware, nic_psid, ofed, nccl, fabric_manager, dcgm

@@ -1,5 +1,5 @@
-// The inventory command's GPUCHECK_RESULT (workload/gpucheck_workload/inventory.py collect()) as
-// lib/parsers/inventory.ts reads it; the same object is each node's GPUCHECK_INVENTORY line. Every
+// The inventory command's GPUCHECK_RESULT (workload/gpucheck_workload/kinds/inventory.py collect()) as
+// lib/kinds/inventory/parse.ts reads it; the same object is each node's GPUCHECK_INVENTORY line. Every
 // part that could not be read is null with its reason under `unmeasured`, never left out.
 import { z } from "zod";
 

@@ -16,7 +16,7 @@ export const MEMBW_DEFAULTS: MembwParams = { size: 2 * 1024 ** 3, iters: 20, war
 // 64 MiB per buffer is above a desktop CPU's L3 and keeps a 2-rank run on a 2-core machine to seconds
 // (measured: 4 s for both ranks here, most of it importing torch)
 export const MEMBW_CPU_SIZE = 64 * 1024 ** 2;
-/** the workload's buffers are float32 (workload/gpucheck_workload/membw.py ELEMENT) */
+/** the workload's buffers are float32 (workload/gpucheck_workload/kinds/membw.py ELEMENT) */
 const ELEMENT = 4;
 
 export function resolveMembw(written: Partial<MembwParams> | undefined, ctx: ResolveContext): MembwParams {

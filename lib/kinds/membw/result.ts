@@ -1,5 +1,5 @@
-// The membw command's GPUCHECK_RESULT line (workload/gpucheck_workload/membw.py) as
-// lib/parsers/membw.ts reads it: the contract between the workload and the binary.
+// The membw command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/membw.py) as
+// lib/kinds/membw/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 import { copyOp, copyResult } from "../copy-result.ts";
 import { deviceSchema } from "../device-schema.ts";

@@ -1,4 +1,4 @@
-// The nic-loopback command's GPUCHECK_RESULT line (workload/gpucheck_workload/nic_loopback.py) as
+// The nic-loopback command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/nic_loopback.py) as
 // lib/kinds/nic-loopback/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 

@@ -1,4 +1,4 @@
-// The nic command's GPUCHECK_RESULT line (workload/gpucheck_workload/nic.py) as lib/parsers/nic.ts
+// The nic command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/nic.py) as lib/kinds/nic/parse.ts
 // reads it: the contract between the workload and the binary.
 import { z } from "zod";
 
@@ -20,7 +20,7 @@ export const nicResult = z.lazy(() => {
       output: z
         .string()
         .optional()
-        .describe("the child's stdout and stderr: GPUCHECK_NCCL_INFO lines (NCCL_DEBUG=INFO) and, on rank 0, GPUCHECK_P2P with the timings, read by lib/parsers/nic-p2p.ts"),
+        .describe("the child's stdout and stderr: GPUCHECK_NCCL_INFO lines (NCCL_DEBUG=INFO) and, on rank 0, GPUCHECK_P2P with the timings, read by lib/kinds/nic/parse-p2p.ts"),
     })
     .describe("one node's child process (workload/gpucheck_workload/nic_p2p.py)");
   const p2p = z

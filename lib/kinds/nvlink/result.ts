@@ -1,5 +1,5 @@
-// The nvlink command's GPUCHECK_RESULT line (workload/gpucheck_workload/nvlink.py) as
-// lib/parsers/nvlink.ts reads it: the contract between the workload and the binary.
+// The nvlink command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/nvlink.py) as
+// lib/kinds/nvlink/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 import { deviceSchema } from "../device-schema.ts";
 

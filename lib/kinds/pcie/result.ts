@@ -1,5 +1,5 @@
-// The pcie command's GPUCHECK_RESULT line (workload/gpucheck_workload/pcie.py) as
-// lib/parsers/pcie.ts reads it: the contract between the workload and the binary.
+// The pcie command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/pcie.py) as
+// lib/kinds/pcie/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 import { copyOp, copyResult } from "../copy-result.ts";
 import { deviceSchema } from "../device-schema.ts";

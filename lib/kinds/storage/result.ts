@@ -1,4 +1,4 @@
-// The storage command's GPUCHECK_RESULT line (workload/gpucheck_workload/storage.py) as
+// The storage command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/storage.py) as
 // lib/kinds/storage/parse.ts reads it: every rank's paths, each with the device behind it and fio's
 // figures per job (workload/gpucheck_workload/fio.py), or why a job or a whole path was not measured.
 import { z } from "zod";

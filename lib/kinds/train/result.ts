@@ -1,5 +1,5 @@
-// The train command's GPUCHECK_RESULT line (workload/gpucheck_workload/train.py _result) as
-// lib/parsers/train.ts reads it: the contract between the workload and the binary.
+// The train command's GPUCHECK_RESULT line (workload/gpucheck_workload/kinds/train.py _result) as
+// lib/kinds/train/parse.ts reads it: the contract between the workload and the binary.
 import { z } from "zod";
 
 // built on first use: a command that never checks a workload result does not pay for its zod objects

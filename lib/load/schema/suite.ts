@@ -2,7 +2,7 @@
 // checked piece by piece (./test.ts, ./platform.ts) so that one bad test does not hide the
 // problems of the others.
 import * as z from "../../core/schema.ts";
-import { bool, duration, envMap, envNames, name, nonEmptyText, nonNegativeInt, positiveInt, strictMap, text } from "../../core/fields.ts";
+import { bool, duration, envMap, envNames, name, nonEmptyText, nonNegativeInt, positiveInt, size, strictMap, text } from "../../core/fields.ts";
 
 export const SUITE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -13,6 +13,9 @@ export const suiteSchema = strictMap({
   // env names whose values are written as *** (beside those that look secret: lib/core/redact.ts)
   redact: envNames().optional(),
   // resolved by the loader before this schema sees the merged suite
+  // each failed or errored node's bundle (docs/evidence.md): its size limit, how long the nodes may take
+  // (a frozen node answers nothing), or none at all (a health run over a thousand nodes may not want one from each)
+  evidence: strictMap({ maxBytes: size().optional(), timeout: duration().optional(), collect: bool().optional() }).optional(),
   extends: z.unknown().optional(),
   remove: z.unknown().optional(),
   platform: z.unknown().optional(),

@@ -193,8 +193,10 @@ export function rankScript(r: RankScript): string {
     "exec 3<&0",
     `setsid ${shJoin(r.argv)} </dev/null 3<&- & p=$!`,
     `echo $p > ${pid}`,
-    `printf ${mark} start $p >&2`,
+    // the watchdog before the start line: a client gone by then makes that printf end this shell
+    // (a broken pipe), and the rank must not outlive it
     `( while read -r _; do :; done; kill -TERM -$p; i=0; while [ $i -lt 50 ] && kill -0 -$p; do sleep 0.1; i=$((i+1)); done; kill -KILL -$p ) <&3 >/dev/null 2>&1 & w=$!`,
+    `printf ${mark} start $p >&2`,
     "exec 3<&-",
     "wait $p; rc=$?",
     "kill $w 2>/dev/null",

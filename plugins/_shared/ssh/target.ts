@@ -39,7 +39,7 @@ export function resolveHosts(settings: SshSettings, cli: CliOverrides, suite: Su
 export function hostsForTest(test: Pick<PlannedTest, "name" | "nodes">, hosts: HostSpec[]): HostSpec[] {
   if (hosts.length < test.nodes) {
     throw new SuiteError(
-      `gpucheck: ssh: test "${test.name}" needs ${test.nodes} nodes but ${hosts.length} host${hosts.length === 1 ? " was" : "s were"} given: ${hosts.map((h) => h.name).join(", ")}`,
+      `gpucheck: ssh: test "${test.name}" needs ${test.nodes} nodes but ${hosts.length} host${hosts.length === 1 ? " was" : "s were"} given: ${hosts.map((h) => h.name).join(", ")}; give ${test.nodes} with --hosts or --hostfile`,
     );
   }
   return hosts;

@@ -18,9 +18,12 @@ for (const [engine, socket] of Object.entries(ENGINES)) {
   const containers = (out: string) => execSync(`docker ps -aq --filter label=gpucheck.run=${runLabel(out)}`, { encoding: "utf8", env: { ...process.env, ...env } }).trim();
 
   describe.skipIf(!INFRA.includes(engine))(`docker platform end to end on ${engine}`, () => {
-    test("gpucheck suite cpu-smoke --platform docker passes in a real container", () => {
+    // ResNet-18 trains in Docker Engine's container; on podman's API (the same containers through another
+    // engine) the inventory and the all-reduce prove the launch, about 30 s less of CI
+    const only = engine === "podman" ? ["--only", "inventory,allreduce-gloo"] : [];
+    test(`gpucheck suite cpu-smoke${only.length ? " (inventory, all-reduce)" : ""} --platform docker passes in a real container`, () => {
       const out = tempDir("docker-smoke");
-      const r = gpucheck(["suite", "cpu-smoke", "--platform", "docker", "--image", IMAGE, "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], {
+      const r = gpucheck(["suite", "cpu-smoke", ...only, "--platform", "docker", "--image", IMAGE, "--python", "/usr/bin/python3", "--out", out, "--progress", "none"], {
         timeoutMs: 900_000,
         env,
       });
@@ -32,7 +35,8 @@ for (const [engine, socket] of Object.entries(ENGINES)) {
       const coll = res.tests.find((t: { kind: string }) => t.kind === "collective");
       expect(coll.units[0].measurement.metrics.busbw).toBeGreaterThan(0);
       const train = res.tests.find((t: { kind: string }) => t.kind === "train");
-      expect(train.units[0].measurement.metrics.samples_per_s).toBeGreaterThan(0);
+      if (only.length) expect(train).toBeUndefined();
+      else expect(train.units[0].measurement.metrics.samples_per_s).toBeGreaterThan(0);
       // the inventory came from inside the container: Debian's torch, not the host's
       expect(res.inventory[0].torch).toBeString();
       expect(containers(out)).toBe("");

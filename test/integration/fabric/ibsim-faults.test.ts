@@ -5,8 +5,8 @@
 // would use to narrow a port), is named exactly, with no healthy cable named, and is undone before the
 // next. One ibsim for the file. Needs ibsim-utils, infiniband-diags, opensm (scripts/ci-deps.sh).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../tmp.ts";
 
@@ -139,5 +139,94 @@ describe("gpucheck fabric on the ibsim fat tree", () => {
   test("a topology it cannot read: exit 2, the file and line named", () => {
     const r = gpucheck("fabric", "check", "--topology", "/nonexistent.topo", "--via", "ibsim-run");
     expect([r.status, r.stderr]).toEqual([2, "gpucheck fabric: cannot read the fabric topology /nonexistent.topo: ENOENT; give the path of a file you can read\n"]);
+  });
+});
+
+// kind: fabric inside a suite, on platform local, through the same binary: the run sweeps the counters
+// before its first test, and each fabric test compares with that sweep. The fault goes in while the
+// suite runs: GPUCHECK_TEST_PAUSE stops the binary as its second test starts (after a first fabric
+// test that passed), the counters are raised through ibsim's console, and the run goes on. The earlier
+// test is a fabric test, not a torch one: no preflight probe and no torch import, about 1 s a run.
+/**
+ * The binary held as its second test starts (GPUCHECK_TEST_PAUSE stops it there), `fault` applied to
+ * the fabric while it waits, then let go: its exit code.
+ */
+async function heldAtSecondTest(args: string[], fault: () => void): Promise<number | null> {
+  const run = spawn(exe, args, { cwd: dir, env: { ...env, GPUCHECK_TEST_PAUSE: "test-start@2" } });
+  let stderr = "";
+  const paused = new Promise<void>((done) =>
+    run.stderr.on("data", (b: Buffer) => {
+      stderr += b.toString();
+      if (stderr.includes("gpucheck-test-pause: test-start@2")) done();
+    }),
+  );
+  const exited = new Promise<number | null>((done) => run.on("exit", (code) => done(code)));
+  await paused;
+  fault();
+  run.kill("SIGCONT");
+  return exited;
+}
+
+describe("kind: fabric in a suite on the ibsim fat tree", () => {
+  const SUITE = [
+    "name: fabric-accept",
+    "description: the cabling against its design after the suite's load",
+    "platform: { type: local }",
+    "defaults: { gpusPerNode: 0, ranksPerNode: 1 }",
+    "tests:",
+    "  - { name: cabling, kind: fabric, fabric: { topology: fat-tree.topo, via: ibsim-run } }",
+    "  - { name: fabric, kind: fabric, fabric: { topology: fat-tree.topo, via: ibsim-run } }",
+    "",
+  ].join("\n");
+  const results = (out: string) => JSON.parse(readFileSync(join(dir, out, "results.json"), "utf8"));
+
+  test("healthy: the fabric test passes, the counters at the start are in the run directory; no preflight for a suite of fabric tests alone", () => {
+    // the fabric test alone: it asks nothing of the nodes, so the run starts no probe on them
+    writeFileSync(join(dir, "fabric-only.yaml"), SUITE.replace(/ {2}- \{ name: cabling.*\n/, ""));
+    const r = gpucheck("suite", "fabric-only.yaml", "--out", "healthy", "--progress", "plain");
+    expect(r.status).toBe(0);
+    expect(existsSync(join(dir, "healthy", "fabric-counters-start.txt"))).toBe(true);
+    expect(results("healthy").preflight).toBeUndefined();
+    const fabric = results("healthy").tests[0];
+    expect([fabric.kind, fabric.outcome, fabric.units[0].verdict.reason]).toEqual([
+      "fabric",
+      "passed",
+      "3 of 3 checks passed: fabric_cabling 0: every one of the 24 cables of fat-tree.topo in place and Active/LinkUp",
+    ]);
+  });
+
+  test("error counters raised on one port while the suite runs: named with both cable ends, in results.json and junit.xml", async () => {
+    writeFileSync(join(dir, "fabric-suite.yaml"), SUITE);
+    const code = await heldAtSecondTest(["suite", "fabric-suite.yaml", "--out", "loaded", "--progress", "plain"], () =>
+      ibsim("cmd", 'PerformanceSet "leaf01"[5] PortCounters.SymbolErrorCounter=9'),
+    );
+    expect(code).toBe(1);
+    ibsim("cmd", 'PerformanceSet "leaf01"[5] PortCounters.SymbolErrorCounter=0');
+    const message =
+      'SymbolErrorCounter on "leaf01" port 5 moved from 0 to 9 since the start of the run (fabric-counters-start.txt), after test "cabling" ended (0 then), cable "leaf01" port 5 – "spine01" port 1; reseat the cable between "leaf01" port 5 and "spine01" port 1, and replace it if the fault stays; check the switch port';
+    // the first fabric test saw the fabric before the fault, the second after it: both against the run's start,
+    // and the second places the move after the first ended (its reading is the sweep after it)
+    const [first, fabric] = results("loaded").tests;
+    expect(first.outcome).toBe("passed");
+    const failed = fabric.units[0].verdict.checks.filter((c: { ok: boolean }) => !c.ok);
+    expect([fabric.outcome, failed.length, failed[0].message, failed[0].remediation.class]).toEqual(["failed", 1, message, "reseat-cable"]);
+    const junit = readFileSync(join(dir, "loaded", "junit.xml"), "utf8");
+    expect(junit).toContain('<testcase name="fabric [fabric] link &quot;leaf01&quot; port 5 – &quot;spine01&quot; port 1" classname="gpucheck.fabric-accept.fabric"');
+  });
+
+  test("a soak: every round compares with the soak's first sweep, so a counter raised before round 2 is named in rounds 2 and 3", async () => {
+    // the binary held as round 2's fabric test starts (one process runs every round: its second test start)
+    const code = await heldAtSecondTest(["soak", "fabric-only.yaml", "--rounds", "3", "--out", "soak", "--progress", "none"], () =>
+      ibsim("cmd", 'PerformanceSet "leaf02"[3] PortCounters.LinkDownedCounter=2'),
+    );
+    expect(code).toBe(1);
+    ibsim("cmd", 'PerformanceSet "leaf02"[3] PortCounters.LinkDownedCounter=0');
+    expect(existsSync(join(dir, "soak", "fabric-counters-start.txt"))).toBe(true);
+    const round = (n: number) => results(`soak/rounds/00${n}`).tests[0].units[0].verdict;
+    expect(round(1).outcome).toBe("passed");
+    for (const n of [2, 3])
+      expect(round(n).reason).toBe(
+        `LinkDownedCounter on "leaf02" port 3 moved from 0 to 2 since the soak began (fabric-counters-start.txt of soak), seen in round ${n}, cable "leaf02" port 3 – "node07 mlx5_0" port 1; reseat the cable between "leaf02" port 3 and "node07 mlx5_0" port 1, and replace it if the fault stays; check the switch port`,
+      );
   });
 });

@@ -76,7 +76,9 @@ test("pairwise over 4 k8s nodes: a Job per pair, all of a round at once, the nod
     "3.node-a+node-d completed node-a,node-d",
     "3.node-b+node-c failed node-b,node-c",
   ]);
-  // one k8s run per round (the preflight's first), each round's Jobs under one run id
+  // one k8s run per round (the preflight's first, the failed nodes' evidence last), each round's Jobs under one run id
   const rounds = new Set(t.units.map((u) => u.unit.split(".")[0]));
-  expect(notes.filter((n) => /^k8s: run [0-9a-f]{6} in namespace gpu/.test(n))).toHaveLength(1 + rounds.size);
+  expect(notes.filter((n) => /^k8s: run [0-9a-f]{6} in namespace gpu/.test(n))).toHaveLength(1 + rounds.size + 1);
+  const failedNodes = [...new Set(t.units.filter((u) => u.verdict.outcome === "failed" || u.verdict.outcome === "error").flatMap((u) => u.hosts))].sort();
+  expect(results.evidence!.map((e) => e.node).sort()).toEqual(failedNodes);
 }, 300_000);

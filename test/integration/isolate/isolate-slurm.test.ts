@@ -54,13 +54,15 @@ test("pairwise over 4 slurm nodes: one job per round, a step per pair, the node 
   expect(t.isolation?.bad).toEqual(["node3"]);
   expect(t.isolation?.nodes.filter((n) => n.verdict !== "good").map((n) => n.node)).toEqual(["node3"]);
   expect(t.outcome).toBe("failed");
-  // one sbatch per round (the preflight's sweep first), every pair of a round a step of its job
+  // one sbatch per round (the preflight's sweep first, the failed nodes' evidence last), every pair of a round a step of its job
   const rounds = new Set(t.units.map((u) => u.unit.split(".")[0]));
-  expect(fake.calls.filter((c) => c[0] === "sbatch")).toHaveLength(1 + rounds.size);
+  expect(fake.calls.filter((c) => c[0] === "sbatch")).toHaveLength(1 + rounds.size + 1);
+  const failedNodes = [...new Set(t.units.filter((u) => u.verdict.outcome === "failed" || u.verdict.outcome === "error").flatMap((u) => u.hosts))].sort();
+  expect(results.evidence!.map((e) => e.node).sort()).toEqual(failedNodes);
   const first3 = t.units.filter((u) => /^[123]\./.test(u.unit)).map((u) => `${u.unit} ${u.status}`);
   expect(first3).toEqual(["1.node1+node2 completed", "1.node3+node4 failed", "2.node1+node3 failed", "2.node4+node2 completed", "3.node1+node4 completed", "3.node2+node3 failed"]);
   expect(t.units.find((u) => u.unit === "1.node3+node4")!.verdict.reason).toMatch(
     /^crashed before reporting results: rank 0 on node3 failed with exit code 1: fake-slurm: the link of node3 is cut \(job \d+\)/,
   );
-  expect(notes.filter((n) => n.startsWith("submitted Slurm job "))).toHaveLength(1 + rounds.size);
+  expect(notes.filter((n) => n.startsWith("submitted Slurm job "))).toHaveLength(1 + rounds.size + 1);
 }, 300_000);

@@ -51,6 +51,9 @@ defaults: { gpusPerNode: 0, ranksPerNode: 1, python: /usr/bin/python3, timeout: 
 platform:
   type: slurm
   slurm: { stageDir: ${JSON.stringify(tempDir("isolate-slurm-stage"))}, cpusPerTask: 1, pollMaxS: 1 }
+# the failed nodes' evidence bundles are tested in platforms/ssh-e2e.test.ts and slurm.test.ts; here each
+# run would wait out a frozen node's evidence timeout
+evidence: { collect: false }
 tests:
   - name: fabric
     kind: collective

@@ -13,7 +13,7 @@ import { tempDir } from "../../tmp.ts";
 import { contractPath } from "../../../lib/kinds/reference.ts";
 import { parseNccl } from "../../../lib/parsers/nccl.ts";
 import { taggedLines } from "../../../lib/parsers/protocol.ts";
-import { GPU_LOAD_METRICS } from "../../../lib/parsers/burn-gpu.ts";
+import { GPU_LOAD_METRICS } from "../../../lib/kinds/burn/parse-gpu.ts";
 import { schemaErrors } from "../../report/json-schema.ts";
 
 const root = resolve(import.meta.dir, "../../..");

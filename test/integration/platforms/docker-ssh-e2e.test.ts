@@ -34,6 +34,28 @@ function suiteFile(dir: string): string {
   return path;
 }
 
+/** `gpucheck suite` of the tests `only` on the hosts' engines, results to `out`. */
+function suiteArgs(dir: string, out: string, hosts: string[], only: string, progress: string): string[] {
+  return [
+    "suite",
+    suiteFile(dir),
+    "--only",
+    only,
+    "--platform",
+    "docker",
+    "--hosts",
+    hosts.join(","),
+    "--image",
+    IMAGE,
+    "--python",
+    "/usr/bin/python3",
+    "--out",
+    out,
+    "--progress",
+    progress,
+  ];
+}
+
 const results = (out: string): any => JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
 
 /** `docker ps -a --filter label=gpucheck.run=<this run>`: what the run left on the engine. */
@@ -41,26 +63,21 @@ const containersOf = (out: string) => execFileSync("docker", ["ps", "-a", "-q", 
 
 describe("gpucheck suite --platform docker over ssh hosts", () => {
   t(
-    "cpu-smoke across 2 hosts × 2 ranks: every test passes, inventory per host, nothing left",
+    // ResNet-18 is left out: DDP's launch is the all-reduce's (about 80 s of CI), and it trains in
+    // containers on the local engines (e2e/docker.test.ts) and across hosts on ssh and Slurm
+    "cpu-smoke's inventory and all-reduce across 2 hosts × 2 ranks: every test passes, inventory per host, nothing left",
     async () => {
       const dir = tempDir("docker-ssh-smoke");
       const out = join(dir, "out");
       const hosts = sshInfra().hosts.slice(0, 2);
-      const r = gpucheck(
-        ["suite", suiteFile(dir), "--platform", "docker", "--hosts", hosts.join(","), "--image", IMAGE, "--python", "/usr/bin/python3", "--out", out, "--progress", "none"],
-        {
-          timeoutMs: 1_500_000,
-        },
-      );
+      const r = gpucheck(suiteArgs(dir, out, hosts, "inventory,allreduce-gloo", "none"), {
+        timeoutMs: 1_500_000,
+      });
       const res = results(out);
       const units = res.tests.flatMap((x: { name: string; units: Array<{ unit: string; status: string; message?: string }> }) =>
         x.units.map((u) => [x.name, u.unit, u.status, u.message]),
       );
-      expect(units).toEqual([
-        ...hosts.map((h) => ["inventory", h, "completed", undefined]),
-        ["allreduce-gloo", "all", "completed", undefined],
-        ["resnet18-fashionmnist", "all", "completed", undefined],
-      ]);
+      expect(units).toEqual([...hosts.map((h) => ["inventory", h, "completed", undefined]), ["allreduce-gloo", "all", "completed", undefined]]);
       expect(r.status).toBe(0);
       expect(res.outcome).toBe("passed");
       // a log per rank of both hosts' containers, demultiplexed from the launcher's [rank N] prefixes
@@ -82,24 +99,7 @@ describe("gpucheck suite --platform docker over ssh hosts", () => {
       const dir = tempDir("docker-ssh-sigint");
       const out = join(dir, "out");
       const hosts = sshInfra().hosts.slice(0, 2);
-      const run = gpucheckAsync([
-        "suite",
-        suiteFile(dir),
-        "--only",
-        "allreduce-gloo",
-        "--platform",
-        "docker",
-        "--hosts",
-        hosts.join(","),
-        "--image",
-        IMAGE,
-        "--python",
-        "/usr/bin/python3",
-        "--out",
-        out,
-        "--progress",
-        "plain",
-      ]);
+      const run = gpucheckAsync(suiteArgs(dir, out, hosts, "allreduce-gloo", "plain"));
       const deadline = Date.now() + 120_000;
       // rank 0 prints the nccl-tests table once all four ranks in both containers have joined
       while (!/\[rank 0\]\s+1024\s/.test(run.output()) && Date.now() < deadline) await Bun.sleep(100);

@@ -1,5 +1,5 @@
 // The k8s platform against the in-process fake API server (test/k8s-fake) running the real workload:
-// a gloo all-reduce between two pods. Here rather than in test/platforms/k8s-lifecycle.test.ts
+// a gloo all-reduce between two pods. Here rather than in test/integration/no-daemon/k8s-lifecycle.test.ts
 // because it needs torch (Debian's python3-torch); no daemon.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { FakeCluster } from "../../k8s-fake/cluster.ts";

@@ -76,8 +76,8 @@ describe("gpucheck soak on CPU ranks, a real CPU quota from round 3", () => {
 with open(sys.argv[1] + "/cgroup.procs", "w") as f: f.write(str(os.getpid()))
 sys.argv = sys.argv[3:]
 runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)`;
-      // both ranks at nice -10: what runs beside this file (pytest in CI, the other shard with
-      // GPUCHECK_INTEGRATION_SHARDS=2) must not move rank 0's figure from round to round as the quota moves rank 1's
+      // both ranks at nice -10: whatever runs beside this file (soak/ runs alone in the integration tier's
+      // last phase, but not every run is CI's) must not move rank 0's figure from round to round as the quota moves rank 1's
       writeFileSync(
         wrapper,
         `#!/bin/sh\nif [ -e ${slow} ] && [ "$RANK" = 1 ]; then exec nice -n -10 /usr/bin/python3 -c '${enter}' ${cgroup} "$@"; fi\nexec nice -n -10 /usr/bin/python3 "$@"\n`,

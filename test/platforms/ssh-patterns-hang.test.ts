@@ -1,6 +1,0 @@
-// The isolating patterns' hanging-node scenarios on this platform (test/platforms/pattern-conformance.ts):
-// pure TypeScript against fakes, no daemon, but each mostly waits out a hung unit's timeout, so each
-// platform has a file of its own and the unit tier's parallel runner spreads them over its workers.
-import { sshPatterns } from "./ssh-patterns.ts";
-
-sshPatterns({ faults: ["hang"] });
