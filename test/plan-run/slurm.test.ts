@@ -13,6 +13,11 @@ import { renderSbatch, sweepValues } from "../../plugins/slurm/sbatch.ts";
 import { groupUnit } from "../../lib/plan/pattern.ts";
 import { scriptTest } from "../platforms/conformance.ts";
 import { slurmContext } from "../platforms/slurm-context.ts";
+import { tempDir } from "../tmp.ts";
+
+// the stage directory a shared file system would hold: a scratch one, so that the unit tier needs no
+// /shared (the Slurm lab makes one) and never writes into a lab's
+const stageDir = () => tempDir("gpucheck-plan-run-slurm-");
 
 const SINFO = readFileSync(join(import.meta.dir, "../fixtures/slurm/sinfo-drained.txt"), "utf8");
 
@@ -34,7 +39,7 @@ function door(submitted: string[], sinfo = SINFO): SlurmIo {
 
 describe("plan equals run: slurm", () => {
   test("one job: the submitted script is the rendered one, which has no slots", async () => {
-    const ctx = slurmContext(scriptTest("pr", "python3", "pass", { nodes: 2 }), { settings: { stageDir: "/shared/gpucheck" } });
+    const ctx = slurmContext(scriptTest("pr", "python3", "pass", { nodes: 2 }), { settings: { stageDir: stageDir() } });
     const rendered = slurm.render(ctx);
     expect(rendered.slots).toEqual({});
     const submitted: string[] = [];
@@ -45,7 +50,7 @@ describe("plan equals run: slurm", () => {
 
   test("per-node: --nodes and --nodelist are slots in the plan, bound to the nodes sinfo lists as usable", async () => {
     const t = { ...scriptTest("pn", "python3", "pass"), perNode: true, worldSize: 2 };
-    const ctx = slurmContext(t, { settings: { stageDir: "/shared/gpucheck" } });
+    const ctx = slurmContext(t, { settings: { stageDir: stageDir() } });
     const rendered = slurm.render(ctx);
     expect(Object.keys(rendered.slots)).toEqual(["sweepNodeCount", "sweepNodelist"]);
     expect(slotsIn(rendered.script)).toEqual(["sweepNodeCount", "sweepNodelist"]);
@@ -61,7 +66,7 @@ describe("plan equals run: slurm", () => {
 
   test("an isolating round: two 2-node groups in one job, the submitted script the rendered one, which has no slots", async () => {
     const units = [groupUnit({ name: "1.node1+node3", nodes: ["node1", "node3"] }, 2), groupUnit({ name: "1.node2+node4", nodes: ["node2", "node4"] }, 2)];
-    const ctx = slurmContext({ ...scriptTest("round", "python3", "pass", { nodes: 4 }), worldSize: 4, units }, { settings: { stageDir: "/shared/gpucheck" } });
+    const ctx = slurmContext({ ...scriptTest("round", "python3", "pass", { nodes: 4 }), worldSize: 4, units }, { settings: { stageDir: stageDir() } });
     const rendered = slurm.render(ctx);
     expect(rendered.slots).toEqual({});
     expect(slotsIn(rendered.script)).toEqual([]);
