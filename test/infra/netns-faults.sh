@@ -101,8 +101,28 @@ unnetem() { # unnetem I
   done < <(ends "$1")
 }
 
-cut_link() { # cut_link I up|down
+cut_link() { # cut_link I up|down: host I's management link
   ip link set "$NF_LINK$1" "$2"
+  [ "$2" = down ] || forget "$1" eth0
+}
+
+cut_fabric() { # cut_fabric I up|down: host I's fabric link only
+  ip link set "$NF_FAB$1" "$2"
+  [ "$2" = down ] || forget "$1" fab0
+}
+
+# Address resolution that ran out while a link was down leaves the host's address failing in its
+# peers' caches (INCOMPLETE, then FAILED, a connection's first packet queued on it): a connection
+# made right after the undo fails "No route to host" (seen in CI; made at will by connecting during
+# the cut and uncutting 2.5 s later). An undone cut leaves none of that: every namespace forgets it.
+forget() { # forget I DEV: the lab's namespaces (and the root one) forget host I's address on DEV; host I forgets all it learnt on it
+  local addr n
+  addr=$(ip -n "$NF_LINK$1" -4 -o addr show dev "$2" 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+  [ -n "$addr" ] || return 0
+  ip neigh flush to "$addr" >/dev/null 2>&1 || true
+  for n in $(ip netns list | awk -v p="^$NF_LINK[0-9]+$" '$1 ~ p { print $1 }'); do
+    if [ "$n" = "$NF_LINK$1" ]; then ip -n "$n" neigh flush dev "$2" >/dev/null 2>&1 || true; else ip -n "$n" neigh flush to "$addr" >/dev/null 2>&1 || true; fi
+  done
 }
 
 host_faults() { # host_faults I: the faults host I has now, read from the kernel: "cut; slow 10Mbit; ..."
@@ -120,7 +140,7 @@ host_faults() { # host_faults I: the faults host I has now, read from the kernel
 
 clear_host() { # clear_host I: every fault undone
   cut_link "$1" up
-  ip link set "$NF_FAB$1" up
+  cut_fabric "$1" up
   unslow "$1"
   unnetem "$1"
   cg_uncap "$(group_of "$1")"

@@ -164,8 +164,8 @@ unslow | unnetem | cut | uncut | cut-fabric | uncut-fabric | cpu-uncap | freeze 
     unnetem) unnetem "$i" ;;
     cut) cut_link "$i" down ;;
     uncut) cut_link "$i" up ;;
-    cut-fabric) ip link set "gc-f$i" down ;;
-    uncut-fabric) ip link set "gc-f$i" up ;;
+    cut-fabric) cut_fabric "$i" down ;;
+    uncut-fabric) cut_fabric "$i" up ;;
     clear) clear_host "$i" ;;
     *) cg_fault "$(group_of "$i")" "$(sshd_pid "$i")" "$cmd" ;;
   esac

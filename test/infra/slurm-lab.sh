@@ -228,8 +228,8 @@ unslow | unnetem | cut | uncut | cut-fabric | uncut-fabric | cpu-uncap | freeze 
     unnetem) unnetem "$i" ;;
     cut) cut_link "$i" down ;;
     uncut) cut_link "$i" up ;;
-    cut-fabric) ip link set "gs-f$i" down ;;
-    uncut-fabric) ip link set "gs-f$i" up ;;
+    cut-fabric) cut_fabric "$i" down ;;
+    uncut-fabric) cut_fabric "$i" up ;;
     clear) clear_host "$i" && in_service "$i" ;;
     thaw) cg_fault "$(group_of "$i")" "$(daemon_pid "$i")" thaw && in_service "$i" ;;
     *) cg_fault "$(group_of "$i")" "$(daemon_pid "$i")" "$cmd" ;;
