@@ -6,7 +6,7 @@
 //   The job removes its copy in a last step; a job cancelled or killed before that step leaves
 //   /tmp/gpucheck-<jobid>{,.tar.gz} on its nodes (no new step can start in a cancelled job)
 //   until the user's next gpucheck job on the node sweeps the copies of ended jobs away.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { PlatformError } from "../../lib/core/errors.ts";
@@ -22,6 +22,12 @@ import { stagePath, workloadArchive } from "./sbatch.ts";
  * refused: the nodes would import whatever it holds.
  */
 export function stageShared(stageDir: string, hash: string, files: ReadonlyMap<string, string>): string {
+  // not made here: it is where a file system every node mounts is, and a missing one is most likely
+  // not mounted on this host (a directory made in its place would be seen by no node)
+  if (!isDir(stageDir))
+    throw new PlatformError(
+      `the stage directory ${stageDir} (platform.slurm.stageDir) ${lexists(stageDir) ? "is not a directory" : "does not exist"} on this host: it must be a directory every node sees at the same path (a shared file system, mounted here too); mount or create it, or leave stageDir out to copy the workload to each node with sbcast`,
+    );
   const dir = stagePath(stageDir, hash);
   if (lexists(dir)) {
     const v = checkStage(dir, files);
@@ -58,6 +64,14 @@ export function stageShared(stageDir: string, hash: string, files: ReadonlyMap<s
     throw new PlatformError(`cannot stage the workload in ${stageDir} (platform.slurm.stageDir): ${(err as Error).message}`);
   }
   return dir;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function lexists(p: string): boolean {

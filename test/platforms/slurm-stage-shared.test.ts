@@ -73,6 +73,19 @@ describe("the shared Slurm stage", () => {
     expect(existsSync(join(elsewhere, "gpucheck_workload"))).toBe(false);
   });
 
+  test("a stage directory that does not exist, or is a file, is refused in one line and not made", () => {
+    const missing = join(stageDir(), "not-mounted");
+    expect(() => stageShared(missing, HASH, FILES)).toThrow(
+      `the stage directory ${missing} (platform.slurm.stageDir) does not exist on this host: it must be a directory every node sees at the same path (a shared file system, mounted here too); mount or create it, or leave stageDir out to copy the workload to each node with sbcast`,
+    );
+    expect(existsSync(missing)).toBe(false);
+    const file = join(stageDir(), "a-file");
+    writeFileSync(file, "");
+    expect(() => stageShared(file, HASH, FILES)).toThrow(
+      `the stage directory ${file} (platform.slurm.stageDir) is not a directory on this host: it must be a directory every node sees at the same path (a shared file system, mounted here too); mount or create it, or leave stageDir out to copy the workload to each node with sbcast`,
+    );
+  });
+
   // making a directory another user owns takes root; CI runs the unit tier as root
   test.skipIf(process.getuid?.() !== 0)("another user's stage, even with the right files, is refused (as root: chown to nobody)", () => {
     const base = stageDir();
