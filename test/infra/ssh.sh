@@ -94,7 +94,12 @@ known="$BASE/known_hosts.new"; : >"$known"
 for i in $(seq 1 $TEST_HOSTS); do
   d="$BASE/host$i"; a=$(addr_of "$i"); mkdir -p "$d"
   [ -s "$d/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "node$i" -f "$d/ssh_host_ed25519_key"
-  { echo "# host$i"; echo "ListenAddress $a:$PORT"; common_sshd_config "$d/ssh_host_ed25519_key" "$d/sshd.pid"; } >"$d/sshd_config"
+  # each host its own TMPDIR, as each real host has its own /tmp: Open MPI's daemons keep their session
+  # directory in /tmp/ompi.<hostname>.<uid>, and two "hosts" of one kernel (one hostname) sharing it
+  # race, one job's cleanup against the next's start ("orte_session_dir failed", mpirun exit 213:
+  # seen in CI, 1 run of about 20 under load here)
+  install -d -m 700 -o "$USER_NAME" -g "$USER_NAME" "$d/tmp"
+  { echo "# host$i"; echo "ListenAddress $a:$PORT"; echo "SetEnv TMPDIR=$d/tmp"; common_sshd_config "$d/ssh_host_ed25519_key" "$d/sshd.pid"; } >"$d/sshd_config"
   echo "[$a]:$PORT $(cut -d' ' -f1,2 "$d/ssh_host_ed25519_key.pub")" >>"$known"
   start_sshd "$d"
 done

@@ -25,12 +25,17 @@ function target(over: Record<string, unknown> = {}, hosts = 2, ranksPerNode = 2)
   };
 }
 
-t("ssh infra: every test host accepts a key login (GPUCHECK_INFRA lists ssh)", () => {
+t("ssh infra: every test host accepts a key login (GPUCHECK_INFRA lists ssh) and has a temporary directory of its own", () => {
   const infra = sshInfra();
   expect(infra.hosts).toHaveLength(4);
+  const tmp = new Set<string>();
   for (const h of infra.hosts) {
-    expect(execFileSync("ssh", ["-F", infra.config, h, "echo $SSH_CONNECTION"], { encoding: "utf8" }).split(" ")[2]).toBe(h);
+    const [conn, dir] = execFileSync("ssh", ["-F", infra.config, h, 'echo $SSH_CONNECTION; echo "$TMPDIR"; test -w "$TMPDIR"'], { encoding: "utf8" }).split("\n");
+    expect(conn!.split(" ")[2]).toBe(h);
+    tmp.add(dir!);
   }
+  // one kernel, one hostname: a shared /tmp made Open MPI's daemons of two hosts race on one session directory
+  expect(tmp.size).toBe(4);
 });
 
 conformance(platform, () => target(), SSH_INFRA);
@@ -186,8 +191,8 @@ describe("ssh: one mpirun for the cluster (launcher: mpirun)", () => {
       const m = `gpucheck-mpi-hang-${process.pid}-${Date.now()}`;
       const code = `import time\nprint('started', flush=True)\ntime.sleep(3600)  # ${m}`;
       const { units } = await runScript(platform, tg, scriptTest("mpi-hang", tg.python, code, { nodes: 2, ranksPerNode: 2, args: [m], timeoutMs: 8000 }));
-      expect(units[0]!.status).toBe("timeout");
-      expect(units[0]!.message).toBe("timed out after 8s: killed mpirun on 127.0.0.2");
+      // the pair, so that a failure shows the unit's own words
+      expect([units[0]!.status, units[0]!.message]).toEqual(["timeout", "timed out after 8s: killed mpirun on 127.0.0.2"]);
       expect(await localLeftovers(m)).toEqual([]);
     },
     60_000,
