@@ -23,8 +23,15 @@ kill_tree() { # kill_tree PIDFILE: the listener and every connection it serves
   if alive "$1"; then
     # stop the listener first so no new connection forks while the tree is being killed
     kill -STOP "$p" 2>/dev/null || true
-    # shellcheck disable=SC2046
-    kill -KILL $(descendants "$p") "$p" 2>/dev/null || true
+    # then freeze the whole tree before killing any of it: a host that dies sends nothing more, but a
+    # tree killed one process at a time lets a connection's sshd see its command die first and send
+    # that exit status (137) to the client, which reads as the test failing, not the host dying
+    local tree; tree=$(descendants "$p")
+    # (shallowest first, so no sshd runs while its command is already stopped)
+    # shellcheck disable=SC2046,SC2086
+    kill -STOP $(printf '%s\n' $tree | tac) 2>/dev/null || true
+    # shellcheck disable=SC2086
+    kill -KILL $tree "$p" 2>/dev/null || true
   fi
   rm -f "$1"
 }
