@@ -41,6 +41,9 @@ export interface KindNeeds {
   tools?: string[];
 }
 
+/** A kind that runs torch on every rank: on the GPUs when the test has them (and NCCL between them). */
+export const torchOnEveryGpu = (t: PlannedTest): KindNeeds => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 });
+
 /**
  * One kind. `P` is its resolved block (CollectiveParams …); `Block` is what a TestSpec of this
  * kind carries besides the common fields: `{ collective: CollectiveParams }`.
@@ -116,7 +119,8 @@ export interface TestKind<K extends string, P, Block extends object> {
 export interface PlotContext {
   id: (key: string) => string;
   series: (points: (u: UnitResult) => Array<[number, number | null]> | undefined) => PlotSpec["series"];
-  threshold: (metric: string) => { threshold?: { y: number; label: string } };
+  /** a line plot of `metric`: its id, a linear x unless `spec` says otherwise, the metric's minimum as a dashed line */
+  plot: (metric: string, spec: Omit<PlotSpec, "id" | "xScale"> & { xScale?: PlotSpec["xScale"] }) => PlotSpec;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds kinds of different params

@@ -2,6 +2,7 @@
 // one curve per node in per-node mode, the threshold as a line; throughput over steps for training),
 // and GPU utilisation, power and temperature over time from telemetry.
 import { kindOf } from "../kinds/mod.ts";
+import type { PlotContext } from "../core/kind.ts";
 import type { Expectation, TestResult, UnitResult } from "../core/types.ts";
 import type { PlotSeries, PlotSpec } from "../core/plot-svg.ts";
 import { thresholdText } from "./headline.ts";
@@ -27,7 +28,8 @@ export function plotsForTest(test: TestResult, index: number): PlotSpec[] {
   const trends = trendPlots(test, id);
   if (trends.length) return trends;
   // a results.json of a kind this gpucheck does not know still gets its telemetry plots
-  plots.push(...(kindOf(test.kind)?.plots(test, { id, series: curves, threshold: line }) ?? []));
+  const plot: PlotContext["plot"] = (metric, spec) => ({ id: id(metric), xScale: "linear", ...spec, ...line(metric) });
+  plots.push(...(kindOf(test.kind)?.plots(test, { id, series: curves, plot }) ?? []));
   for (const t of TELEMETRY) {
     const series = seriesOf(test.units, name, (u) => u.telemetry?.series?.[t.key]?.map((p) => [p.x, p.y] as [number, number]));
     if (series.length > 0) {

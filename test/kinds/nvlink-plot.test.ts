@@ -15,7 +15,13 @@ const raw = {
 const test3 = { name: "links", units: [{ unit: "vm", measurement: { metrics: {}, raw } }] } as unknown as TestResult;
 
 test("a matrix per phase: every ordered pair a cell with its GB/s, the missing one n/a, the empty phase drawn all n/a", () => {
-  const plots = KINDS.nvlink.plots(test3, { id: (k) => `plot-0-${k}`, series: () => [], threshold: () => ({}) });
+  const plots = KINDS.nvlink.plots(test3, {
+    id: (k) => `plot-0-${k}`,
+    series: () => [],
+    plot: () => {
+      throw new Error("the matrix is not a line plot");
+    },
+  });
   expect(plots.map((p) => [p.id, p.title, p.kind])).toEqual([
     ["plot-0-nvlink_link_gbps-vm", "links vm: GB/s of each ordered pair alone", "nvlink_matrix"],
     ["plot-0-nvlink_link_all_gbps-vm", "links vm: GB/s of each link, all pairs at once", "nvlink_matrix"],

@@ -8,7 +8,7 @@ import { LOADED_UTIL_PCT } from "../../parsers/telemetry-health.ts";
 import type { PlotSpec } from "../../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../../core/types.ts";
 import { type BurnParams, burnBlock, resolveBurn } from "./params.ts";
-import type { TestKind } from "../../core/kind.ts";
+import { type TestKind, torchOnEveryGpu } from "../../core/kind.ts";
 
 export type { BurnParams } from "./params.ts";
 
@@ -122,7 +122,7 @@ export const burn: TestKind<"burn", BurnParams, KindBlocks["burn"]> = {
     };
     return [plot];
   },
-  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  needs: torchOnEveryGpu,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload burn` prints (workload/gpucheck_workload/burn.py), every rank's summary gathered, as lib/kinds/burn/parse.ts reads it",
 };

@@ -131,8 +131,7 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
     const series = ctx.series((u) => u.measurement?.bySize?.busbw);
     if (series.length === 0) return [];
     return [
-      {
-        id: ctx.id("busbw"),
+      ctx.plot("busbw", {
         kind: "busbw",
         title: `${test.name}: bus bandwidth by message size`,
         xLabel: "message size",
@@ -140,8 +139,7 @@ export const collective: TestKind<"collective", CollectiveParams, KindBlocks["co
         xScale: "log2",
         xBytes: true,
         series,
-        ...ctx.threshold("busbw"),
-      },
+      }),
     ];
   },
   needs: (t, c) => {

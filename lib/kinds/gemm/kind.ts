@@ -6,7 +6,7 @@ import { gemmMeasurement } from "./parse.ts";
 import type { PlotSpec } from "../../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../../core/types.ts";
 import { GEMM_DTYPES, type GemmParams, gemmBlock, resolveGemm } from "./params.ts";
-import type { TestKind } from "../../core/kind.ts";
+import { type TestKind, torchOnEveryGpu } from "../../core/kind.ts";
 
 export type { GemmParams } from "./params.ts";
 
@@ -118,21 +118,11 @@ export const gemm: TestKind<"gemm", GemmParams, KindBlocks["gemm"]> = {
           .map(([name, points]) => ({ name: name.slice(d.length + 1), points: points.map((p) => [p.x, p.y] as [number, number]) })),
       );
       if (series.length === 0) continue;
-      const metric = `gemm_${d}_tflops_min`;
-      plots.push({
-        id: ctx.id(metric),
-        kind: "gemm_tflops",
-        title: `${test.name}: ${d} TFLOP/s by M=N=K`,
-        xLabel: "M=N=K",
-        yLabel: "TFLOP/s",
-        xScale: "linear",
-        series,
-        ...ctx.threshold(metric),
-      });
+      plots.push(ctx.plot(`gemm_${d}_tflops_min`, { kind: "gemm_tflops", title: `${test.name}: ${d} TFLOP/s by M=N=K`, xLabel: "M=N=K", yLabel: "TFLOP/s", series }));
     }
     return plots;
   },
-  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  needs: torchOnEveryGpu,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload gemm` prints (workload/gpucheck_workload/gemm.py), every rank's sweep and checksum gathered, as lib/kinds/gemm/parse.ts reads it",
 };

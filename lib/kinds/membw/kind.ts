@@ -6,7 +6,7 @@ import { membwMeasurement } from "./parse.ts";
 import type { PlotSpec } from "../../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../../core/types.ts";
 import { copyArgs, copyBlock, copyKeys } from "../copy-params.ts";
-import type { TestKind } from "../../core/kind.ts";
+import { type TestKind, torchOnEveryGpu } from "../../core/kind.ts";
 import { MEMBW_OPS, type MembwParams, resolveMembw } from "./params.ts";
 
 export type { MembwParams } from "./params.ts";
@@ -69,21 +69,11 @@ export const membw: TestKind<"membw", MembwParams, KindBlocks["membw"]> = {
         });
       });
       if (series.length === 0) continue;
-      const metric = `membw_${op}_gbps_min`;
-      plots.push({
-        id: ctx.id(metric),
-        kind: "membw_gbps",
-        title: `${test.name}: ${op} GB/s per call`,
-        xLabel: "timed call",
-        yLabel: "GB/s",
-        xScale: "linear",
-        series,
-        ...ctx.threshold(metric),
-      });
+      plots.push(ctx.plot(`membw_${op}_gbps_min`, { kind: "membw_gbps", title: `${test.name}: ${op} GB/s per call`, xLabel: "timed call", yLabel: "GB/s", series }));
     }
     return plots;
   },
-  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  needs: torchOnEveryGpu,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload membw` prints (workload/gpucheck_workload/membw.py), every rank's copy and triad gathered, as lib/kinds/membw/parse.ts reads it",
 };

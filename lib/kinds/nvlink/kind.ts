@@ -10,7 +10,7 @@ import { num, obj, rankDevice } from "../../parsers/part.ts";
 import type { PlotSpec } from "../../core/plot-svg.ts";
 import type { KindBlocks, TestResult, TestSpec } from "../../core/types.ts";
 import { copyArgs, copyBlock, copyKeys } from "../copy-params.ts";
-import type { PlotContext, TestKind } from "../../core/kind.ts";
+import { type PlotContext, type TestKind, torchOnEveryGpu } from "../../core/kind.ts";
 import { type NvlinkParams, resolveNvlink } from "./params.ts";
 import { renderMatrix } from "./matrix-svg.ts";
 
@@ -64,7 +64,7 @@ export const nvlink: TestKind<"nvlink", NvlinkParams, KindBlocks["nvlink"]> = {
   args: (p) => copyArgs("nvlink", p),
   measure: (output) => nvlinkMeasurement(output),
   plots: (test, ctx) => (["pairs", "all"] as const).flatMap((phase) => matrixPlots(test, ctx, phase)),
-  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  needs: torchOnEveryGpu,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload nvlink` prints (workload/gpucheck_workload/nvlink.py): every rank's device and every link's timed messages, as lib/kinds/nvlink/parse.ts reads it",
 };

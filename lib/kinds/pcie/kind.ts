@@ -7,7 +7,7 @@ import { pcieMeasurement, pcieMetric } from "./parse.ts";
 import type { PlotSpec } from "../../core/plot-svg.ts";
 import type { KindBlocks, TestSpec } from "../../core/types.ts";
 import { copyArgs, copyKeys } from "../copy-params.ts";
-import type { TestKind } from "../../core/kind.ts";
+import { type TestKind, torchOnEveryGpu } from "../../core/kind.ts";
 import { PCIE_OPS, PCIE_PHASES, type PcieParams, pcieBlock, resolvePcie } from "./params.ts";
 
 export type { PcieParams } from "./params.ts";
@@ -77,21 +77,11 @@ export const pcie: TestKind<"pcie", PcieParams, KindBlocks["pcie"]> = {
         ),
       })).filter((s) => s.points.length > 0);
       if (series.length === 0) continue;
-      const metric = `${pcieMetric("h2d", phase)}_min`;
-      plots.push({
-        id: ctx.id(metric),
-        kind: "pcie_gbps",
-        title: `${test.name}: GB/s per rank, ${PHASE[phase]}`,
-        xLabel: "rank",
-        yLabel: "GB/s",
-        xScale: "linear",
-        series,
-        ...ctx.threshold(metric),
-      });
+      plots.push(ctx.plot(`${pcieMetric("h2d", phase)}_min`, { kind: "pcie_gbps", title: `${test.name}: GB/s per rank, ${PHASE[phase]}`, xLabel: "rank", yLabel: "GB/s", series }));
     }
     return plots;
   },
-  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  needs: torchOnEveryGpu,
   resultSource:
     "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload pcie` prints (workload/gpucheck_workload/pcie.py), every rank's copies, GPU link and (local rank 0) InfiniBand HCA links gathered, as lib/kinds/pcie/parse.ts reads it",
 };

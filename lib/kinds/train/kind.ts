@@ -4,7 +4,7 @@ import * as z from "../../core/schema.ts";
 import { higher, lower } from "../../core/metrics.ts";
 import { trainMeasurement } from "./parse.ts";
 import type { KindBlocks, TestSpec } from "../../core/types.ts";
-import type { TestKind } from "../../core/kind.ts";
+import { type TestKind, torchOnEveryGpu } from "../../core/kind.ts";
 import { resolveTrain, trainBlock, type TrainParams } from "./params.ts";
 
 export type { TrainParams } from "./params.ts";
@@ -100,20 +100,9 @@ export const train: TestKind<"train", TrainParams, KindBlocks["train"]> = {
   plots: (test, ctx) => {
     const series = ctx.series((u) => u.measurement?.series?.samples_per_s?.map((p) => [p.x, p.y] as [number, number]));
     if (series.length === 0) return [];
-    return [
-      {
-        id: ctx.id("samples_per_s"),
-        kind: "samples_per_s",
-        title: `${test.name}: training throughput`,
-        xLabel: "step",
-        yLabel: "samples/s",
-        xScale: "linear",
-        series,
-        ...ctx.threshold("samples_per_s"),
-      },
-    ];
+    return [ctx.plot("samples_per_s", { kind: "samples_per_s", title: `${test.name}: training throughput`, xLabel: "step", yLabel: "samples/s", series })];
   },
   // training picks its backend like `backend: auto`: NCCL whenever it has GPUs
-  needs: (t) => ({ torch: true, gpus: t.gpusPerNode, nccl: t.gpusPerNode > 0 }),
+  needs: torchOnEveryGpu,
   resultSource: "the GPUCHECK_RESULT line rank 0 of `gpucheck_workload train` prints (workload/gpucheck_workload/train.py), as lib/kinds/train/parse.ts reads it",
 };
