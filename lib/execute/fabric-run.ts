@@ -10,6 +10,7 @@ import { parseIblinkinfo } from "../kinds/fabric/iblinkinfo.ts";
 import type { FabricReading } from "../kinds/fabric/reading.ts";
 import type { PlannedTest, TestSpec, UnitRun } from "../core/types.ts";
 import { ParseError } from "../core/errors.ts";
+import { stopMessage, stopReason } from "../core/stop.ts";
 import { ensurePrivateDir, writePrivateFile } from "../core/private-fs.ts";
 import { FabricToolError, IBLINKINFO, readCounters, readPkeyTables, runFabricTool } from "./fabric-tools.ts";
 
@@ -23,12 +24,12 @@ export type FabricStart = { path: string; at: string } | { error: string };
  * the first fabric test's `via`, written to `dir`/fabric-counters-start.txt. Never throws: a sweep that
  * could not be taken is the fabric test's error later, said with why.
  */
-export function takeFabricStart(tests: TestSpec[], dir: string, at: string): FabricStart | undefined {
+export async function takeFabricStart(tests: TestSpec[], dir: string, at: string, signal?: AbortSignal): Promise<FabricStart | undefined> {
   const first = tests.find((t) => t.kind === "fabric");
   if (first?.kind !== "fabric") return undefined;
   const path = join(dir, FABRIC_COUNTERS_START);
   try {
-    writePrivateFile(path, readCounters(first.fabric.via));
+    writePrivateFile(path, await readCounters(first.fabric.via, { signal }));
     return { path, at };
   } catch (e) {
     if (e instanceof FabricToolError) return { error: `the fabric's error counters could not be taken before the first test, so none can be compared: ${e.message}` };
@@ -51,7 +52,12 @@ export const FABRIC_COUNTERS_AFTER = "fabric-counters-after.txt";
  * cannot be taken is said and skipped: the comparison with the start stands, only the test it moved
  * during is not named.
  */
-export function takeFabricSweep(tests: TestSpec[], test: Pick<PlannedTest, "name" | "kind">, logDir: string): FabricSweep | { error: string } | undefined {
+export async function takeFabricSweep(
+  tests: TestSpec[],
+  test: Pick<PlannedTest, "name" | "kind">,
+  logDir: string,
+  signal?: AbortSignal,
+): Promise<FabricSweep | { error: string } | undefined> {
   const first = tests.find((t) => t.kind === "fabric");
   if (first?.kind !== "fabric") return undefined;
   const after = test.name;
@@ -62,7 +68,7 @@ export function takeFabricSweep(tests: TestSpec[], test: Pick<PlannedTest, "name
   const path = join(logDir, FABRIC_COUNTERS_AFTER);
   try {
     ensurePrivateDir(logDir);
-    writePrivateFile(path, readCounters(first.fabric.via));
+    writePrivateFile(path, await readCounters(first.fabric.via, { signal }));
     return { after, path };
   } catch (e) {
     if (e instanceof FabricToolError) return { error: `the fabric's error counters could not be taken after test "${after}": ${e.message}` };
@@ -70,7 +76,8 @@ export function takeFabricSweep(tests: TestSpec[], test: Pick<PlannedTest, "name
   }
 }
 
-export function runFabricUnit(test: PlannedTest, start: FabricStart | undefined, logDir: string, sweeps: FabricSweep[] = []): UnitRun {
+/** `signal`: the test's (a Ctrl-C, or its timeout): the tool running then is stopped and the unit says which stop it was. */
+export async function runFabricUnit(test: PlannedTest, start: FabricStart | undefined, logDir: string, sweeps: FabricSweep[] = [], signal?: AbortSignal): Promise<UnitRun> {
   const startedAt = new Date().toISOString();
   const p = (test.spec as { fabric: FabricParams }).fabric;
   const unit = (status: UnitRun["status"], output: string, message?: string): UnitRun => ({
@@ -90,17 +97,18 @@ export function runFabricUnit(test: PlannedTest, start: FabricStart | undefined,
   try {
     const topology = { path: p.topology, text: readFileSync(path, "utf8") };
     const before = { path: start.path, text: existsSync(start.path) ? readFileSync(start.path, "utf8") : "", at: start.at };
-    // each tool within the test's timeout: a wrapper that hangs (ssh to an SM node that does not answer) ends as an error
-    const limit = Math.min(test.timeoutMs, 300_000);
-    const iblinkinfo = runFabricTool(p.via, IBLINKINFO, [0], limit);
-    const ibqueryerrors = readCounters(p.via, limit);
-    const pkeys = p.pkeys === undefined ? null : { expected: p.pkeys, tables: readPkeyTables(p.via, parseIblinkinfo(iblinkinfo), limit) };
+    // the test's timeout (its signal) bounds the whole reading: a wrapper that hangs (ssh to an SM node that does not answer) is stopped
+    const opts = { timeoutMs: test.timeoutMs, signal };
+    const iblinkinfo = await runFabricTool(p.via, IBLINKINFO, [0], opts);
+    const ibqueryerrors = await readCounters(p.via, opts);
+    const pkeys = p.pkeys === undefined ? null : { expected: p.pkeys, tables: await readPkeyTables(p.via, parseIblinkinfo(iblinkinfo), opts) };
     writePrivateFile(join(logDir, "iblinkinfo.txt"), iblinkinfo);
     writePrivateFile(join(logDir, "ibqueryerrors.txt"), ibqueryerrors);
     const taken = sweeps.filter((w) => existsSync(w.path)).map((w) => ({ ...w, text: readFileSync(w.path, "utf8") }));
     const reading: FabricReading = { topology, iblinkinfo, ibqueryerrors, before, pkeys, counters: p.counters, ...(taken.length && { sweeps: taken }) };
     return unit("completed", JSON.stringify(reading));
   } catch (e) {
+    if (e instanceof FabricToolError && signal?.aborted) return unit(stopReason(signal), "", stopMessage(stopReason(signal), test.timeoutMs, `${e.message}`));
     if (e instanceof FabricToolError || e instanceof ParseError) return unit("infra", "", e.message);
     const code = (e as NodeJS.ErrnoException).code;
     if (code) return unit("infra", "", `cannot read the fabric topology ${path}: ${code}; give the path of a file you can read (relative to the suite file)`);

@@ -101,7 +101,7 @@ export async function runUnits(test: PlannedTest, env: TestEnv, logDir: string):
   let units: UnitRun[];
   try {
     // a fabric test runs no rank: its reading is taken here, where gpucheck runs
-    units = test.kind === "fabric" ? [runFabricUnit(test, env.fabricStart, logDir, env.fabricSweeps)] : await env.platformRun(ctx);
+    units = test.kind === "fabric" ? [await runFabricUnit(test, env.fabricStart, logDir, env.fabricSweeps, signal)] : await env.platformRun(ctx);
   } catch (err) {
     // a platform that cannot even start the test still yields a verdict: error, with the reason
     // a full or read-only disk is the machine's state, said in one line; only a bug gets a stack

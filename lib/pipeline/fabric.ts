@@ -24,9 +24,9 @@ function readText(path: string, what: string): string {
   }
 }
 
-function guarded(print: Printer, body: () => number): number {
+async function guarded(print: Printer, body: () => Promise<number>): Promise<number> {
   try {
-    return body();
+    return await body();
   } catch (e) {
     // instanceof, not the class's name: the compiled binary's minifier renames classes
     if (e instanceof FabricToolError || e instanceof ParseError || e instanceof TopologyError) {
@@ -44,9 +44,9 @@ function parsePkeyList(text: string): number[] | "majority" {
   return r.value;
 }
 
-export function fabricSnapshot({ flags, print }: { flags: { out?: string; via?: string }; print: Printer }): number {
-  return guarded(print, () => {
-    const ports = parseIblinkinfo(runFabricTool(flags.via, IBLINKINFO));
+export function fabricSnapshot({ flags, print }: { flags: { out?: string; via?: string }; print: Printer }): Promise<number> {
+  return guarded(print, async () => {
+    const ports = parseIblinkinfo(await runFabricTool(flags.via, IBLINKINFO));
     const text = formatTopology(ports, `fabric topology taken by gpucheck fabric snapshot on ${new Date().toISOString()} from iblinkinfo`);
     if (flags.out) {
       writeFileSync(flags.out, text);
@@ -56,9 +56,9 @@ export function fabricSnapshot({ flags, print }: { flags: { out?: string; via?: 
   });
 }
 
-export function fabricCounters({ flags, print }: { flags: { out: string; via?: string }; print: Printer }): number {
-  return guarded(print, () => {
-    const text = readCounters(flags.via);
+export function fabricCounters({ flags, print }: { flags: { out: string; via?: string }; print: Printer }): Promise<number> {
+  return guarded(print, async () => {
+    const text = await readCounters(flags.via);
     const ports = parseIbqueryerrors(text);
     writeFileSync(flags.out, text);
     print.out(`wrote the error counters of the fabric to ${flags.out} (${ports.length} ports with a non-zero counter)\n`);
@@ -66,17 +66,23 @@ export function fabricCounters({ flags, print }: { flags: { out: string; via?: s
   });
 }
 
-export function fabricCheck({ flags, print }: { flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean }; print: Printer }): number {
-  return guarded(print, () => {
+export function fabricCheck({
+  flags,
+  print,
+}: {
+  flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean };
+  print: Printer;
+}): Promise<number> {
+  return guarded(print, async () => {
     const topology = { path: flags.topology, text: readText(flags.topology, "the fabric topology") };
     const expectedPkeys = flags.pkeys === undefined ? undefined : parsePkeyList(flags.pkeys);
     const before = flags.countersBefore ? { path: flags.countersBefore, text: readText(flags.countersBefore, "the earlier counters"), at: "during the test" } : null;
     // the files are read before any tool runs: a typo in a path costs no sweep of the fabric
     parseTopology(topology.text, topology.path);
     if (before) parseIbqueryerrors(before.text, before.path);
-    const iblinkinfo = runFabricTool(flags.via, IBLINKINFO);
-    const ibqueryerrors = readCounters(flags.via);
-    const pkeys = expectedPkeys === undefined ? null : { expected: expectedPkeys, tables: readPkeyTables(flags.via, parseIblinkinfo(iblinkinfo)) };
+    const iblinkinfo = await runFabricTool(flags.via, IBLINKINFO);
+    const ibqueryerrors = await readCounters(flags.via);
+    const pkeys = expectedPkeys === undefined ? null : { expected: expectedPkeys, tables: await readPkeyTables(flags.via, parseIblinkinfo(iblinkinfo)) };
     const { design, ports, findings } = fabricFindings({ topology, iblinkinfo, ibqueryerrors, before, pkeys });
     if (flags.json) print.out(`${JSON.stringify({ cables: design.length, ports: ports.length, findings }, null, 2)}\n`);
     else {

@@ -74,11 +74,12 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
   if (!opts.signal.aborted && !opts.preflightOnly) {
     const start =
       opts.fabricStart ??
-      takeFabricStart(
+      (await takeFabricStart(
         plan.tests.map((t) => t.spec),
         outDir,
         `since the start of the run (${FABRIC_COUNTERS_START})`,
-      );
+        opts.signal,
+      ));
     if (start) {
       env.fabricStart = start;
       if (!opts.fabricStart) opts.progress.note("error" in start ? `fabric: ${start.error}` : `fabric: error counters at the start of the run written to ${start.path}`);
@@ -114,10 +115,11 @@ export async function executePlan(suite: Suite, plan: Plan, opts: ExecuteOptions
     // the fabric's counters after each test that loaded it, so a moved counter is placed in its test; in
     // a soak's round (its start is the soak's) the round is named instead, as the counts add up over rounds
     if (!opts.fabricStart && env.fabricStart && !("error" in env.fabricStart) && !test.notRunnable && !opts.signal.aborted) {
-      const sweep = takeFabricSweep(
+      const sweep = await takeFabricSweep(
         plan.tests.map((t) => t.spec),
         test,
         testLogDir(outDir, test.name),
+        opts.signal,
       );
       if (sweep && "error" in sweep) opts.progress.note(`fabric: ${sweep.error}`);
       else if (sweep) env.fabricSweeps = [...(env.fabricSweeps ?? []), sweep];

@@ -214,7 +214,7 @@ async function soakFabricStart(dir: string, state: SoakState, request: SoakReque
   const path = join(dir, FABRIC_COUNTERS_START);
   if (existsSync(path)) return { path, at };
   const suite = await loadSuite(state.suite, { platforms: request.platforms });
-  const start = takeFabricStart(suite.tests, dir, at);
+  const start = await takeFabricStart(suite.tests, dir, at, request.signal);
   if (start) request.print.err(`gpucheck: soak: ${"error" in start ? `fabric: ${start.error}` : `the fabric's error counters before round 1 written to ${path}`}\n`);
   return start;
 }

@@ -9,6 +9,7 @@ import { ParseError } from "../../lib/core/errors.ts";
 import type { Check, MetricCheck, PlannedTest } from "../../lib/core/types.ts";
 import { assessTest } from "../../lib/assess/assess.ts";
 import { executeTest } from "../../lib/execute/run-test.ts";
+import { PKEY_QUERIES_AT_ONCE, readPkeyTables } from "../../lib/execute/fabric-tools.ts";
 import { fabricMeasurement } from "../../lib/kinds/fabric/kind.ts";
 import { RESULTS } from "../../lib/kinds/results.ts";
 import { parseIblinkinfo } from "../../lib/kinds/fabric/iblinkinfo.ts";
@@ -54,6 +55,15 @@ async function judged(output: string, status: "completed" | "infra" = "completed
   const t = await planned("{ topology: fat-tree.topo }");
   const now = new Date().toISOString();
   return assessTest(t, [{ unit: "all", hosts: [], status, ...(message && { message }), startedAt: now, endedAt: now, ranks: [], output, tail: "", texts: [] }]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const failing = (checks: Check[]) => checks.filter((c) => !c.ok) as MetricCheck[];
@@ -154,12 +164,95 @@ describe("a fabric test that cannot read the fabric is an error", () => {
     ]);
   });
 
+  test("a wrapper that hangs is stopped at the test's timeout: a timeout naming the command, nothing left running", async () => {
+    const hang = join(dir, "hang-via.sh");
+    writeFileSync(hang, `#!/bin/sh\necho $$ > ${dir}/hang.pid\nexec sleep 60\n`, { mode: 0o755 });
+    const t = await planned(`{ topology: fat-tree.topo, via: ${hang} }`);
+    const started = Date.now();
+    const records = await executeTest({ ...t, timeoutMs: 1000 }, env({ path: join(dir, "none.txt"), at: SINCE }));
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect([records[0]!.status, records[0]!.message]).toEqual(["timeout", `timed out after 1s: "${hang} iblinkinfo" was stopped while reading the fabric`]);
+    expect(alive(Number(readFileSync(join(dir, "hang.pid"), "utf8")))).toBe(false);
+  });
+
+  test("a Ctrl-C while a tool runs stops it: cancelled, not an error of the fabric", async () => {
+    const hang = join(dir, "hang-via.sh");
+    const t = await planned(`{ topology: fat-tree.topo, via: ${hang} }`);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    const records = await executeTest(t, { ...env({ path: join(dir, "none.txt"), at: SINCE }), signal: stop.signal });
+    expect([records[0]!.status, records[0]!.message]).toEqual(["cancelled", `cancelled: "${hang} iblinkinfo" was stopped while reading the fabric`]);
+  });
+
   test("no sweep at the start of the run: why, and nothing compared", async () => {
     const t = await planned("{ topology: fat-tree.topo }");
     const why =
       'the fabric\'s error counters could not be taken before the first test, so none can be compared: ibqueryerrors not found while reading the fabric with "ibqueryerrors --skip-sl"';
     const r = assessTest(t, await executeTest(t, env({ error: why })));
     expect([r.outcome, r.units[0].verdict.reason]).toEqual(["error", `could not run: ${why}`]);
+  });
+});
+
+describe("PKey tables", () => {
+  // a wrapper standing for the SM node: iblinkinfo and ibqueryerrors from the ibsim captures, each
+  // smpquery a fifth of a second with its start and end logged, the port whose LID is $FAIL failing
+  const via = join(dir, "pkey-via.sh");
+  const log = join(dir, "pkey-via.log");
+  const fixtures = join(import.meta.dir, "../fixtures/fabric");
+  writeFileSync(
+    via,
+    [
+      "#!/bin/sh",
+      'case "$1" in',
+      `iblinkinfo) cat ${fixtures}/ibsim-healthy.iblinkinfo ;;`,
+      `ibqueryerrors) cat ${fixtures}/ibsim-clean.ibqueryerrors ;;`,
+      `smpquery) echo "start $3" >> ${log}; sleep 0.2; echo "end $3" >> ${log}`,
+      '  [ "$3" = "$FAIL" ] && { echo "ibwarn: [1] smp_query_via: query failed" >&2; exit 255; }',
+      `  cat ${fixtures}/ibsim-node16-partition-8001.smpquery-pkeys ;;`,
+      "esac",
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  const ports = parseIblinkinfo(healthy).filter((p) => p.nodeType === "CA" && p.lid > 0);
+  /** the most queries the log shows running at once */
+  const mostAtOnce = (lines: string[]) =>
+    lines.reduce((acc, l) => ({ now: acc.now + (l.startsWith("start") ? 1 : -1), most: Math.max(acc.most, acc.now + (l.startsWith("start") ? 1 : -1)) }), { now: 0, most: 0 }).most;
+
+  test("every compute port's table is read once, several at once (a large fabric is thousands of queries), in the ports' order", async () => {
+    writeFileSync(log, "");
+    const tables = await readPkeyTables(via, parseIblinkinfo(healthy));
+    expect(tables.map((t) => [t.node, t.lid])).toEqual(ports.map((p) => [p.node, p.lid]));
+    expect(tables.every((t) => t.text.includes("pkeys capacity"))).toBe(true);
+    const lines = readFileSync(log, "utf8").trim().split("\n");
+    expect(
+      lines
+        .filter((l) => l.startsWith("start"))
+        .map((l) => Number(l.split(" ")[1]))
+        .sort((a, b) => a - b),
+    ).toEqual(ports.map((p) => p.lid).sort((a, b) => a - b));
+    expect(mostAtOnce(lines)).toBeGreaterThan(1);
+    expect(mostAtOnce(lines)).toBeLessThanOrEqual(PKEY_QUERIES_AT_ONCE);
+  });
+
+  test("one port's query that fails: the reading is given up with that port's command and smpquery's words, the others stopped", async () => {
+    writeFileSync(log, "");
+    const bad = ports[5]!;
+    process.env.FAIL = String(bad.lid);
+    try {
+      await expect(readPkeyTables(via, parseIblinkinfo(healthy))).rejects.toThrow(
+        `"${via} smpquery pkeys ${bad.lid} ${bad.port}" exited 255 while reading the fabric: ibwarn: [1] smp_query_via: query failed; run it by hand on a node with the subnet manager's view`,
+      );
+    } finally {
+      delete process.env.FAIL;
+    }
+    // none begun after the failure: fewer than every port was asked
+    expect(
+      readFileSync(log, "utf8")
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("start")).length,
+    ).toBeLessThan(ports.length);
   });
 });
 
