@@ -164,6 +164,15 @@ describe("a fabric test that cannot read the fabric is an error", () => {
     ]);
   });
 
+  test("a wrapper that is not there: an error naming it and what to install, at once", async () => {
+    const t = await planned("{ topology: fat-tree.topo, via: /nonexistent/sm-wrapper }");
+    const records = await executeTest(t, env({ path: join(dir, "none.txt"), at: SINCE }));
+    expect([records[0]!.status, records[0]!.message]).toEqual([
+      "infra",
+      '/nonexistent/sm-wrapper not found while reading the fabric with "/nonexistent/sm-wrapper iblinkinfo"; install infiniband-diags on this node (Debian/Ubuntu: apt-get install infiniband-diags) or point --via at a node that has it',
+    ]);
+  });
+
   test("a wrapper that hangs is stopped at the test's timeout: a timeout naming the command, nothing left running", async () => {
     const hang = join(dir, "hang-via.sh");
     writeFileSync(hang, `#!/bin/sh\necho $$ > ${dir}/hang.pid\nexec sleep 60\n`, { mode: 0o755 });
