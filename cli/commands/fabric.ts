@@ -1,15 +1,29 @@
 // `gpucheck fabric snapshot|counters|check`: the InfiniBand fabric against its design (lib/pipeline/fabric.ts).
-import { fabricCheck, fabricCounters, fabricSnapshot } from "../../lib/pipeline/fabric.ts";
+// A Ctrl-C or SIGTERM stops the tool running (it leads its own process group, so the terminal's signal
+// does not reach it): the command says which and exits 130.
+import { fabricCheck, fabricCounters, fabricSnapshot, type FabricRequest } from "../../lib/pipeline/fabric.ts";
 import { printer } from "./print.ts";
+import { stopOnSignals } from "./signals.ts";
 
-export async function snapshot(flags: { out?: string; via?: string }): Promise<number> {
-  return fabricSnapshot({ flags, print: printer() });
+async function stoppable<F>(flags: F, run: (request: FabricRequest<F>) => Promise<number>): Promise<number> {
+  const cancel = new AbortController();
+  const print = printer();
+  const release = stopOnSignals(cancel, (sig) => print.err(`\ngpucheck fabric: ${sig}: stopping the tool that reads the fabric\n`));
+  try {
+    return await run({ flags, print, signal: cancel.signal });
+  } finally {
+    release();
+  }
 }
 
-export async function counters(flags: { out: string; via?: string }): Promise<number> {
-  return fabricCounters({ flags, print: printer() });
+export function snapshot(flags: { out?: string; via?: string }): Promise<number> {
+  return stoppable(flags, fabricSnapshot);
 }
 
-export async function check(flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean }): Promise<number> {
-  return fabricCheck({ flags, print: printer() });
+export function counters(flags: { out: string; via?: string }): Promise<number> {
+  return stoppable(flags, fabricCounters);
+}
+
+export function check(flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean }): Promise<number> {
+  return stoppable(flags, fabricCheck);
 }

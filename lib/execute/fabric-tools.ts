@@ -1,10 +1,10 @@
 // infiniband-diags' tools run where gpucheck runs (the jump host, or under a wrapper such as
 // "ssh sm-node"): the reading behind `gpucheck fabric` and a suite's `kind: fabric` test. A tool that
 // cannot run, or exits with a status that is not a reading, is a FabricToolError: never a pass.
-// The tools run as child processes gpucheck waits on, not synchronously: a Ctrl-C or the test's
-// timeout stops the one running (an ssh to an SM node that does not answer), and the progress line and
-// the run's other timers keep going while a large fabric is read.
-import { spawn } from "node:child_process";
+// The tools run as child processes gpucheck waits on (lib/core/proc.ts), not synchronously: a Ctrl-C or
+// the test's timeout stops the one running and what it started (an ssh to an SM node that does not
+// answer), and the progress line and the run's other timers keep going while a large fabric is read.
+import { capture } from "../core/proc.ts";
 import type { LinkInfoPort } from "../kinds/fabric/iblinkinfo.ts";
 import { IBQUERYERRORS, underVia } from "../kinds/fabric/params.ts";
 
@@ -19,93 +19,35 @@ export interface FabricToolOptions {
   signal?: AbortSignal;
 }
 
-/** The most output one tool may print: iblinkinfo of a 10,000-port fabric is a few MiB. */
+/** The output kept of one tool: iblinkinfo of a 10,000-port fabric is a few MiB. More loses its head, which no parser reads as a pass. */
 const MAX_OUTPUT = 256 * 1024 * 1024;
-/** How long a stopped tool has to end after SIGTERM (ssh closes its connection) before SIGKILL. */
-const KILL_GRACE_MS = 2000;
-
-interface ToolRun {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  /** why it did not finish on its own: its limit, the caller's stop, too much output, or a spawn error */
-  stopped?: "limit" | "signal" | "output";
-  error?: NodeJS.ErrnoException;
-}
-
-function runTool(argv: string[], timeoutMs: number, signal: AbortSignal | undefined): Promise<ToolRun> {
-  return new Promise((done) => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let bytes = 0;
-    let stopped: ToolRun["stopped"];
-    let spawnError: NodeJS.ErrnoException | undefined;
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
-    let killer: ReturnType<typeof setTimeout> | undefined;
-    const stop = (why: NonNullable<ToolRun["stopped"]>) => {
-      if (stopped || child.exitCode !== null || child.signalCode !== null) return;
-      stopped = why;
-      child.kill("SIGTERM");
-      killer = setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS);
-    };
-    const limit = setTimeout(() => stop("limit"), timeoutMs);
-    const onAbort = () => stop("signal");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const take = (into: Buffer[]) => (b: Buffer) => {
-      bytes += b.length;
-      if (bytes > MAX_OUTPUT) return stop("output");
-      into.push(b);
-    };
-    child.stdout.on("data", take(out));
-    child.stderr.on("data", take(err));
-    child.on("error", (e) => {
-      spawnError = e;
-    });
-    // "close": the process has ended and its pipes are drained (a spawn that failed closes too)
-    child.on("close", (status) => {
-      clearTimeout(limit);
-      clearTimeout(killer);
-      signal?.removeEventListener("abort", onAbort);
-      done({
-        status,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-        ...(stopped && { stopped }),
-        ...(spawnError && { error: spawnError }),
-      });
-    });
-    if (signal?.aborted) onAbort();
-  });
-}
 
 /** `ok`: the exit statuses that mean the tool read the fabric (ibqueryerrors exits 1 when it found errors). */
 export async function runFabricTool(via: string | undefined, argv: string[], ok: number[] = [0], { timeoutMs = 300_000, signal }: FabricToolOptions = {}): Promise<string> {
   const full = underVia(via, argv);
   const shown = full.join(" ");
-  const r = await runTool(full, timeoutMs, signal);
-  if (r.error) {
-    const missing = r.error.code === "ENOENT";
+  const r = await capture(full, { signal, timeoutMs, keep: MAX_OUTPUT });
+  if (r.spawnError) {
+    const missing = r.spawnError === `${full[0]}: command not found`;
     throw new FabricToolError(
       missing
         ? `${full[0]} not found while reading the fabric with "${shown}"; install infiniband-diags on this node (Debian/Ubuntu: apt-get install infiniband-diags) or point --via at a node that has it`
-        : `"${shown}" failed while reading the fabric: ${r.error.message}`,
+        : `"${shown}" failed while reading the fabric: ${r.spawnError}`,
     );
   }
-  if (r.stopped === "signal") throw new FabricToolError(`"${shown}" was stopped while reading the fabric`);
-  if (r.stopped === "limit")
+  if (r.killed && signal?.aborted) throw new FabricToolError(`"${shown}" was stopped while reading the fabric`);
+  if (r.killed)
     throw new FabricToolError(
       `"${shown}" did not finish within ${Math.round(timeoutMs / 1000)} s while reading the fabric and was stopped; run it by hand on a node with the subnet manager's view to see where it waits`,
     );
-  if (r.stopped === "output")
-    throw new FabricToolError(`"${shown}" printed more than ${MAX_OUTPUT / 1024 / 1024} MiB while reading the fabric and was stopped; run it by hand to see what it prints`);
-  if (r.status === null || !ok.includes(r.status)) {
+  if (r.code === null || !ok.includes(r.code)) {
     const why =
       (r.stderr || r.stdout)
         .trim()
         .split("\n")
         .filter((l) => l.trim())
         .slice(-1)[0] ?? "no output";
-    throw new FabricToolError(`"${shown}" exited ${r.status} while reading the fabric: ${why}; run it by hand on a node with the subnet manager's view`);
+    throw new FabricToolError(`"${shown}" exited ${r.code} while reading the fabric: ${why}; run it by hand on a node with the subnet manager's view`);
   }
   return r.stdout;
 }

@@ -24,10 +24,24 @@ function readText(path: string, what: string): string {
   }
 }
 
-async function guarded(print: Printer, body: () => Promise<number>): Promise<number> {
+/** What a `gpucheck fabric` command is given: its flags, where it prints, and the Ctrl-C that stops its tool. */
+export interface FabricRequest<F> {
+  flags: F;
+  print: Printer;
+  signal?: AbortSignal;
+}
+
+/** Exit status of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT), as `suite` exits. */
+const STOPPED = 130;
+
+async function guarded(print: Printer, signal: AbortSignal | undefined, body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (e) {
+    if (e instanceof FabricToolError && signal?.aborted) {
+      print.err(`gpucheck fabric: stopped: ${e.message}\n`);
+      return STOPPED;
+    }
     // instanceof, not the class's name: the compiled binary's minifier renames classes
     if (e instanceof FabricToolError || e instanceof ParseError || e instanceof TopologyError) {
       print.err(`gpucheck fabric: ${e.message}\n`);
@@ -44,9 +58,9 @@ function parsePkeyList(text: string): number[] | "majority" {
   return r.value;
 }
 
-export function fabricSnapshot({ flags, print }: { flags: { out?: string; via?: string }; print: Printer }): Promise<number> {
-  return guarded(print, async () => {
-    const ports = parseIblinkinfo(await runFabricTool(flags.via, IBLINKINFO));
+export function fabricSnapshot({ flags, print, signal }: FabricRequest<{ out?: string; via?: string }>): Promise<number> {
+  return guarded(print, signal, async () => {
+    const ports = parseIblinkinfo(await runFabricTool(flags.via, IBLINKINFO, [0], { signal }));
     const text = formatTopology(ports, `fabric topology taken by gpucheck fabric snapshot on ${new Date().toISOString()} from iblinkinfo`);
     if (flags.out) {
       writeFileSync(flags.out, text);
@@ -56,9 +70,9 @@ export function fabricSnapshot({ flags, print }: { flags: { out?: string; via?: 
   });
 }
 
-export function fabricCounters({ flags, print }: { flags: { out: string; via?: string }; print: Printer }): Promise<number> {
-  return guarded(print, async () => {
-    const text = await readCounters(flags.via);
+export function fabricCounters({ flags, print, signal }: FabricRequest<{ out: string; via?: string }>): Promise<number> {
+  return guarded(print, signal, async () => {
+    const text = await readCounters(flags.via, { signal });
     const ports = parseIbqueryerrors(text);
     writeFileSync(flags.out, text);
     print.out(`wrote the error counters of the fabric to ${flags.out} (${ports.length} ports with a non-zero counter)\n`);
@@ -66,23 +80,17 @@ export function fabricCounters({ flags, print }: { flags: { out: string; via?: s
   });
 }
 
-export function fabricCheck({
-  flags,
-  print,
-}: {
-  flags: { topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean };
-  print: Printer;
-}): Promise<number> {
-  return guarded(print, async () => {
+export function fabricCheck({ flags, print, signal }: FabricRequest<{ topology: string; countersBefore?: string; pkeys?: string; via?: string; json?: boolean }>): Promise<number> {
+  return guarded(print, signal, async () => {
     const topology = { path: flags.topology, text: readText(flags.topology, "the fabric topology") };
     const expectedPkeys = flags.pkeys === undefined ? undefined : parsePkeyList(flags.pkeys);
     const before = flags.countersBefore ? { path: flags.countersBefore, text: readText(flags.countersBefore, "the earlier counters"), at: "during the test" } : null;
     // the files are read before any tool runs: a typo in a path costs no sweep of the fabric
     parseTopology(topology.text, topology.path);
     if (before) parseIbqueryerrors(before.text, before.path);
-    const iblinkinfo = await runFabricTool(flags.via, IBLINKINFO);
-    const ibqueryerrors = await readCounters(flags.via);
-    const pkeys = expectedPkeys === undefined ? null : { expected: expectedPkeys, tables: await readPkeyTables(flags.via, parseIblinkinfo(iblinkinfo)) };
+    const iblinkinfo = await runFabricTool(flags.via, IBLINKINFO, [0], { signal });
+    const ibqueryerrors = await readCounters(flags.via, { signal });
+    const pkeys = expectedPkeys === undefined ? null : { expected: expectedPkeys, tables: await readPkeyTables(flags.via, parseIblinkinfo(iblinkinfo), { signal }) };
     const { design, ports, findings } = fabricFindings({ topology, iblinkinfo, ibqueryerrors, before, pkeys });
     if (flags.json) print.out(`${JSON.stringify({ cables: design.length, ports: ports.length, findings }, null, 2)}\n`);
     else {

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Agent } from "node:http";
 import { Duplex } from "node:stream";
-import { killGroup } from "../_shared/proc.ts";
+import { killGroup } from "../../lib/core/proc.ts";
 
 /** A connection that failed on the way to the engine; its message names the host and the reason. */
 export class DialError extends Error {

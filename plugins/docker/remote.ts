@@ -4,7 +4,7 @@
 // connection after it is `docker system dial-stdio` on a channel of that master.
 import { rmSync } from "node:fs";
 import type { Suite } from "../../lib/core/types.ts";
-import { runProc } from "../_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 import { exitArgv, remoteCommand, sshArgv } from "../_shared/ssh/argv.ts";
 import { describeSshFailure } from "../_shared/ssh/connect.ts";
 import type { HostSpec } from "../_shared/ssh/hosts.ts";

@@ -8,7 +8,7 @@ import { freePort } from "../_shared/free-port.ts";
 import { exitHow } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { ended, stopReason, unitResult } from "../_shared/unit-result.ts";
-import { runProc } from "../_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 import { PlatformError } from "../../lib/core/errors.ts";
 import { fsErrorLine, isErrnoError } from "../../lib/core/fs-error.ts";
 import { bindSlots, complete } from "../../lib/core/slots.ts";

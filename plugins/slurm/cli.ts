@@ -2,7 +2,7 @@
 // through a SlurmIo, so tests can replay captured output and count calls, and the real thing
 // is a plain subprocess (no shell: arguments arrive as given).
 import { CommandError } from "../../lib/core/errors.ts";
-import { runProc } from "../_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 
 export interface IoResult {
   code: number | null;

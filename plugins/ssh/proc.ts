@@ -2,7 +2,7 @@
 // unit's log (which routes a launcher's lines to its ranks), and the wrapper's sentinel lines
 // (start <pgid>, exit <code>) are taken out of the stream. An ssh that ends without the exit
 // sentinel lost its connection.
-import { runProc } from "../_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 import type { SshTarget } from "../_shared/ssh/argv.ts";
 import type { RemoteProc } from "./layout.ts";
 import { sentinel, type StagePaths } from "../_shared/ssh/scripts.ts";

@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { PlatformError, SuiteError } from "../../lib/core/errors.ts";
 import type { UnitRun } from "../../lib/core/types.ts";
 import { ended } from "../_shared/unit-result.ts";
-import { runProc } from "../_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 import { tarFiles } from "../_shared/tar.ts";
 import type { RunContext } from "../../lib/core/platform.ts";
 import { exitArgv } from "../_shared/ssh/argv.ts";

@@ -4,7 +4,7 @@
 // and only then the local ssh clients, whose hangup the remote watchdogs treat as a last resort.
 import { join } from "node:path";
 import type { Launch, UnitRun } from "../../lib/core/types.ts";
-import { runProc } from "../_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 import { launchFailure } from "../_shared/rank-lines.ts";
 import { UnitLog } from "../_shared/unit-log.ts";
 import { unitResult, type Failure, type StopReason } from "../_shared/unit-result.ts";

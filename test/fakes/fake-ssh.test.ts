@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runProc } from "../../plugins/_shared/proc.ts";
+import { runProc } from "../../lib/core/proc.ts";
 import { installFakeSsh, type FakeSsh } from "./fake-ssh.ts";
 
 let fake: FakeSsh;

@@ -9,6 +9,7 @@ import { ParseError } from "../../lib/core/errors.ts";
 import type { Check, MetricCheck, PlannedTest } from "../../lib/core/types.ts";
 import { assessTest } from "../../lib/assess/assess.ts";
 import { executeTest } from "../../lib/execute/run-test.ts";
+import { fabricCheck } from "../../lib/pipeline/fabric.ts";
 import { PKEY_QUERIES_AT_ONCE, readPkeyTables } from "../../lib/execute/fabric-tools.ts";
 import { fabricMeasurement } from "../../lib/kinds/fabric/kind.ts";
 import { RESULTS } from "../../lib/kinds/results.ts";
@@ -191,6 +192,17 @@ describe("a fabric test that cannot read the fabric is an error", () => {
     setTimeout(() => stop.abort(), 300);
     const records = await executeTest(t, { ...env({ path: join(dir, "none.txt"), at: SINCE }), signal: stop.signal });
     expect([records[0]!.status, records[0]!.message]).toEqual(["cancelled", `cancelled: "${hang} iblinkinfo" was stopped while reading the fabric`]);
+  });
+
+  test("gpucheck fabric check stopped by Ctrl-C: exit 130, the command it stopped named, nothing left running", async () => {
+    const hang = join(dir, "hang-via.sh");
+    const stop = new AbortController();
+    const said: string[] = [];
+    const print = { out: (t: string) => said.push(t), err: (t: string) => said.push(t), stderr: process.stderr, color: false };
+    setTimeout(() => stop.abort("cancelled"), 300);
+    const code = await fabricCheck({ flags: { topology: join(dir, "fat-tree.topo"), via: hang }, print, signal: stop.signal });
+    expect([code, said]).toEqual([130, [`gpucheck fabric: stopped: "${hang} iblinkinfo" was stopped while reading the fabric\n`]]);
+    expect(alive(Number(readFileSync(join(dir, "hang.pid"), "utf8")))).toBe(false);
   });
 
   test("no sweep at the start of the run: why, and nothing compared", async () => {

@@ -2,7 +2,7 @@
 // the address it was reached on and, where a rendezvous will live, a free port; a host without the
 // workload gets it as one tar stream over the master. A host that cannot be reached or refuses the
 // login comes back as `down` with ssh's own words.
-import { runProc } from "../proc.ts";
+import { runProc } from "../../../lib/core/proc.ts";
 import type { HostSpec } from "./hosts.ts";
 import { stageOf, type StagePaths } from "./scripts.ts";
 

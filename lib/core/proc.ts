@@ -1,9 +1,10 @@
-// Child processes for platforms that launch commands themselves (local, ssh, slurm's CLI).
+// Child processes for platforms that launch commands themselves (local, ssh, slurm's CLI), and for
+// the tools gpucheck runs where it runs (infiniband-diags for the fabric, lib/execute/fabric-tools.ts).
 // Each child leads its own process group so that a timeout or Ctrl-C can kill everything it
 // started (a rank's dataloader workers, an ssh client's children) with one signal.
 import { spawn } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { openPrivate } from "../../lib/core/private-fs.ts";
+import { openPrivate } from "./private-fs.ts";
 
 export interface ProcSpec {
   argv: string[];
@@ -22,6 +23,8 @@ export interface ProcSpec {
   /** keep stdin an open pipe until the process ends: the child sees EOF only when this process or
    *  the child goes away (ssh forwards that EOF to the remote command, which uses it as a hangup) */
   holdStdin?: boolean;
+  /** characters of each stream kept in memory, its tail (the log file has everything); 256 Ki unless said */
+  keep?: number;
 }
 
 export interface ProcResult {
@@ -63,7 +66,8 @@ export function runProc(spec: ProcSpec): Promise<ProcResult> {
       child[name]!.setEncoding("utf8");
       child[name]!.on("data", (chunk: string) => {
         log?.write(chunk);
-        out[name] = (out[name] + chunk).slice(-KEEP);
+        const kept = out[name] + chunk;
+        out[name] = kept.length > (spec.keep ?? KEEP) ? kept.slice(-(spec.keep ?? KEEP)) : kept;
         const parts = (partial + chunk).split("\n");
         partial = parts.pop()!;
         for (const l of parts) spec.onLine?.(l.replace(/\r$/, ""), name);
@@ -112,8 +116,8 @@ export function killGroup(pid: number, sig: NodeJS.Signals): boolean {
 /** Runs a short command and returns its output; for probes and scheduler CLIs. */
 export async function capture(
   argv: string[],
-  opts: { env?: Record<string, string>; signal?: AbortSignal; input?: string | Uint8Array; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; signal?: AbortSignal; input?: string | Uint8Array; timeoutMs?: number; keep?: number } = {},
 ): Promise<ProcResult> {
   const signals = [opts.signal, opts.timeoutMs ? AbortSignal.timeout(opts.timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
-  return runProc({ argv, env: opts.env, input: opts.input, signal: signals.length ? AbortSignal.any(signals) : undefined, graceMs: 500 });
+  return runProc({ argv, env: opts.env, input: opts.input, signal: signals.length ? AbortSignal.any(signals) : undefined, graceMs: 500, keep: opts.keep });
 }
