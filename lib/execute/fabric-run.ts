@@ -108,7 +108,7 @@ export async function runFabricUnit(test: PlannedTest, start: FabricStart | unde
     const reading: FabricReading = { topology, iblinkinfo, ibqueryerrors, before, pkeys, counters: p.counters, ...(taken.length && { sweeps: taken }) };
     return unit("completed", JSON.stringify(reading));
   } catch (e) {
-    if (e instanceof FabricToolError && signal?.aborted) return unit(stopReason(signal), "", stopMessage(stopReason(signal), test.timeoutMs, `${e.message}`));
+    if (e instanceof FabricToolError && signal?.aborted) return unit(stopReason(signal), "", stopMessage(stopReason(signal), test.timeoutMs, e.message));
     if (e instanceof FabricToolError || e instanceof ParseError) return unit("infra", "", e.message);
     const code = (e as NodeJS.ErrnoException).code;
     if (code) return unit("infra", "", `cannot read the fabric topology ${path}: ${code}; give the path of a file you can read (relative to the suite file)`);

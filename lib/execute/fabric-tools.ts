@@ -75,6 +75,8 @@ export async function readPkeyTables(
   const stop = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
   let next = 0;
+  // the first failure is the one that stopped the others (theirs come after, as stops)
+  let failure: unknown;
   const worker = async () => {
     while (next < cas.length && !signal.aborted) {
       const i = next++;
@@ -82,16 +84,13 @@ export async function readPkeyTables(
       try {
         tables[i] = { node: p.node, port: p.port, lid: p.lid, text: await runFabricTool(via, ["smpquery", "pkeys", String(p.lid), String(p.port)], [0], { ...opts, signal }) };
       } catch (e) {
+        failure ??= e;
         stop.abort();
-        throw e;
       }
     }
   };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(PKEY_QUERIES_AT_ONCE, cas.length) }, worker));
-  // the failure that stopped the others, not one of the stops it caused
-  const failed = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []));
-  const first = failed.find((e) => !/ was stopped while reading the fabric$/.test(e.message)) ?? failed[0];
-  if (first) throw first;
+  await Promise.all(Array.from({ length: Math.min(PKEY_QUERIES_AT_ONCE, cas.length) }, worker));
+  if (failure) throw failure;
   // stopped before a query began: the tables are not all read
   if (signal.aborted) throw new FabricToolError("the PKey tables were not all read: the reading was stopped");
   return tables;
