@@ -97,10 +97,14 @@ wait_dead() { # wait_dead PIDFILE...: until none is alive (10 s)
 in_service() { # in_service I: wait until slurmctld hears node I again and may schedule on it
   # a slurmd frozen for a test leaves its node DOWN* (not responding) until slurmctld's next ping
   # after the thaw; the next test would find it still down and hold that against it (seen in CI)
-  local node=sn$1 state=""
+  # once slurmctld has set it DOWN for not responding, it pings it again only now and then (here 40 s
+  # to well over a minute after the thaw, the lab's 60 s wait ran out in CI): a SIGHUP makes slurmd
+  # reconfigure and register with slurmctld, which hears it at once, as a rebooted node's start would
+  local node=sn$1 state="" nudged=""
   for _ in $(seq 300); do
     state=$(sinfo -h -n "$node" -o %T 2>/dev/null || true)
     case $state in '' | *'*' | down* | drain* | fail*) ;; *) return 0 ;; esac
+    case $state in *'*') [ -n "$nudged" ] || { kill -HUP "$(daemon_pid "$1")" 2>/dev/null || true; nudged=1; } ;; esac
     scontrol ping >/dev/null 2>&1 || true
     case $state in down | drained | draining) scontrol update nodename="$node" state=resume 2>/dev/null || true ;; esac
     sleep 0.2
